@@ -1,0 +1,60 @@
+"""The `tabletest` command: one sub-command per pipeline stage, user mistakes as one clear line."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tabletest import __version__
+from tabletest.config import load_catalog
+from tabletest.errors import UserError
+from tabletest.options import CatalogOpt
+from tabletest.truth.cli import vignettes
+
+app = typer.Typer(
+    help="TableTest: synthetic table-top scenes with exact spatial ground truth, prompts and scoring for VLMs.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True),
+) -> None:
+    if version:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.command()
+def catalog(catalog: CatalogOpt = None) -> None:
+    """List the object catalog (the order that defines every scene index)."""
+    cat = load_catalog(catalog)
+    table = Table(title=f"{len(cat)} objects")
+    for column in ("#", "name", "kind", "group", "size (m)"):
+        table.add_column(column, justify="right" if column in {"#", "size (m)"} else "left")
+    for i, obj in enumerate(cat.objects):
+        table.add_row(str(i), obj.name, obj.kind, obj.group, f"{obj.size_m:.3f}")
+    Console().print(table)
+
+
+app.command()(vignettes)
+
+
+def main() -> None:
+    try:
+        app()
+    except UserError as err:
+        typer.echo(f"error: {err}", err=True)
+        sys.exit(2)
+    except BrokenPipeError:  # `tabletest vignettes | head` is fine
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+"""Validated configuration: the object catalog and the render defaults.
+
+Both files are checked in full before any work starts; every problem becomes one line that names
+the file, the entry and the fix (see `load_catalog`, `load_config`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tabletest.errors import UserError
+
+PACKAGE_ROOT = Path(__file__).resolve().parent
+CONFIG_DIR = PACKAGE_ROOT / "configs"
+DEFAULT_CATALOG = CONFIG_DIR / "objects.yaml"
+DEFAULT_CONFIG = CONFIG_DIR / "default.yaml"
+
+UID_PATTERN = re.compile(r"^[0-9a-f]{32}$")
+
+
+class Strict(BaseModel):
+    """Immutable and closed: an unknown key is an error, not a silently ignored typo."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CatalogObject(Strict):
+    """One catalog entry: how prompts name the object and how big it really is."""
+
+    name: str
+    kind: Literal["natural", "artifact"]
+    group: str
+    size_m: float = Field(gt=0, description="real-world largest extent in metres")
+    lvis: str | None = None
+    candidates: tuple[str, ...] = ()
+    uid: str | None = Field(None, description="a pinned Objaverse uid, tried before the candidates")
+    up_axis: Literal["y", "z"] | None = Field(None, description="override of a model's up axis")
+    yaw_deg: float = Field(0.0, description="extra turn about +Z so the model's front faces the camera")
+
+    @field_validator("name")
+    @classmethod
+    def _name_is_plain(cls, name: str) -> str:
+        if not name.strip():
+            raise ValueError("name is empty: give the object a name")
+        if name != name.strip().lower():
+            raise ValueError(f"name {name!r} must be lower case without outer spaces")
+        return name
+
+    @field_validator("candidates")
+    @classmethod
+    def _uids_are_hex(cls, uids: tuple[str, ...]) -> tuple[str, ...]:
+        for uid in uids:
+            _check_uid(uid)
+        return uids
+
+    @field_validator("uid")
+    @classmethod
+    def _uid_is_hex(cls, uid: str | None) -> str | None:
+        return None if uid is None else _check_uid(uid)
+
+    @property
+    def slug(self) -> str:
+        """File-system name: `wine bottle` -> `wine_bottle`."""
+        return slugify(self.name)
+
+
+def _check_uid(uid: str) -> str:
+    if not UID_PATTERN.match(uid):
+        raise ValueError(f"uid {uid!r} is not 32 lower-case hex characters (an Objaverse uid)")
+    return uid
+
+
+def slugify(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+class Catalog(Strict):
+    """The ordered object list; its order defines every scene index."""
+
+    objects: tuple[CatalogObject, ...]
+
+    @model_validator(mode="after")
+    def _names_unique(self) -> Catalog:
+        if not self.objects:
+            raise ValueError("objects: the catalog is empty; list at least one object")
+        seen: set[str] = set()
+        for obj in self.objects:
+            if obj.name in seen or obj.slug in {slugify(s) for s in seen}:
+                raise ValueError(f"objects: duplicate name {obj.name!r}; every name must be unique")
+            seen.add(obj.name)
+        return self
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.objects)
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {name: i for i, name in enumerate(self.names)}
+
+    def __len__(self) -> int:
+        return len(self.objects)
+
+    def index_of(self, name: str) -> int:
+        """Catalog position of `name`; an unknown name is a user error listing near matches."""
+        try:
+            return self._position[name.strip().lower()]
+        except KeyError:
+            raise UserError(unknown_name_message(name, self.names)) from None
+
+    def by_name(self, name: str) -> CatalogObject:
+        return self.objects[self.index_of(name)]
+
+
+def unknown_name_message(name: str, names: tuple[str, ...]) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(name.strip().lower(), names, n=3)
+    hint = f"did you mean {', '.join(repr(n) for n in near)}?" if near else "run `tabletest catalog` for the names"
+    return f"unknown object name {name!r}: {hint}"
+
+
+class Camera(Strict):
+    """A pinhole camera in front of the table (−Y side), looking at the table-top centre."""
+
+    distance_m: float = Field(gt=0, description="horizontal distance from the table centre")
+    height_m: float = Field(gt=0, description="height of the lens above the table top")
+    target_height_m: float = Field(ge=0, description="height above the table top the camera looks at")
+    focal_mm: float = Field(gt=0)
+    sensor_width_mm: float = Field(gt=0)
+
+
+class Table(Strict):
+    width_m: float = Field(gt=0)
+    depth_m: float = Field(gt=0)
+    height_m: float = Field(gt=0)
+    top_thickness_m: float = Field(gt=0)
+    wood_color: tuple[float, float, float]
+
+
+class Lighting(Strict):
+    key_power_w: float = Field(ge=0)
+    fill_power_w: float = Field(ge=0)
+    ambient_strength: float = Field(ge=0)
+
+
+class RenderSettings(Strict):
+    resolution: tuple[int, int] = (1024, 768)
+    slot_offset_px: float = Field(200.0, gt=0, description="slot spacing at 1024 px width; scales with width")
+    engine: Literal["cycles", "eevee", "workbench"] = "cycles"
+    samples: int = Field(64, ge=1)
+    seed: int = Field(0, ge=0)
+
+    @field_validator("resolution")
+    @classmethod
+    def _positive(cls, res: tuple[int, int]) -> tuple[int, int]:
+        if res[0] < 8 or res[1] < 8:
+            raise ValueError(f"resolution {res[0]}x{res[1]} is too small; use at least 8x8")
+        return res
+
+
+class Config(Strict):
+    render: RenderSettings
+    camera: Camera
+    table: Table
+    lighting: Lighting
+
+
+def _load_yaml(path: Path, what: str) -> object:
+    if not path.is_file():
+        raise UserError(f"{what} file {path} not found: check the path given to --{what}")
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark else ""
+        raise UserError(f"{path}{where}: not valid YAML ({getattr(err, 'problem', err)}); fix the syntax") from None
+
+
+def _first_error(path: Path, err: ValidationError, data: object) -> UserError:
+    """Turn pydantic's report into one line: file, entry (with the object's name when known), fix."""
+    e = err.errors()[0]
+    loc = list(e["loc"])
+    where = ".".join(str(p) for p in loc) or "top level"
+    if len(loc) >= 2 and loc[0] == "objects" and isinstance(loc[1], int) and isinstance(data, dict):
+        try:
+            name = data["objects"][loc[1]].get("name")
+            where = f"objects[{loc[1]}] ({name!r})" + "".join(f".{p}" for p in loc[2:])
+        except (KeyError, IndexError, AttributeError, TypeError):
+            pass
+    kind = e["type"]
+    if kind == "extra_forbidden":
+        fix = f"unknown key {loc[-1]!r}; remove it or fix its spelling"
+    elif kind == "missing":
+        fix = f"required key {loc[-1]!r} is missing; add it"
+    else:
+        fix = e["msg"].removeprefix("Value error, ")
+        if "input" in e and kind not in {"value_error"}:
+            fix += f" (got {e['input']!r})"
+    return UserError(f"{path}: {where}: {fix}")
+
+
+def load_catalog(path: Path | str | None = None) -> Catalog:
+    path = Path(path) if path else DEFAULT_CATALOG
+    data = _load_yaml(path, "catalog")
+    try:
+        return Catalog.model_validate(data)
+    except ValidationError as err:
+        raise _first_error(path, err, data) from None
+
+
+def load_config(path: Path | str | None = None) -> Config:
+    path = Path(path) if path else DEFAULT_CONFIG
+    data = _load_yaml(path, "config")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as err:
+        raise _first_error(path, err, data) from None

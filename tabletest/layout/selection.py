@@ -1,0 +1,143 @@
+"""Selections of the canonical enumeration: `--only`, `--sample K --seed S`, `--shard i/n`, `--limit N`.
+
+They compose in that order: `--only` narrows the objects (ids stay canonical), the seeded sample
+is drawn from the whole narrowed set (so every shard agrees on it), the shard keeps
+`index % n == i`, and the limit keeps the first N. Everything streams in canonical index order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tabletest.config import Catalog
+from tabletest.errors import UserError
+from tabletest.layout.enumeration import MAX_OBJECTS, index_to_tuple, scene_count, scene_id, tuple_to_index
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Which objects stand on the table, left to right as the camera sees them."""
+
+    n_objects: int
+    index: int
+    objects: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return scene_id(self.n_objects, self.index)
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """`i/n` with 0 <= i < n (shards count from 0, like `index % n == i`)."""
+        head, sep, tail = text.partition("/")
+        if not (sep and head.strip().isdigit() and tail.strip().isdigit()):
+            raise UserError(f"--shard {text!r} is not of the form i/n; write e.g. --shard 0/4")
+        i, n = int(head), int(tail)
+        if n < 1 or i >= n:
+            raise UserError(
+                f"--shard {text!r} is out of range: shards count from 0, so i/n needs 0 <= i < n (e.g. 0/{max(n, 1)})"
+            )
+        return cls(i, n)
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+@dataclass(frozen=True)
+class Selection:
+    n_objects: int
+    only: tuple[str, ...] | None = None
+    sample: int | None = None
+    seed: int = 0
+    shard: Shard | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.n_objects <= MAX_OBJECTS:
+            raise UserError(f"--objects {self.n_objects} is not supported; use 1, 2 or 3")
+        if self.limit is not None and self.limit < 0:
+            raise UserError(f"--limit {self.limit} is negative; give a count of 0 or more")
+        if self.sample is not None and self.sample < 0:
+            raise UserError(f"--sample {self.sample} is negative; give a count of 0 or more")
+
+
+def parse_only(text: str | None) -> tuple[str, ...] | None:
+    """`--only "mug, wine bottle"` -> ("mug", "wine bottle")."""
+    if text is None:
+        return None
+    names = tuple(n.strip().lower() for n in text.split(",") if n.strip())
+    if not names:
+        raise UserError("--only is empty; give comma-separated object names, e.g. --only mug,banana")
+    return names
+
+
+def select_scenes(catalog: Catalog, selection: Selection) -> Iterator[Scene]:
+    """Stream the selected scenes in canonical index order."""
+    n = selection.n_objects
+    pool = _pool(catalog, selection)
+    if len(pool) < n:
+        raise UserError(f"--only names {len(pool)} object(s) but --objects {n} needs at least {n}")
+    names = catalog.names
+    for index, objects in _shard_and_limit(_candidates(catalog, pool, selection), selection):
+        yield Scene(n, index, tuple(names[o] for o in objects))
+
+
+def count_selected(catalog: Catalog, selection: Selection) -> int:
+    """How many scenes `select_scenes` yields, without decoding them all when it can be avoided."""
+    pool = _pool(catalog, selection)
+    total = scene_count(len(pool), selection.n_objects)
+    if selection.sample is not None:
+        total = min(total, selection.sample)
+        if selection.shard is not None:
+            return sum(1 for _ in select_scenes(catalog, selection))
+    elif selection.shard is not None:
+        if selection.only is not None:
+            return sum(1 for _ in select_scenes(catalog, selection))
+        i, k = selection.shard.index, selection.shard.count
+        total = len(range(i, total, k))
+    return total if selection.limit is None else min(total, selection.limit)
+
+
+def _pool(catalog: Catalog, selection: Selection) -> list[int]:
+    if selection.only is None:
+        return list(range(len(catalog)))
+    return sorted({catalog.index_of(name) for name in selection.only})
+
+
+def _candidates(catalog: Catalog, pool: list[int], selection: Selection) -> Iterator[tuple[int, tuple[int, ...]]]:
+    """(canonical index, catalog tuple) pairs, in canonical order, after --only and --sample."""
+    n, n_catalog = selection.n_objects, len(catalog)
+    total = scene_count(len(pool), n)
+    full = len(pool) == n_catalog
+    if selection.sample is None:
+        if full:
+            yield from enumerate(itertools.permutations(range(n_catalog), n))
+        else:
+            for objects in itertools.permutations(pool, n):
+                yield tuple_to_index(objects, n_catalog), objects
+        return
+    if selection.sample > total:
+        raise UserError(f"--sample {selection.sample} is more than the {total} scenes selected; use at most {total}")
+    for position in sorted(random.Random(selection.seed).sample(range(total), selection.sample)):
+        objects = tuple(pool[p] for p in index_to_tuple(position, len(pool), n))
+        yield (position if full else tuple_to_index(objects, n_catalog)), objects
+
+
+def _shard_and_limit(
+    pairs: Iterator[tuple[int, tuple[int, ...]]], selection: Selection
+) -> Iterator[tuple[int, tuple[int, ...]]]:
+    if selection.shard is not None:
+        i, k = selection.shard.index, selection.shard.count
+        pairs = (p for p in pairs if p[0] % k == i)
+    if selection.limit is not None:
+        pairs = itertools.islice(pairs, selection.limit)
+    return pairs

@@ -1,0 +1,37 @@
+"""Command-line options shared by every command that selects scenes or reads the configs.
+
+One definition each, so `render`, `vignettes`, `prompts` and `export` spell and check them alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from tabletest.layout.selection import Selection, Shard, parse_only
+
+CatalogOpt = Annotated[
+    Optional[Path], typer.Option("--catalog", help="Object catalog YAML (default: the built-in 64 objects).")
+]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Render config YAML (default: configs/default.yaml).")]
+ObjectsOpt = Annotated[int, typer.Option("--objects", "-n", help="Objects per scene: 1, 2 or 3.")]
+ShardOpt = Annotated[Optional[str], typer.Option("--shard", help="Take indices with index % n == i; write i/n, 0 <= i < n.")]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Keep at most the first N selected scenes.")]
+SampleOpt = Annotated[Optional[int], typer.Option("--sample", help="A seeded random subset of K scenes.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for --sample (and anything random).")]
+OnlyOpt = Annotated[Optional[str], typer.Option("--only", help="Comma-separated names; keep scenes made only of these.")]
+
+
+def make_selection(
+    objects: int, shard: str | None, limit: int | None, sample: int | None, seed: int, only: str | None
+) -> Selection:
+    return Selection(
+        n_objects=objects,
+        only=parse_only(only),
+        sample=sample,
+        seed=seed,
+        shard=Shard.parse(shard) if shard else None,
+        limit=limit,
+    )

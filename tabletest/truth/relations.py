@@ -1,0 +1,27 @@
+"""Every true spatial relation of a scene, stored beside it (as CLEVR does).
+
+Object A is the leftmost, B the one to its right; all relations are as the camera sees them.
+"""
+
+from __future__ import annotations
+
+SIDES = {1: ("middle",), 2: ("left", "right"), 3: ("left", "middle", "right")}
+
+
+def table_sides(n_objects: int) -> tuple[str, ...]:
+    """Slot names left to right; also each object's side of the table."""
+    return SIDES[n_objects]
+
+
+def relations(objects: tuple[str, ...]) -> dict:
+    """`left_of` / `right_of` hold [subject, object] pairs; `between` holds [subject, one, other]."""
+    n = len(objects)
+    left_of = [[objects[i], objects[j]] for i in range(n) for j in range(i + 1, n)]
+    right_of = [[objects[j], objects[i]] for i in range(n) for j in range(i + 1, n)]
+    between = [[objects[k], objects[0], objects[-1]] for k in range(1, n - 1)]
+    return {
+        "left_of": left_of,
+        "right_of": right_of,
+        "between": between,
+        "table_side": dict(zip(objects, table_sides(n))),
+    }

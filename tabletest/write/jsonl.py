@@ -1,0 +1,60 @@
+"""JSON Lines output that streams, is byte-for-byte reproducible, and lands atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+
+def dumps(record: dict) -> str:
+    """One record, one line; key order as built, so the same input gives the same bytes."""
+    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+
+
+@contextlib.contextmanager
+def atomic_output(path: Path | str) -> Iterator[IO[str]]:
+    """A text file that appears under `path` only when complete; `-` means standard output."""
+    if str(path) == "-":
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_lines(path: Path | str, lines: Iterable[str]) -> int:
+    """Write text lines atomically (buffered in chunks, so memory stays flat); return the count."""
+    count = 0
+    with atomic_output(path) as fh:
+        buffer: list[str] = []
+        for line in lines:
+            buffer.append(line)
+            count += 1
+            if len(buffer) >= 4096:
+                fh.write("\n".join(buffer) + "\n")
+                buffer.clear()
+        if buffer:
+            fh.write("\n".join(buffer) + "\n")
+    return count
+
+
+def read_jsonl(path: Path | str) -> Iterator[dict]:
+    """Records of a JSONL file; a torn last line (from a kill mid-write) is skipped."""
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.endswith("\n") and line.strip():
+                yield json.loads(line)
