@@ -1,0 +1,83 @@
+"""The canonical frame every asset is put in, whatever its source.
+
+In the world (Blender's convention): +Z up, resting on z = 0, footprint centred on the origin,
+front towards −Y (the camera side), largest extent equal to the catalog's `size_m`.
+In the GLB file the same object is stored in glTF's own convention (+Y up, front towards +Z), which
+every glTF reader expects; Blender's importer turns it back into the world frame above.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import trimesh
+
+# world (x, y, z) -> glTF (x, z, -y): a −90° turn about +X.
+WORLD_TO_GLTF = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]], dtype=float)
+GLTF_TO_WORLD = np.linalg.inv(WORLD_TO_GLTF)
+
+
+def bake(scene: trimesh.Scene) -> list[tuple[str, trimesh.Trimesh]]:
+    """Every mesh instance of a scene graph with its transform applied, named by node, in graph order.
+
+    Cameras, lights and empty nodes carry no geometry and drop out; so do point clouds and paths.
+    """
+    meshes = []
+    for node in scene.graph.nodes_geometry:
+        transform, geometry_name = scene.graph[node]
+        geometry = scene.geometry[geometry_name]
+        if not isinstance(geometry, trimesh.Trimesh) or len(geometry.faces) == 0:
+            continue
+        mesh = geometry.copy()
+        mesh.apply_transform(transform)
+        meshes.append((str(node), mesh))
+    return meshes
+
+
+def to_canonical(
+    meshes: list[tuple[str, trimesh.Trimesh]], size_m: float, yaw_deg: float = 0.0
+) -> trimesh.Scene:
+    """Turn about +Z by `yaw_deg`, scale the largest extent to `size_m`, rest on z = 0, centre the footprint.
+
+    `meshes` are in the world convention (+Z up). Returns a flat scene, one node per part, identity transforms.
+    """
+    if not meshes:
+        raise ValueError("no mesh with faces to normalise")
+    yaw = trimesh.transformations.rotation_matrix(np.radians(yaw_deg), [0, 0, 1])
+    parts = []
+    for name, mesh in meshes:
+        mesh = mesh.copy()
+        mesh.apply_transform(yaw)
+        parts.append((name, mesh))
+    lo = np.min([m.bounds[0] for _, m in parts], axis=0)
+    hi = np.max([m.bounds[1] for _, m in parts], axis=0)
+    extent = float(np.max(hi - lo))
+    if not np.isfinite(extent) or extent <= 0:
+        raise ValueError(f"degenerate extent {extent}")
+    scale = size_m / extent
+    offset = -np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2]])
+    place = trimesh.transformations.scale_matrix(scale) @ trimesh.transformations.translation_matrix(offset)
+    scene = trimesh.Scene()
+    for name, mesh in parts:
+        mesh.apply_transform(place)
+        scene.add_geometry(mesh, node_name=name, geom_name=name)
+    return scene
+
+
+def glb_bytes(world_scene: trimesh.Scene) -> bytes:
+    """Export a world-frame (+Z up) scene as GLB in glTF's frame (+Y up)."""
+    scene = world_scene.copy()
+    scene.apply_transform(WORLD_TO_GLTF)
+    return scene.export(file_type="glb")
+
+
+def load_world(path: Path | str | bytes) -> trimesh.Scene:
+    """Load a GLB written by `glb_bytes` back into the world frame (+Z up)."""
+    if isinstance(path, bytes):
+        scene = trimesh.load(io.BytesIO(path), file_type="glb", force="scene")
+    else:
+        scene = trimesh.load(str(path), file_type="glb", force="scene")
+    scene.apply_transform(GLTF_TO_WORLD)
+    return scene

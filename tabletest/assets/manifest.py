@@ -1,0 +1,92 @@
+"""`assets/manifest.json`: one entry per built object, the same fields for every source.
+
+The renderer reads only this file and the GLBs it names; `source` and `uid` say where a model came
+from, `sha256` pins the exact bytes, `bbox_m` is in the world frame of `canonical.py`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from tabletest.errors import UserError
+
+MANIFEST_NAME = "manifest.json"
+DEFAULT_ASSETS_DIR = Path("assets")
+
+
+class MaterialInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    base_color: tuple[float, float, float, float]
+    roughness: float
+    metallic: float
+    textured: bool = False
+
+
+class AssetEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    file: str  # relative to the assets folder: `<slug>.glb`
+    source: Literal["builtin", "objaverse", "dir"]
+    uid: str | None = None
+    license: str | None = None
+    sha256: str
+    bytes: int
+    bbox_m: tuple[tuple[float, float, float], tuple[float, float, float]]  # world frame, [min, max]
+    triangles: int
+    materials: tuple[MaterialInfo, ...]
+
+    @property
+    def size_m(self) -> tuple[float, float, float]:
+        lo, hi = self.bbox_m
+        return tuple(round(h - l, 6) for l, h in zip(lo, hi))  # type: ignore[return-value]
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    version: int = 1
+    objects: dict[str, AssetEntry] = {}
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def load_manifest(assets_dir: Path) -> Manifest:
+    """The manifest of `assets_dir`; an empty one if nothing was built there yet."""
+    path = Path(assets_dir) / MANIFEST_NAME
+    if not path.exists():
+        return Manifest()
+    try:
+        return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise UserError(f"{path} is not a valid asset manifest ({str(err).splitlines()[0]}); rebuild it with `tabletest assets build`") from None
+
+
+def save_manifest(assets_dir: Path, manifest: Manifest) -> None:
+    """Write atomically, objects sorted by name, so reruns give the same bytes."""
+    path = Path(assets_dir) / MANIFEST_NAME
+    data = manifest.model_dump(mode="json")
+    data["objects"] = dict(sorted(data["objects"].items()))
+    tmp = path.with_name(f".{MANIFEST_NAME}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def manifest_digest(assets_dir: Path) -> str:
+    """sha256 of the manifest file: one value that pins every asset a run used."""
+    path = Path(assets_dir) / MANIFEST_NAME
+    return sha256_of(path) if path.exists() else ""
