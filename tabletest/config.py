@@ -156,6 +156,7 @@ class RenderSettings(Strict):
     engine: Literal["cycles", "eevee", "workbench"] = "cycles"
     samples: int = Field(64, ge=1)
     seed: int = Field(0, ge=0)
+    view_transform: Literal["Standard", "AgX", "Filmic"] = "Standard"
 
     @field_validator("resolution")
     @classmethod

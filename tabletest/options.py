@@ -20,18 +20,20 @@ ObjectsOpt = Annotated[int, typer.Option("--objects", "-n", help="Objects per sc
 ShardOpt = Annotated[Optional[str], typer.Option("--shard", help="Take indices with index % n == i; write i/n, 0 <= i < n.")]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Keep at most the first N selected scenes.")]
 SampleOpt = Annotated[Optional[int], typer.Option("--sample", help="A seeded random subset of K scenes.")]
-SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for --sample (and anything random).")]
+SeedOpt = Annotated[
+    Optional[int], typer.Option("--seed", help="Seed for --sample and anything random (render noise: default from the config).")
+]
 OnlyOpt = Annotated[Optional[str], typer.Option("--only", help="Comma-separated names; keep scenes made only of these.")]
 
 
 def make_selection(
-    objects: int, shard: str | None, limit: int | None, sample: int | None, seed: int, only: str | None
+    objects: int, shard: str | None, limit: int | None, sample: int | None, seed: int | None, only: str | None
 ) -> Selection:
     return Selection(
         n_objects=objects,
         only=parse_only(only),
         sample=sample,
-        seed=seed,
+        seed=seed or 0,
         shard=Shard.parse(shard) if shard else None,
         limit=limit,
     )

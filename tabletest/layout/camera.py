@@ -1,0 +1,73 @@
+"""The scene camera as plain numbers: the same pinhole Blender uses, so placement and ground truth
+are computed without Blender and match its renders.
+
+Blender's camera with `sensor_fit = 'AUTO'` maps the sensor width to the larger image side; the
+principal point is the image centre; pixel origin top-left, u right, v down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletest.config import Config
+
+
+@dataclass(frozen=True)
+class PinholeCamera:
+    position: tuple[float, float, float]
+    target: tuple[float, float, float]
+    focal_mm: float
+    sensor_width_mm: float
+    width: int
+    height: int
+
+    @classmethod
+    def from_config(cls, config: Config, resolution: tuple[int, int] | None = None) -> PinholeCamera:
+        cam, top = config.camera, config.table.height_m
+        width, height = resolution or config.render.resolution
+        return cls(
+            position=(0.0, -cam.distance_m, top + cam.height_m),
+            target=(0.0, 0.0, top + cam.target_height_m),
+            focal_mm=cam.focal_mm,
+            sensor_width_mm=cam.sensor_width_mm,
+            width=width,
+            height=height,
+        )
+
+    @property
+    def focal_px(self) -> float:
+        return self.focal_mm / self.sensor_width_mm * max(self.width, self.height)
+
+    @property
+    def axes(self) -> np.ndarray:
+        """Rows: camera right, down and forward directions in world coordinates."""
+        forward = np.subtract(self.target, self.position)
+        forward /= np.linalg.norm(forward)
+        right = np.cross(forward, [0.0, 0.0, 1.0])
+        right /= np.linalg.norm(right)
+        down = np.cross(forward, right)
+        return np.stack([right, down, forward])
+
+    @property
+    def pitch_deg(self) -> float:
+        """Downward tilt from horizontal: Blender's camera rotation about X is 90° minus this."""
+        forward = self.axes[2]
+        return float(np.degrees(np.arcsin(-forward[2])))
+
+    def depth(self, points: np.ndarray) -> np.ndarray:
+        return (np.asarray(points, dtype=float) - self.position) @ self.axes[2]
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """World points (..., 3) to pixels (..., 2)."""
+        cam = (np.asarray(points, dtype=float) - self.position) @ self.axes.T
+        f = self.focal_px
+        u = self.width / 2 + f * cam[..., 0] / cam[..., 2]
+        v = self.height / 2 + f * cam[..., 1] / cam[..., 2]
+        return np.stack([u, v], axis=-1)
+
+    def x_for_u(self, u: float, y: float, z: float) -> float:
+        """World x that puts a point at height z, depth y onto image column u (the camera has no yaw)."""
+        depth = float(self.depth(np.array([0.0, y, z])))
+        return (u - self.width / 2) * depth / self.focal_px

@@ -1,0 +1,45 @@
+"""The assets a render needs, checked before any work starts (no bpy).
+
+Each needed object must be in the manifest, its file present with the pinned sha256. With the
+default assets folder and no models there yet, the built-in library is built first, so a fresh
+machine renders without any download.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from tabletest.assets.manifest import AssetEntry, load_manifest, sha256_of
+from tabletest.config import Catalog
+from tabletest.errors import UserError
+
+REMAKE = {"builtin": "tabletest assets build", "objaverse": "tabletest assets fetch", "dir": "tabletest assets import DIR"}
+
+
+def needed_assets(catalog: Catalog, assets_dir: Path, names: Iterable[str], build_missing: bool) -> dict[str, AssetEntry]:
+    names = sorted(set(names), key=catalog.index_of)
+    manifest = load_manifest(assets_dir)
+    missing = [n for n in names if n not in manifest.objects]
+    if missing and build_missing:
+        from tabletest.assets.builtin.build import build_assets
+
+        print(f"building {len(missing)} built-in object model(s) into {assets_dir}/ (once)", flush=True)
+        manifest = build_assets(catalog, assets_dir, missing)
+        missing = []
+    if missing:
+        raise UserError(
+            f"no model for {', '.join(repr(n) for n in missing[:5])}{' …' if len(missing) > 5 else ''} in {assets_dir}/manifest.json; "
+            f"run `tabletest assets build --out {assets_dir}` (or fetch/import them)"
+        )
+    entries = {}
+    for name in names:
+        entry = manifest.objects[name]
+        path = assets_dir / entry.file
+        fix = f"{REMAKE[entry.source]} --only '{name}' --out {assets_dir}"
+        if not path.is_file():
+            raise UserError(f"model file for {name!r} is missing: {path}; make it again with `{fix}`")
+        if sha256_of(path) != entry.sha256:
+            raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
+        entries[name] = entry
+    return entries

@@ -1,0 +1,144 @@
+"""The base scene, built by code from the validated config: a wooden table, a neutral backdrop,
+the fixed camera, key/fill lights and ambient light. Imports bpy: run only inside a worker.
+
+Run `python -m tabletest.render.base_scene blend/table.blend` to save it for a look in Blender.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import bpy
+
+from tabletest.config import Config, load_config
+from tabletest.layout.camera import PinholeCamera
+
+BACKDROP_GREY = (0.62, 0.62, 0.6, 1.0)
+
+
+def build(config: Config) -> bpy.types.Object:
+    """Reset Blender to an empty file and build the scene; return the camera object."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    _table(config)
+    _backdrop()
+    _lights(config)
+    _world(config.lighting.ambient_strength)
+    camera = _camera(config)
+    scene.camera = camera
+    scene.view_settings.view_transform = config.render.view_transform
+    scene.view_settings.look = "None"
+    return camera
+
+
+def _material(name: str, color: tuple[float, float, float, float], roughness: float) -> bpy.types.Material:
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = color
+    bsdf.inputs["Roughness"].default_value = roughness
+    mat.diffuse_color = color  # what Workbench shows
+    return mat
+
+
+def _wood(color: tuple[float, float, float]) -> bpy.types.Material:
+    """Procedural wood: stretched noise bands mixing a light and a dark tone of the base colour."""
+    base = (*color, 1.0)
+    mat = _material("table_wood", base, 0.45)
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    coord = nodes.new("ShaderNodeTexCoord")
+    mapping = nodes.new("ShaderNodeMapping")
+    mapping.inputs["Scale"].default_value = (0.15, 1.0, 1.0)  # long grain running along x
+    wave = nodes.new("ShaderNodeTexWave")
+    wave.wave_type = "BANDS"
+    wave.bands_direction = "Y"
+    wave.inputs["Scale"].default_value = 9.0
+    wave.inputs["Distortion"].default_value = 1.5
+    wave.inputs["Detail"].default_value = 2.0
+    ramp = nodes.new("ShaderNodeValToRGB")
+    ramp.color_ramp.elements[0].color = tuple(c * 0.7 for c in color) + (1.0,)
+    ramp.color_ramp.elements[1].color = tuple(min(1.0, c * 1.15) for c in color) + (1.0,)
+    links.new(coord.outputs["Object"], mapping.inputs["Vector"])
+    links.new(mapping.outputs["Vector"], wave.inputs["Vector"])
+    links.new(wave.outputs["Fac"], ramp.inputs["Fac"])
+    links.new(ramp.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
+    return mat
+
+
+def _add_box(name: str, size: tuple[float, float, float], location: tuple[float, float, float]) -> bpy.types.Object:
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=location)
+    obj = bpy.context.active_object
+    obj.name = name
+    obj.scale = size
+    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+    return obj
+
+
+def _table(config: Config) -> None:
+    t = config.table
+    top = _add_box("table_top", (t.width_m, t.depth_m, t.top_thickness_m), (0, 0, t.height_m - t.top_thickness_m / 2))
+    top.data.materials.append(_wood(t.wood_color))
+    leg_mat = _material("table_legs", (*[c * 0.6 for c in t.wood_color], 1.0), 0.5)
+    leg = 0.06
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            x, y = sx * (t.width_m / 2 - leg), sy * (t.depth_m / 2 - leg)
+            height = t.height_m - t.top_thickness_m
+            obj = _add_box(f"table_leg_{sx}_{sy}", (leg, leg, height), (x, y, height / 2))
+            obj.data.materials.append(leg_mat)
+
+
+def _backdrop() -> None:
+    """A floor and a wall far enough behind that the frame shows only neutral grey around the table."""
+    mat = _material("backdrop", BACKDROP_GREY, 0.9)
+    bpy.ops.mesh.primitive_plane_add(size=30.0, location=(0, 0, 0))
+    bpy.context.active_object.name = "floor"
+    bpy.context.active_object.data.materials.append(mat)
+    bpy.ops.mesh.primitive_plane_add(size=30.0, location=(0, 4.0, 0), rotation=(math.radians(90), 0, 0))
+    bpy.context.active_object.name = "wall"
+    bpy.context.active_object.data.materials.append(mat)
+
+
+def _area_light(name: str, power: float, location: tuple[float, float, float], size: float) -> None:
+    data = bpy.data.lights.new(name, "AREA")
+    data.energy = power
+    data.size = size
+    obj = bpy.data.objects.new(name, data)
+    obj.location = location
+    bpy.context.collection.objects.link(obj)
+    direction = -obj.location.normalized()  # aim at the table centre
+    obj.rotation_euler = direction.to_track_quat("-Z", "Y").to_euler()
+
+
+def _lights(config: Config) -> None:
+    top = config.table.height_m
+    _area_light("key_light", config.lighting.key_power_w, (-1.2, -1.6, top + 1.8), 1.2)
+    _area_light("fill_light", config.lighting.fill_power_w, (1.8, -1.2, top + 1.0), 1.5)
+
+
+def _world(strength: float) -> None:
+    world = bpy.data.worlds.new("ambient")
+    world.use_nodes = True
+    background = world.node_tree.nodes["Background"]
+    background.inputs["Color"].default_value = (0.8, 0.82, 0.85, 1.0)
+    background.inputs["Strength"].default_value = strength
+    bpy.context.scene.world = world
+
+
+def _camera(config: Config) -> bpy.types.Object:
+    pinhole = PinholeCamera.from_config(config)
+    data = bpy.data.cameras.new("camera")
+    data.lens = pinhole.focal_mm
+    data.sensor_width = pinhole.sensor_width_mm
+    data.sensor_fit = "AUTO"
+    obj = bpy.data.objects.new("camera", data)
+    obj.location = pinhole.position
+    obj.rotation_euler = (math.radians(90.0 - pinhole.pitch_deg), 0.0, 0.0)
+    bpy.context.collection.objects.link(obj)
+    return obj
+
+
+if __name__ == "__main__":
+    build(load_config(sys.argv[2] if len(sys.argv) > 2 else None))
+    bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])

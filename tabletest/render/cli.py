@@ -1,0 +1,94 @@
+"""`tabletest render`: the main job, images plus exact ground truth, on CPU or a box of GPUs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Literal, Optional
+
+import typer
+
+from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
+from tabletest.config import load_catalog, load_config
+from tabletest.errors import UserError
+from tabletest.options import (
+    CatalogOpt,
+    ConfigOpt,
+    LimitOpt,
+    ObjectsOpt,
+    OnlyOpt,
+    SampleOpt,
+    SeedOpt,
+    ShardOpt,
+    make_selection,
+)
+from tabletest.render.devices import DEVICE_CHOICES
+from tabletest.render.run import RenderOptions, render_run
+
+
+def parse_resolution(text: str) -> tuple[int, int]:
+    """`1024x768` -> (1024, 768)."""
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise UserError(f"--resolution {text!r} is not WIDTHxHEIGHT; write e.g. --resolution 1024x768")
+    return int(width), int(height)
+
+
+def render(
+    objects: ObjectsOpt = 2,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (a Hugging Face ImageFolder).")] = Path("out"),
+    engine: Annotated[Optional[Literal["cycles", "eevee", "workbench"]], typer.Option(help="Render engine (default from the config: cycles).")] = None,
+    samples: Annotated[Optional[int], typer.Option(min=1, help="Samples per pixel (default from the config).")] = None,
+    resolution: Annotated[Optional[str], typer.Option(help="WIDTHxHEIGHT (default from the config: 1024x768).")] = None,
+    device: Annotated[str, typer.Option(help=f"Cycles device: {'|'.join(DEVICE_CHOICES)}; auto picks the best.")] = "auto",
+    workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: one per GPU, else 1).")] = None,
+    gpus: Annotated[Optional[str], typer.Option(help="GPUs to use, e.g. 0,1 (default: all).")] = None,
+    retries: Annotated[int, typer.Option(min=0, help="Extra attempts for an item whose worker crashed or failed.")] = 2,
+    item_timeout: Annotated[float, typer.Option(min=1, help="Seconds one image may take before its worker is restarted.")] = 600.0,
+    assets: Annotated[Path, typer.Option(help="Assets folder (manifest.json + GLBs).")] = DEFAULT_ASSETS_DIR,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
+    shard: ShardOpt = None,
+    limit: LimitOpt = None,
+    sample: SampleOpt = None,
+    seed: SeedOpt = None,
+    only: OnlyOpt = None,
+    config: ConfigOpt = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Render the selected scenes: images/, metadata.jsonl, run.json, failures.jsonl under --out."""
+    cat = load_catalog(catalog)
+    cfg = load_config(config)
+    overrides = {
+        key: value
+        for key, value in {
+            "engine": engine,
+            "samples": samples,
+            "resolution": parse_resolution(resolution) if resolution else None,
+            "seed": seed,
+        }.items()
+        if value is not None
+    }
+    cfg = cfg.model_copy(update={"render": cfg.render.model_validate({**cfg.render.model_dump(), **overrides})})
+    selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
+    options = RenderOptions(
+        out=out,
+        assets=assets,
+        build_missing_assets=assets == DEFAULT_ASSETS_DIR,
+        device=device,
+        workers=workers,
+        gpus=gpus,
+        retries=retries,
+        item_timeout=item_timeout,
+        quiet=quiet,
+        verbose=verbose,
+    )
+    summary = render_run(cat, cfg, selection, options)
+    typer.echo(
+        f"{summary.rendered} rendered, {summary.skipped} already done, {summary.failed} failed "
+        f"in {summary.wall_s:.1f} s -> {out}",
+        err=True,
+    )
+    if summary.failed:
+        typer.echo(f"error: {summary.failed} image(s) failed; see {out}/failures.jsonl", err=True)
+        sys.exit(1)

@@ -1,0 +1,71 @@
+"""Engine and device settings on a Blender scene (bpy): Cycles, EEVEE or Workbench, output format.
+
+Runs inside a worker. The device choice itself is made by `devices.choose_device` (pure Python).
+"""
+
+from __future__ import annotations
+
+import bpy
+
+from tabletest.render.devices import GPU_PREFERENCE, choose_device, denoiser_for
+
+ENGINE_IDS = {"cycles": "CYCLES", "eevee": "BLENDER_EEVEE", "workbench": "BLENDER_WORKBENCH"}
+
+
+def configure(scene: bpy.types.Scene, setup: dict) -> str:
+    """Apply resolution, engine, samples and device; return the device in words, e.g. `OPTIX (NVIDIA H200)`."""
+    width, height = setup["resolution"]
+    render = scene.render
+    render.resolution_x, render.resolution_y = width, height
+    render.resolution_percentage = 100
+    render.image_settings.file_format = "PNG"
+    render.image_settings.color_mode = "RGB"
+    render.image_settings.color_depth = "8"
+    render.image_settings.compression = 15
+    render.use_file_extension = False
+    render.engine = ENGINE_IDS[setup["engine"]]
+    if setup.get("threads"):
+        render.threads_mode = "FIXED"
+        render.threads = setup["threads"]
+    if setup["engine"] == "cycles":
+        return _cycles(scene, setup)
+    if setup["engine"] == "eevee":
+        scene.eevee.taa_render_samples = setup["samples"]
+        return "GPU (EEVEE)"
+    shading = scene.display.shading
+    shading.light = "STUDIO"
+    shading.color_type = "MATERIAL"
+    scene.display.render_aa = "8" if setup["samples"] >= 8 else "OFF"
+    return "CPU/GPU raster (Workbench)"
+
+
+def available_devices() -> dict[str, list[str]]:
+    """Blender's devices per compute type, as names."""
+    prefs = bpy.context.preferences.addons["cycles"].preferences
+    found: dict[str, list[str]] = {"CPU": ["CPU"]}
+    for kind in GPU_PREFERENCE:
+        try:
+            devices = prefs.get_devices_for_type(kind)
+        except (TypeError, ValueError):  # a type this build or platform does not know
+            continue
+        found[kind] = [d.name for d in devices if d.type == kind]
+    return found
+
+
+def _cycles(scene: bpy.types.Scene, setup: dict) -> str:
+    kind, names = choose_device(setup["device"], available_devices())
+    prefs = bpy.context.preferences.addons["cycles"].preferences
+    cycles = scene.cycles
+    if kind == "CPU":
+        cycles.device = "CPU"
+    else:
+        prefs.compute_device_type = kind
+        for device in prefs.get_devices_for_type(kind):
+            device.use = device.type == kind
+        cycles.device = "GPU"
+    cycles.samples = setup["samples"]
+    cycles.use_adaptive_sampling = True
+    cycles.use_denoising = setup["samples"] > 1
+    cycles.denoiser = denoiser_for(kind)
+    scene.render.use_persistent_data = True
+    return f"{kind} ({', '.join(names)})"

@@ -1,0 +1,189 @@
+"""The render supervisor (no bpy): owns a run, feeds scene specs to worker processes, survives them.
+
+One thread per worker slot sends one spec at a time and waits for its answer. A worker that dies
+or hangs is killed and restarted and the item retried, at most `retries` more times; what still
+fails is recorded with the error and the tail of Blender's own output. The main thread is the only
+writer of the output folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import selectors
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tabletest.errors import UserError
+from tabletest.layout.spec import SceneSpec
+from tabletest.render.devices import worker_env
+
+STDERR_TAIL_LINES = 30
+
+
+@dataclass(frozen=True)
+class WorkerSlot:
+    number: int
+    gpu: str | None
+    threads: int | None
+
+
+@dataclass
+class Outcome:
+    spec: SceneSpec
+    ok: bool
+    facts: dict = field(default_factory=dict)
+    error: str = ""
+    stderr: str = ""
+    attempts: int = 1
+    wall_s: float = 0.0
+
+
+class WorkerCrash(Exception):
+    """The worker process died or stopped answering."""
+
+
+class WorkerProcess:
+    """One `python -m tabletest.render.worker` child, its protocol pipes and its log file."""
+
+    def __init__(self, slot: WorkerSlot, setup: dict, log_dir: Path, verbose: bool) -> None:
+        self.slot = slot
+        self.log_path = log_dir / f"worker-{slot.number}.log"
+        self.verbose = verbose
+        env = {**os.environ, **worker_env(slot.gpu)}
+        self._log = open(self.log_path, "a", encoding="utf-8")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tabletest.render.worker", "--log", str(self.log_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None if verbose else self._log,
+            text=True,
+            env=env,
+        )
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self.ready = self.request({"op": "setup", **setup, "threads": slot.threads}, timeout=300)
+        if self.ready.get("event") != "ready":
+            message = self.ready.get("error", "worker did not start")
+            self.close()
+            raise UserError(f"render worker could not start: {message} (log: {self.log_path})")
+
+    def request(self, message: dict, timeout: float) -> dict:
+        """Send one message and wait for its answer; WorkerCrash if the process dies or the deadline passes."""
+        try:
+            self.proc.stdin.write(json.dumps(message) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as err:
+            raise WorkerCrash(f"worker {self.slot.number} is gone ({err})") from None
+        if not self._selector.select(timeout):
+            self.kill()
+            raise WorkerCrash(f"worker {self.slot.number} gave no answer within {timeout:.0f} s")
+        line = self.proc.stdout.readline()
+        if not line:
+            code = self.proc.wait()
+            raise WorkerCrash(f"worker {self.slot.number} died (exit code {code})")
+        return json.loads(line)
+
+    def stderr_tail(self) -> str:
+        self._log.flush()
+        try:
+            lines = self.log_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return ""
+        return "\n".join(lines[-STDERR_TAIL_LINES:])
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write('{"op": "quit"}\n')
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=30)
+            except (BrokenPipeError, OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self._log.close()
+
+
+@dataclass
+class Supervisor:
+    setup: dict
+    slots: list[WorkerSlot]
+    log_dir: Path
+    tmp_image: Callable[[str], Path]
+    retries: int = 2
+    item_timeout: float = 600.0
+    verbose: bool = False
+    started: list[dict] = field(default_factory=list)  # each worker's `ready` message: device, Blender version
+
+    def run(self, specs: Iterable[SceneSpec]) -> Iterator[Outcome]:
+        """Render every spec; yield outcomes as they finish (in any order)."""
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        todo: queue.Queue = queue.Queue(maxsize=4 * len(self.slots))
+        results: queue.Queue = queue.Queue()
+        threads = [threading.Thread(target=self._serve, args=(slot, todo, results), daemon=True) for slot in self.slots]
+        for thread in threads:
+            thread.start()
+        feeder = threading.Thread(target=self._feed, args=(specs, todo, results), daemon=True)
+        feeder.start()
+        finished = 0
+        while finished < len(threads):
+            item = results.get()
+            if item is None:
+                finished += 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+
+    def _feed(self, specs: Iterable[SceneSpec], todo: queue.Queue, results: queue.Queue) -> None:
+        try:
+            for spec in specs:
+                todo.put(spec)
+        except BaseException as err:  # a bad spec source stops the run with its own message
+            results.put(err)
+        for _ in self.slots:
+            todo.put(None)
+
+    def _serve(self, slot: WorkerSlot, todo: queue.Queue, results: queue.Queue) -> None:
+        worker: WorkerProcess | None = None
+        try:
+            while (spec := todo.get()) is not None:
+                outcome, worker = self._render(slot, worker, spec)
+                results.put(outcome)
+        except BaseException as err:
+            results.put(err)
+        finally:
+            if worker:
+                worker.close()
+            results.put(None)
+
+    def _render(self, slot: WorkerSlot, worker: WorkerProcess | None, spec: SceneSpec) -> tuple[Outcome, WorkerProcess | None]:
+        """Try an item up to 1 + retries times, restarting the worker after a crash."""
+        start = time.perf_counter()
+        error, stderr = "", ""
+        for attempt in range(1, self.retries + 2):
+            if worker is None:
+                worker = WorkerProcess(slot, self.setup, self.log_dir, self.verbose)
+                self.started.append(worker.ready)
+            message = {"op": "render", "spec": spec.to_json(), "out": str(self.tmp_image(spec.id))}
+            try:
+                answer = worker.request(message, self.item_timeout)
+            except WorkerCrash as crash:
+                error, stderr = str(crash), worker.stderr_tail()
+                worker.close()
+                worker = None
+                continue
+            if answer.get("event") == "done":
+                return Outcome(spec, True, answer, attempts=attempt, wall_s=time.perf_counter() - start), worker
+            error, stderr = answer.get("error", "unknown error"), worker.stderr_tail()
+        return Outcome(spec, False, error=error, stderr=stderr, attempts=self.retries + 1, wall_s=time.perf_counter() - start), worker

@@ -1,0 +1,155 @@
+"""A render worker process: builds the base scene once, imports each asset once, then renders specs.
+
+Protocol, one JSON object per line: the supervisor writes `setup` then `render` messages on stdin;
+the worker answers `ready`, then `done` or `error` per item, on its original stdout. Blender's own
+console output is moved to stderr, which the supervisor keeps in the worker's log.
+Run as `python -m tabletest.render.worker`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+import traceback
+from typing import IO
+
+import numpy as np
+
+
+def _protocol_stream() -> IO[str]:
+    """Keep a private copy of stdout for messages; send fd 1 (Blender's prints) to stderr."""
+    stream = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    return stream
+
+
+class Worker:
+    def __init__(self, setup: dict) -> None:
+        import bpy
+
+        from tabletest.config import Config
+        from tabletest.render import base_scene, engine
+
+        self.bpy = bpy
+        self.config = Config.model_validate(setup["config"])
+        bpy.context.preferences.filepaths.use_scripts_auto_execute = False
+        self.camera = base_scene.build(self.config)
+        self.device = engine.configure(bpy.context.scene, setup)
+        self.assets: dict[str, bpy.types.Collection] = {}
+
+    def _asset(self, name: str, path: str):
+        """The asset's collection, importing its GLB on first use only."""
+        if name in self.assets:
+            return self.assets[name]
+        bpy = self.bpy
+        before = set(bpy.data.objects)
+        bpy.ops.import_scene.gltf(filepath=path)
+        imported = [o for o in bpy.data.objects if o not in before]
+        if not any(o.type == "MESH" for o in imported):
+            raise ValueError(f"{path} has no mesh")
+        collection = bpy.data.collections.new(f"asset:{name}")
+        bpy.context.scene.collection.children.link(collection)
+        root = bpy.data.objects.new(f"root:{name}", None)
+        collection.objects.link(root)
+        for obj in imported:
+            for users in list(obj.users_collection):
+                users.objects.unlink(obj)
+            collection.objects.link(obj)
+            if obj.parent is None:
+                obj.parent = root
+        collection.hide_render = True
+        self.assets[name] = collection
+        return collection
+
+    def render(self, spec: dict, out_path: str) -> dict:
+        bpy = self.bpy
+        scene = bpy.context.scene
+        wanted = {o["name"]: o for o in spec["objects"]}
+        for obj in spec["objects"]:
+            self._asset(obj["name"], obj["asset"])
+        for name, collection in self.assets.items():
+            collection.hide_render = name not in wanted
+        for name, obj in wanted.items():
+            root = bpy.data.objects[f"root:{name}"]
+            root.location = obj["position_m"]
+            root.rotation_euler = (0.0, 0.0, math.radians(obj["yaw_deg"]))
+        if scene.render.engine == "CYCLES":
+            scene.cycles.seed = spec["seed"]
+        bpy.context.view_layer.update()
+        scene.render.filepath = out_path
+        start = time.perf_counter()
+        bpy.ops.render.render(write_still=True)
+        render_s = time.perf_counter() - start
+        return {"objects": [self._measure(wanted[o["name"]], o["name"]) for o in spec["objects"]], "render_s": render_s}
+
+    def _measure(self, obj: dict, name: str) -> dict:
+        """Projected box centre and projected-mesh bounding box, in pixels (origin top-left), by Blender's camera."""
+        bpy = self.bpy
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        points = []
+        for mesh_obj in self.assets[name].all_objects:
+            if mesh_obj.type != "MESH":
+                continue
+            evaluated = mesh_obj.evaluated_get(depsgraph)
+            co = np.empty(len(evaluated.data.vertices) * 3)
+            evaluated.data.vertices.foreach_get("co", co)
+            matrix = np.array(evaluated.matrix_world)
+            points.append(co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3])
+        u, v = self._project(np.concatenate(points), depsgraph)
+        width, height = self.resolution
+        u, v = np.clip(u, 0, width), np.clip(v, 0, height)
+        x, y, z = obj["position_m"]
+        cu, cv = self._project(np.array([[x, y, z + obj["size_m"][2] / 2]]), depsgraph)
+        return {
+            "name": name,
+            "center_px": [round(float(cu[0]), 3), round(float(cv[0]), 3)],
+            "bbox_px": [round(float(u.min()), 2), round(float(v.min()), 2), round(float(u.max()), 2), round(float(v.max()), 2)],
+        }
+
+    @property
+    def resolution(self) -> tuple[int, int]:
+        render = self.bpy.context.scene.render
+        return render.resolution_x, render.resolution_y
+
+    def _project(self, points: np.ndarray, depsgraph) -> tuple[np.ndarray, np.ndarray]:
+        """World points to pixel columns and rows through Blender's own camera matrices."""
+        width, height = self.resolution
+        projection = np.array(self.camera.calc_matrix_camera(depsgraph, x=width, y=height))
+        view = np.array(self.camera.matrix_world.inverted())
+        clip = np.c_[points, np.ones(len(points))] @ (projection @ view).T
+        ndc = clip[:, :2] / clip[:, 3:4]
+        return (ndc[:, 0] + 1) / 2 * width, (1 - ndc[:, 1]) / 2 * height
+
+
+def main() -> None:
+    protocol = _protocol_stream()
+
+    def send(message: dict) -> None:
+        protocol.write(json.dumps(message) + "\n")
+
+    worker = None
+    for line in sys.stdin:
+        message = json.loads(line)
+        op = message["op"]
+        try:
+            if op == "setup":
+                import bpy
+
+                worker = Worker(message)
+                send({"event": "ready", "device": worker.device, "blender": bpy.app.version_string})
+            elif op == "render":
+                facts = worker.render(message["spec"], message["out"])
+                send({"event": "done", "id": message["spec"]["id"], **facts})
+            elif op == "quit":
+                break
+        except Exception as err:  # report and carry on: the supervisor decides about retries
+            send({"event": "error", "op": op, "error": f"{type(err).__name__}: {err}", "trace": traceback.format_exc()})
+            if op == "setup":
+                break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The output folder of a render run, kept consistent through kills and reruns.
+
+Commit protocol for one image: the worker writes `images/.<id>.png.tmp`; the writer appends the
+metadata line (flushed to disk), then renames the PNG into place. The metadata line is the commit
+point, so on restart `recover` can finish or undo any image caught half-way: no half-written image
+is ever kept, nothing complete is rendered again, and metadata has exactly one line per image.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from PIL import Image
+
+from tabletest.write.jsonl import atomic_output, dumps
+
+METADATA = "metadata.jsonl"
+FAILURES = "failures.jsonl"
+RUN = "run.json"
+
+
+class RunOutput:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.images = self.root / "images"
+        self.metadata_path = self.root / METADATA
+        self.failures_path = self.root / FAILURES
+        self._metadata = None
+        self._failures = None
+
+    def tmp_image(self, scene_id: str) -> Path:
+        return self.images / f".{scene_id}.png.tmp"
+
+    def final_image(self, scene_id: str) -> Path:
+        return self.images / f"{scene_id}.png"
+
+    def recover(self) -> set[str]:
+        """Bring the folder to a consistent state after any interruption; return the ids that are complete."""
+        self.images.mkdir(parents=True, exist_ok=True)
+        kept: list[str] = []
+        done: set[str] = set()
+        changed = False
+        if self.metadata_path.exists():
+            with open(self.metadata_path, encoding="utf-8") as fh:
+                for line in fh:
+                    record = _parse(line)
+                    if record is None or record["id"] in done:
+                        changed = True
+                        continue
+                    sid = record["id"]
+                    final, tmp = self.final_image(sid), self.tmp_image(sid)
+                    if not final.exists() and _decodes(tmp):
+                        os.replace(tmp, final)
+                    if final.exists():
+                        kept.append(line if line.endswith("\n") else line + "\n")
+                        done.add(sid)
+                    else:
+                        changed = True
+        if changed:
+            with atomic_output(self.metadata_path) as fh:
+                fh.writelines(kept)
+        for path in self.images.iterdir():
+            is_tmp = path.name.startswith(".")
+            if is_tmp or (path.suffix == ".png" and path.stem not in done):
+                path.unlink()
+        return done
+
+    def open(self) -> None:
+        self._metadata = open(self.metadata_path, "a", encoding="utf-8")
+        self._failures = open(self.failures_path, "w", encoding="utf-8")
+
+    def commit(self, record: dict) -> None:
+        """Append the record (the commit point), then move the finished PNG into place."""
+        sid = record["id"]
+        self._metadata.write(dumps(record) + "\n")
+        self._metadata.flush()
+        os.fsync(self._metadata.fileno())
+        os.replace(self.tmp_image(sid), self.final_image(sid))
+
+    def fail(self, failure: dict) -> None:
+        self._failures.write(dumps(failure) + "\n")
+        self._failures.flush()
+
+    def close(self, sort: bool) -> None:
+        """Close the files; with `sort`, rewrite metadata in index order so reruns give the same bytes."""
+        for fh in (self._metadata, self._failures):
+            if fh:
+                fh.close()
+        if sort and self.metadata_path.exists():
+            with open(self.metadata_path, encoding="utf-8") as fh:
+                lines = fh.readlines()
+            lines.sort(key=lambda line: json.loads(line)["index"])
+            with atomic_output(self.metadata_path) as out:
+                out.writelines(lines)
+
+    def write_run(self, info: dict) -> None:
+        with atomic_output(self.root / RUN) as fh:
+            fh.write(json.dumps(info, indent=2) + "\n")
+
+
+def _parse(line: str) -> dict | None:
+    if not line.endswith("\n"):
+        return None  # torn by a kill mid-write
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
+
+
+def _decodes(path: Path) -> bool:
+    """A PNG that is whole: decodes to the end."""
+    if not path.exists():
+        return False
+    try:
+        with Image.open(path) as img:
+            img.load()
+        return True
+    except (OSError, SyntaxError, ValueError):
+        return False
