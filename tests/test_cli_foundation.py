@@ -1,0 +1,61 @@
+"""The real `tabletest` command: vignettes, catalog, and one-line errors for bad flags."""
+
+import json
+
+import pytest
+
+
+def test_help_lists_working_commands(cli):
+    result = cli("--help")
+    assert result.returncode == 0
+    for command in ("catalog", "vignettes", "render"):
+        assert command in result.stdout
+
+
+def test_catalog_table(cli):
+    result = cli("catalog")
+    assert result.returncode == 0 and "wine bottle" in result.stdout and "64 objects" in result.stdout
+
+
+def test_vignettes_jsonl_to_file(cli, tmp_path):
+    out = tmp_path / "v.jsonl"
+    result = cli("vignettes", "--objects", "3", "--only", "mug,banana,lamp", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 6
+    assert {"id", "index", "n_objects", "objects", "relations", "vignettes"} <= set(records[0])
+    assert all(r["relations"]["between"][0][0] == r["objects"][1] for r in records)
+
+
+def test_vignettes_txt_both_orders(cli):
+    result = cli("vignettes", "--objects", "2", "--only", "mug,lamp", "--format", "txt", "--order", "both")
+    assert result.stdout.splitlines() == [
+        "The mug is on the left side of the table. The lamp is on the right side of the same table.",
+        "The lamp is on the right side of the table. The mug is on the left side of the same table.",
+        "The lamp is on the left side of the table. The mug is on the right side of the same table.",
+        "The mug is on the right side of the table. The lamp is on the left side of the same table.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--objects", "4"], "error: --objects 4 is not supported; use 1, 2 or 3"),
+        (["--objects", "0"], "error: --objects 0 is not supported; use 1, 2 or 3"),
+        (["--shard", "3/2"], "error: --shard '3/2' is out of range"),
+        (["--only", "mug,unicorn"], "error: unknown object name 'unicorn'"),
+        (["--catalog", "/nonexistent.yaml"], "error: catalog file /nonexistent.yaml not found"),
+    ],
+)
+def test_bad_flags_give_one_clear_line(cli, args, message):
+    result = cli("vignettes", *args)
+    assert result.returncode == 2
+    assert result.stderr.startswith(message) and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_failed_run_leaves_existing_output_alone(cli, tmp_path):
+    out = tmp_path / "v.jsonl"
+    out.write_text("precious\n")
+    result = cli("vignettes", "--only", "mug,unicorn", "--out", str(out))
+    assert result.returncode == 2 and out.read_text() == "precious\n"
