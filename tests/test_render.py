@@ -1,0 +1,169 @@
+"""The renderer, tested by rendering: tiny images, few samples, on the CPU."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tabletest.assets.builtin.build import build_assets
+from tabletest.assets.manifest import load_manifest, save_manifest
+from tabletest.config import load_catalog, load_config
+from tabletest.layout.placement import slot_u
+
+from conftest import REPO, run_cli
+
+NAMES = ("mug", "wine bottle", "lamp")
+TINY = ["--resolution", "64x48", "--samples", "4"]
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("assets")
+    build_assets(load_catalog(), folder, list(NAMES), jobs=1)
+    return folder
+
+
+def render(out: Path, assets: Path, *args: str, only=NAMES) -> subprocess.CompletedProcess:
+    return run_cli("render", "--out", str(out), "--assets", str(assets), "--only", ",".join(only), "--quiet", *TINY, *args)
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_centres_sit_at_their_slots(tmp_path, assets, n):
+    out = tmp_path / "out"
+    result = render(out, assets, "--objects", str(n), "--limit", "2")
+    assert result.returncode == 0, result.stderr
+    config = load_config()
+    for record in records(out):
+        assert record["render"]["resolution"] == [64, 48] and record["render"]["mode"] == "direct"
+        for position, obj in enumerate(record["objects"]):
+            assert abs(obj["center_px"][0] - slot_u(config, n, position, 64)) <= 1.0
+            x0, y0, x1, y1 = obj["bbox_px"]
+            assert x0 < obj["center_px"][0] < x1 and y0 < y1
+        with Image.open(out / record["file_name"]) as img:
+            assert img.size == (64, 48)
+    run = json.loads((out / "run.json").read_text())
+    assert run["status"] == "complete" and run["blender"].startswith("5.") and run["device"].startswith("CPU")
+
+
+def test_swapping_objects_changes_the_image(tmp_path, assets):
+    out = tmp_path / "out"
+    assert render(out, assets, "--objects", "2", only=("mug", "lamp")).returncode == 0
+    by_order = {tuple(o["name"] for o in r["objects"]): np.asarray(Image.open(out / r["file_name"]), dtype=float) for r in records(out)}
+    assert set(by_order) == {("mug", "lamp"), ("lamp", "mug")}
+    assert np.abs(by_order[("mug", "lamp")] - by_order[("lamp", "mug")]).mean() > 1.0
+
+
+def test_same_seed_same_metadata_and_pixels(tmp_path, assets):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        assert render(out, assets, "--objects", "3", "--seed", "3").returncode == 0
+    assert (a / "metadata.jsonl").read_bytes() == (b / "metadata.jsonl").read_bytes()
+    for record in records(a):
+        assert np.array_equal(np.asarray(Image.open(a / record["file_name"])), np.asarray(Image.open(b / record["file_name"])))
+
+
+def test_kill_mid_run_then_resume_renders_each_image_once(tmp_path, assets):
+    out = tmp_path / "out"
+    args = [sys.executable, "-m", "tabletest.cli", "render", "--out", str(out), "--assets", str(assets),
+            "--only", ",".join(NAMES), "--objects", "2", "--quiet", *TINY]
+    proc = subprocess.Popen(args, cwd=REPO, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    metadata = out / "metadata.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and not (metadata.exists() and metadata.read_text().count("\n") >= 2):
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = {r["id"] for r in records(out)} if metadata.exists() else set()
+    assert 0 < len(before) < 6, "the kill should land mid-run"
+    mtimes = {sid: (out / "images" / f"{sid}.png").stat().st_mtime_ns for sid in before if (out / "images" / f"{sid}.png").exists()}
+
+    result = run_cli(*args[3:])
+    assert result.returncode == 0, result.stderr
+    final = records(out)
+    ids = [r["id"] for r in final]
+    assert len(ids) == len(set(ids)) == 6
+    assert sorted(p.name for p in (out / "images").iterdir()) == sorted(f"{sid}.png" for sid in ids)
+    for record in final:
+        with Image.open(out / record["file_name"]) as img:
+            img.load()
+    for sid, mtime in mtimes.items():  # what was complete was not rendered again
+        assert (out / "images" / f"{sid}.png").stat().st_mtime_ns == mtime
+    assert f"{len(before)} already done" in result.stderr
+
+
+def _worker_pids(out: Path) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if "tabletest.render.worker" in cmd and str(out) in cmd:
+                pids.append(int(proc.name))
+    return pids
+
+
+def test_worker_crash_is_survived(tmp_path, assets):
+    out = tmp_path / "out"
+    args = ["render", "--out", str(out), "--assets", str(assets), "--only", ",".join(NAMES), "--objects", "3",
+            "--quiet", "--resolution", "64x48", "--samples", "64"]
+    proc = subprocess.Popen([sys.executable, "-m", "tabletest.cli", *args], cwd=REPO, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    killed = False
+    while time.time() < deadline and not killed:
+        pids = _worker_pids(out)
+        if pids and (out / "metadata.jsonl").exists() and (out / "metadata.jsonl").read_text():
+            os.kill(pids[0], signal.SIGKILL)
+            killed = True
+        time.sleep(0.02)
+    _, stderr = proc.communicate(timeout=300)
+    assert killed and proc.returncode == 0, stderr
+    assert len(records(out)) == 6
+    assert (out / "failures.jsonl").read_text() == ""
+
+
+def test_corrupt_model_fails_its_scenes_only(tmp_path, assets):
+    broken = tmp_path / "assets"
+    broken.mkdir()
+    manifest = load_manifest(assets)
+    for entry in manifest.objects.values():
+        (broken / entry.file).write_bytes((assets / entry.file).read_bytes())
+    (broken / "mug.glb").write_bytes(b"glTF but not really")
+    fake = manifest.objects["mug"].model_copy(update={"sha256": hashlib.sha256(b"glTF but not really").hexdigest()})
+    manifest.objects["mug"] = fake
+    save_manifest(broken, manifest)
+    out = tmp_path / "out"
+    result = render(out, broken, "--objects", "2", "--retries", "1")
+    assert result.returncode == 1
+    assert "4 image(s) failed; see" in result.stderr
+    failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
+    assert len(failures) == 4 and all("mug" in f["objects"] and f["attempts"] == 2 for f in failures)
+    assert all(f["error"] and "blender_stderr" in f for f in failures)
+    assert len(records(out)) == 2
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path, assets):
+    copy = tmp_path / "assets"
+    copy.mkdir()
+    for path in assets.iterdir():
+        if path.name != "lamp.glb":
+            (copy / path.name).write_bytes(path.read_bytes())
+    result = render(tmp_path / "out", copy, "--objects", "2")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: model file for 'lamp' is missing") and "tabletest assets build --only 'lamp'" in result.stderr
+    assert "Traceback" not in result.stderr
