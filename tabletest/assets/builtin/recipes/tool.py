@@ -66,15 +66,15 @@ def screwdriver() -> list[Part]:
 
 def hammer() -> list[Part]:
     """A claw hammer standing on its head, handle up: the T outline faces the camera."""
-    eye = rounded_box((0.036, 0.026, 0.034), 0.005)
-    neck = lathe([(0, 0), (0.0115, 0), (0.0115, 0.028), (0.0145, 0.04), (0.0162, 0.05), (0.0158, 0.055), (0, 0.055)], 28)
-    neck = moved(neck, (-0.012, 0, 0.017), (0, -90, 0))  # lathe +Z becomes −X: striking face on the left
+    eye = rounded_box((0.04, 0.03, 0.046), 0.006)
+    neck = lathe([(0, 0), (0.013, 0), (0.013, 0.03), (0.017, 0.045), (0.0195, 0.056), (0.019, 0.062), (0, 0.062)], 28)
+    neck = moved(neck, (-0.014, 0, 0.023), (0, -90, 0))  # lathe +Z becomes −X: striking face on the left
     claw_outline = np.vstack([
-        smooth_path([(0.012, 0.032), (0.04, 0.034), (0.065, 0.043), (0.088, 0.062)], 5),
-        smooth_path([(0.084, 0.064), (0.06, 0.027), (0.036, 0.009), (0.012, 0.004)], 5),
+        smooth_path([(0.014, 0.044), (0.045, 0.047), (0.075, 0.06), (0.1, 0.086)], 5),
+        smooth_path([(0.095, 0.088), (0.068, 0.04), (0.042, 0.014), (0.014, 0.005)], 5),
     ])
-    claw = _upright(extrude_polygon(claw_outline, 0.02), 0.02)
-    grip = lathe([(0, 0.02), (0.0115, 0.02), (0.0125, 0.05), (0.0108, 0.13), (0.0115, 0.22), (0.0138, 0.28), (0.0122, 0.298), (0, 0.3)], 24)
+    claw = _upright(extrude_polygon(claw_outline, 0.022), 0.022)
+    grip = lathe([(0, 0.03), (0.013, 0.03), (0.014, 0.06), (0.0122, 0.15), (0.0128, 0.25), (0.0158, 0.305), (0.014, 0.326), (0, 0.33)], 24)
     return [
         Part("head", eye, DARK_STEEL),
         Part("face", neck, DARK_STEEL),
@@ -111,7 +111,7 @@ def wrench() -> list[Part]:
 
 def _scissor_half(open_deg: float, mirror: float, layer: float) -> tuple:
     """One blade with its handle and finger loop, turned about the pivot (origin)."""
-    blade = np.array([(0.012, -0.003), (0.01, 0.009), (-0.02, 0.0105), (-0.06, 0.007), (-0.098, 0.0015),
+    blade = np.array([(0.012, -0.003), (0.01, 0.011), (-0.02, 0.0135), (-0.06, 0.009), (-0.098, 0.0018),
                       (-0.1, -0.0008), (-0.06, -0.0022), (-0.02, -0.0035)])
     turn = np.radians(open_deg)
     rot = np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]])
@@ -165,8 +165,8 @@ def stapler() -> list[Part]:
     width = 0.036
     base = [(-0.08, 0.0), (0.08, 0.0), (0.081, 0.01), (0.076, 0.014), (-0.074, 0.014), (-0.08, 0.009)]
     arm = np.vstack([
-        [(0.078, 0.019), (-0.079, 0.023)],
-        smooth_path([(-0.083, 0.03), (-0.065, 0.043), (-0.02, 0.049), (0.04, 0.047), (0.072, 0.04), (0.082, 0.028)], 5),
+        [(0.078, 0.019), (-0.074, 0.022)],
+        smooth_path([(-0.084, 0.026), (-0.078, 0.034), (-0.04, 0.044), (0.02, 0.051), (0.062, 0.05), (0.08, 0.042), (0.085, 0.028)], 5),
     ])
     magazine = [(0.07, 0.015), (-0.076, 0.018), (-0.076, 0.024), (0.07, 0.022)]
     anvil = box((0.03, 0.022, 0.0012), bottom_z=0.014)

@@ -62,15 +62,15 @@ def tennis_ball() -> list[Part]:
     seam = np.c_[a * np.cos(t) + b * np.cos(3 * t), a * np.sin(t) - b * np.sin(3 * t), 2 * np.sqrt(a * b) * np.sin(2 * t)]
     turn = (70, 0, 20)
     return [
-        Part("ball", uv_sphere(radius, 20, 40), Material("felt", (1, 1, 1), roughness=1.0, texture=_pebbled((205, 225, 45), 18, 5))),
+        Part("ball", uv_sphere(radius, 20, 40), Material("felt", (1, 1, 1), roughness=1.0, texture=_pebbled((212, 236, 48), 16, 5))),
         Part("seam", loop(_tilted(seam * radius, turn), radius * 0.035, 8), Material("seam", (0.96, 0.96, 0.92), roughness=0.8)),
     ]
 
 
 def teddy_bear() -> list[Part]:
     """A sitting bear facing −Y: round ears, pale muzzle and belly, dark nose and eyes, stubby limbs, a red bow."""
-    fur = Material("brown fur", (1, 1, 1), roughness=0.95, texture=_pebbled((150, 96, 52), 16, 11))
-    pale = Material("pale fur", (0.86, 0.7, 0.5), roughness=0.95)
+    fur = Material("brown fur", (0.32, 0.16, 0.065), roughness=0.95)
+    pale = Material("pale fur", (0.72, 0.52, 0.32), roughness=0.95)
     parts = [
         Part("body", moved(ellipsoid((0.072, 0.062, 0.085)), (0, 0, 0.09)), fur),
         Part("belly", moved(ellipsoid((0.046, 0.02, 0.055)), (0, -0.047, 0.085)), pale),
@@ -83,7 +83,7 @@ def teddy_bear() -> list[Part]:
             Part(f"eye {side:+d}", moved(ellipsoid((0.0075, 0.006, 0.0075), 2), (side * 0.024, -0.058, 0.232)), BLACK_GLOSS),
             Part(f"ear {side:+d}", moved(ellipsoid((0.024, 0.013, 0.024)), (side * 0.048, -0.006, 0.262)), fur),
             Part(f"inner ear {side:+d}", moved(ellipsoid((0.014, 0.006, 0.014), 2), (side * 0.048, -0.016, 0.26)), pale),
-            Part(f"arm {side:+d}", limb((side * 0.058, -0.012, 0.145), (side * 0.082, -0.05, 0.075), 0.022), fur),
+            Part(f"arm {side:+d}", limb((side * 0.06, -0.015, 0.14), (side * 0.08, -0.045, 0.085), 0.025), fur),
             Part(f"leg {side:+d}", limb((side * 0.042, -0.03, 0.035), (side * 0.058, -0.1, 0.032), 0.03), fur),
             Part(f"foot pad {side:+d}", moved(ellipsoid((0.022, 0.006, 0.024), 2), (side * 0.058, -0.128, 0.034)), pale),
             Part(f"bow loop {side:+d}", moved(ellipsoid((0.022, 0.008, 0.014), 2), (side * 0.02, -0.058, 0.157), (0, side * 15, 0)),
