@@ -27,7 +27,7 @@ CHARACTERISTIC_PARTS = {
     "candle": {"wax", "wick", "flame"},
     "vase": {"body"},
     "globe": {"globe", "meridian", "stand"},
-    "hourglass": {"glass", "plates", "posts"},
+    "hourglass": {"glass", "sand", "plates", "posts"},
     "lantern": {"tank", "glass", "guard", "handle"},
     "piggy bank": {"body", "snout", "ears", "legs", "coin slot", "eyes"},
     "potted plant": {"pot", "soil", "leaves"},
@@ -35,7 +35,7 @@ CHARACTERISTIC_PARTS = {
 
 TEXTURED_PARTS = {
     "telephone": "keypad", "calculator": "keys and display", "laptop": "screen", "radio": "speaker grille",
-    "microphone": "grille", "book": "pages", "alarm clock": "face", "globe": "globe", "hourglass": "glass",
+    "microphone": "grille", "book": "pages", "alarm clock": "face", "globe": "globe",
     "vase": "body", "candle": "flame",
 }
 

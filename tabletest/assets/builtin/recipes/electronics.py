@@ -21,6 +21,7 @@ from tabletest.assets.builtin.shapes import (
     ellipsoid,
     extrude,
     lathe,
+    loop,
     moved,
     rounded_rect,
     tube,
@@ -28,7 +29,6 @@ from tabletest.assets.builtin.shapes import (
 )
 
 Z_TO_MINUS_Y = (90, 0, 0)  # rotate_deg that turns a +Z axis (lathe, cylinder) towards the viewer
-Z_TO_X = (0, 90, 0)
 FACE_UP = (-90, 0, 0)  # turns a decal (facing −Y) to face +Z, its top towards +Y
 
 BLACK_PLASTIC = Material("black plastic", (0.04, 0.04, 0.045), roughness=0.45)
@@ -61,7 +61,8 @@ def _keypad_texture(labels: list[list[str]], key_colours: dict[str, tuple[int, i
     img = Image.new("RGB", (cols * px, rows * px + top_px), panel)
     draw = ImageDraw.Draw(img)
     if top_px:
-        draw.rounded_rectangle((px * 0.15, top_px * 0.2, cols * px - px * 0.15, top_px * 0.85), radius=6, fill=top_colour)
+        draw.rounded_rectangle((px * 0.15, top_px * 0.2, cols * px - px * 0.15, top_px * 0.85), radius=6,
+                               fill=top_colour)
         draw.text((cols * px - px * 0.3, top_px * 0.52), "1234.56", fill=(25, 30, 25), font=_font(int(top_px * 0.45)),
                   anchor="rm")
     for r, row in enumerate(labels):
@@ -176,8 +177,10 @@ def headphones() -> list[Part]:
 
 def calculator() -> list[Part]:
     """A pocket desk calculator lying flat: a thin wedge with display and labelled keys on top."""
-    keys = [["C", "%", "√", "÷"], ["7", "8", "9", "×"], ["4", "5", "6", "−"], ["1", "2", "3", "+"], ["0", ".", "±", "="]]
-    colours = {k: (240, 130, 40) for k in ("C", "=")} | {k: (120, 120, 125) for k in ("%", "√", "÷", "×", "−", "+", "±")}
+    keys = [["C", "%", "√", "÷"], ["7", "8", "9", "×"], ["4", "5", "6", "−"], ["1", "2", "3", "+"],
+            ["0", ".", "±", "="]]
+    operators = {k: (120, 120, 125) for k in ("%", "√", "÷", "×", "−", "+", "±")}
+    colours = {"C": (240, 130, 40), "=": (240, 130, 40)} | operators
     texture = _keypad_texture(keys, colours, panel=(45, 45, 50), key=(215, 215, 210), top_px=96)
     length, low, high = 0.15, 0.008, 0.016
     body = _side_extrude([(-length / 2, 0.0), (length / 2, 0.0), (length / 2, high), (-length / 2, low)], 0.085)
@@ -304,7 +307,7 @@ def fan() -> list[Part]:
         blades.append(moved(pitched, (0, 0.005, hub_z), rotate_deg=(0, 90 * k + 20, 0)))
     wires = []
     for y, dome in ((-0.028, -0.03), (0.03, 0.015)):  # front cage bulges towards the viewer
-        wires.append(tube(arc(0.14, 0, 360, points=72, plane="xz") + (0, y, hub_z), 0.003, sections=8))
+        wires.append(loop(arc(0.14, 0, 360, points=72, plane="xz")[:-1] + (0, y, hub_z), 0.003, sections=8))
         for k in range(20):
             a = np.radians(18 * k)
             s = np.linspace(0.02, 0.14, 8)
@@ -312,7 +315,7 @@ def fan() -> list[Part]:
             wires.append(tube(np.stack([s * np.cos(a), d, hub_z + s * np.sin(a)], 1), 0.0013, sections=6))
         for rr in (0.05, 0.095):
             d = y + dome * np.cos(rr / 0.14 * np.pi / 2)
-            wires.append(tube(arc(rr, 0, 360, points=48, plane="xz") + (0, d, hub_z), 0.0015, sections=6))
+            wires.append(loop(arc(rr, 0, 360, points=48, plane="xz")[:-1] + (0, d, hub_z), 0.0015, sections=6))
     badge = moved(decal(0.035, 0.035, elliptical=True), (0, -0.0595, hub_z))
     return [
         Part("base", base, white),
@@ -336,7 +339,7 @@ def _mesh_texture() -> Image.Image:
 
 
 def microphone() -> list[Part]:
-    """A stage microphone in a clip on a desk stand: weighted base, pole, black handle, ball grille, cable."""
+    """A stage microphone in a clip on a desk stand: weighted base, pole, black handle, ball grille."""
     base = lathe([(0, 0), (0.055, 0), (0.055, 0.01), (0.045, 0.02), (0.008, 0.022), (0, 0.022)], 40)
     pole_top = 0.105
     pole = cylinder(0.0055, pole_top, 16)
@@ -347,8 +350,6 @@ def microphone() -> list[Part]:
     lean = np.radians(tilt[0])
     place = (0, held_at * np.sin(lean), pole_top - held_at * np.cos(lean))  # the clip's point lands on the pole top
     clip = moved(lathe([(0.015, -0.012), (0.019, -0.012), (0.019, 0.012), (0.015, 0.012)], 24), (0, 0, held_at))
-    cable = tube(np.add(place, [(0, 0, 0), (0, 0.015, -0.02), (0, 0.035, -0.045), (0, 0.06, -0.058), (0, 0.09, -0.062)]),
-                 0.003, sections=8)
     return [
         Part("base", base, Material("stand black", (0.08, 0.08, 0.09), roughness=0.3, metallic=0.6)),
         Part("pole", pole, CHROME),
@@ -357,7 +358,6 @@ def microphone() -> list[Part]:
         Part("grille", moved(grille, place, tilt), Material("mesh", (1, 1, 1), roughness=0.3, metallic=0.7,
                                                               texture=_mesh_texture())),
         Part("band", moved(band, place, tilt), CHROME),
-        Part("cable", cable, Material("cable", (0.03, 0.03, 0.03), roughness=0.6)),
     ]
 
 

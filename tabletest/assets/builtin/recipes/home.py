@@ -22,6 +22,7 @@ from tabletest.assets.builtin.shapes import (
     extrude,
     lathe,
     leaf,
+    loop,
     moved,
     rounded_rect,
     tube,
@@ -61,7 +62,8 @@ def briefcase() -> list[Part]:
     width, height, depth = 0.44, 0.32, 0.11
     case = moved(_front_extrude(rounded_rect(width, height, 0.025), depth), (0, 0, height / 2))
     seam = moved(_front_extrude(rounded_rect(width + 0.004, 0.008, 0.003), depth + 0.004), (0, 0, height - 0.06))
-    latches = _merge(*(moved(box((0.04, 0.012, 0.032)), (x, -depth / 2 - 0.004, height - 0.075)) for x in (-0.14, 0.14)))
+    latch = box((0.04, 0.012, 0.032))
+    latches = _merge(*(moved(latch, (x, -depth / 2 - 0.004, height - 0.075)) for x in (-0.14, 0.14)))
     mounts = _merge(*(moved(box((0.03, 0.03, 0.012)), (x, 0, height - 0.003)) for x in (-0.07, 0.07)))
     grip = tube(arc(0.06, 10, 170, points=20) + (0, 0, height + 0.0), 0.011, sections=12)
     return [
@@ -126,7 +128,8 @@ def _clock_face_texture() -> Image.Image:
     font = ImageFont.load_default(size=64)
     for hour in range(1, 13):
         a = np.radians(hour * 30)
-        draw.text((c + c * 0.6 * np.sin(a), c - c * 0.6 * np.cos(a)), str(hour), fill=(20, 20, 20), font=font, anchor="mm")
+        at = (c + c * 0.6 * np.sin(a), c - c * 0.6 * np.cos(a))
+        draw.text(at, str(hour), fill=(20, 20, 20), font=font, anchor="mm")
     return img
 
 
@@ -147,10 +150,10 @@ def alarm_clock() -> list[Part]:
     )
     bells, legs = [], []
     for side in (-1, 1):
-        a = np.radians(38)
-        at = (side * 0.055 * np.sin(a), 0, cz + 0.055 * np.cos(a))
-        bell = lathe([(0, 0.0), (0.028, 0.0), (0.027, 0.008), (0.02, 0.02), (0.0, 0.025)], 32)
-        bells.append(moved(bell, at, (0, side * 38, 0)))
+        a = np.radians(40)
+        at = (side * 0.05 * np.sin(a), 0.004, cz + 0.05 * np.cos(a))
+        bell = lathe([(0, 0.006), (0.021, 0.006), (0.022, 0.009), (0.019, 0.02), (0.011, 0.027), (0.0, 0.029)], 32)
+        bells.append(moved(bell, at, (0, side * 40, 0)))
         foot = np.radians(140)
         legs.append(moved(lathe([(0, 0), (0.008, 0), (0.006, 0.02), (0, 0.02)], 16),
                           (side * 0.052 * np.sin(foot), 0.01, cz + 0.052 * np.cos(foot) + 0.01), (0, side * 200, 0)))
@@ -189,7 +192,7 @@ def candle() -> list[Part]:
                    (0, h + 0.046)], 24)
     dish = lathe([(0, -0.006), (0.05, -0.006), (0.055, 0.004), (0.052, 0.005), (0.046, -0.002), (0, -0.002)], 40)
     return [
-        Part("wax", _merge(wax, *drips), Material("wax", (0.96, 0.91, 0.8), roughness=0.45)),
+        Part("wax", _merge(wax, *drips), Material("wax", (0.97, 0.86, 0.62), roughness=0.45)),
         Part("wick", wick, Material("wick", (0.05, 0.04, 0.03), roughness=0.8)),
         Part("flame", flame, Material("flame", (1, 1, 1), roughness=0.3, texture=_flame_texture())),
         Part("dish", dish, BRASS),
@@ -215,9 +218,10 @@ CONTINENTS = [
     [(-55, 60), (-45, 60), (-20, 70), (-20, 80), (-40, 83), (-65, 80), (-72, 77), (-55, 70)],
     [(-80, 9), (-75, 11), (-62, 10), (-50, 0), (-35, -5), (-39, -15), (-48, -26), (-58, -35), (-65, -42), (-68, -52),
      (-72, -50), (-74, -42), (-71, -30), (-70, -18), (-76, -14), (-81, -5), (-80, 0)],
-    [(-10, 36), (-9, 43), (-2, 44), (-5, 48), (0, 50), (5, 54), (8, 57), (5, 62), (15, 69), (25, 71), (40, 67), (60, 70),
-     (80, 73), (100, 77), (120, 73), (140, 72), (160, 70), (180, 68), (180, 62), (163, 60), (155, 58), (142, 52),
-     (140, 45), (135, 35), (127, 37), (122, 30), (120, 23), (110, 20), (106, 10), (100, 13), (100, 6), (103, 1),
+    [(-10, 36), (-9, 43), (-2, 44), (-5, 48), (0, 50), (5, 54), (8, 57), (5, 62), (15, 69), (25, 71), (40, 67),
+     (60, 70), (80, 73), (100, 77), (120, 73), (140, 72), (160, 70), (180, 68), (180, 62), (163, 60), (155, 58),
+     (142, 52), (140, 45), (135, 35), (127, 37), (122, 30), (120, 23), (110, 20), (106, 10), (100, 13), (100, 6),
+     (103, 1),
      (98, 8), (95, 16), (90, 22), (80, 15), (77, 8), (72, 20), (66, 25), (57, 25), (56, 22), (52, 17), (43, 12),
      (36, 28), (34, 31), (28, 36), (26, 40), (20, 39), (16, 38), (12, 44), (8, 44), (3, 42), (-4, 36)],
     [(-17, 21), (-10, 30), (-6, 35), (10, 37), (20, 31), (32, 31), (35, 27), (43, 12), (51, 12), (42, -2), (40, -15),
@@ -252,10 +256,12 @@ def globe() -> list[Part]:
     sphere = moved(moved(uv_sphere(r, 32, 64), rotate_deg=(0, 0, 100)), (0, 0, centre_z), (0, axis_tilt, 0))
     meridian = moved(tube(arc(r + 0.008, -95, 95, points=40) * (-1, 1, 1), 0.004, sections=8), (0, 0, centre_z),
                      (0, axis_tilt, 0))
-    pins = moved(_merge(cylinder(0.005, 0.02, 12).apply_translation((0, 0, r - 0.005)),
-                        cylinder(0.005, 0.02, 12).apply_translation((0, 0, -r - 0.015))), (0, 0, centre_z), (0, axis_tilt, 0))
+    pin = cylinder(0.005, 0.02, 12)
+    pins = moved(_merge(moved(pin, (0, 0, r - 0.005)), moved(pin, (0, 0, -r - 0.015))), (0, 0, centre_z),
+                 (0, axis_tilt, 0))
     low = meridian.vertices[np.argmin(meridian.vertices[:, 2])]
-    pedestal = lathe([(0, 0), (0.012, 0), (0.009, 0.02), (0.014, 0.03), (0.008, 0.045), (0.006, low[2]), (0, low[2])], 24)
+    pedestal = lathe([(0, 0), (0.012, 0), (0.009, 0.02), (0.014, 0.03), (0.008, 0.045), (0.006, low[2]),
+                      (0, low[2])], 24)
     pedestal.apply_translation((low[0], low[1], 0))
     base = lathe([(0, 0), (0.085, 0), (0.085, 0.012), (0.075, 0.022), (0.04, 0.026), (0, 0.026)], 48)
     base.apply_translation((low[0], low[1], 0))
@@ -269,18 +275,26 @@ def globe() -> list[Part]:
 def hourglass() -> list[Part]:
     """An hourglass: two glass bulbs with sand showing, wooden end plates and three turned posts."""
     plate_h, glass_h, r_plate = 0.014, 0.152, 0.052
-    profile = [(0, 0), (0.02, 0.001), (0.034, 0.02), (0.038, 0.045), (0.03, 0.064), (0.012, 0.072), (0.004, 0.076),
-               (0.012, 0.08), (0.03, 0.088), (0.038, 0.107), (0.034, 0.132), (0.02, 0.151), (0, glass_h)]
-    profile = [(x, z + plate_h) for x, z in profile]
-    sand = (225, 185, 110)
-    glass = _bands_texture([(0.0, 0.28, sand), (0.5, 0.62, sand)], base=(215, 232, 240))
-    plates = _merge(cylinder(r_plate, plate_h, 40),
-                    moved(cylinder(r_plate, plate_h, 40), (0, 0, plate_h + glass_h)))
+
+    def radius(z: np.ndarray) -> np.ndarray:
+        """Two mirrored bulbs, widest near the plates, tapering to a narrow neck at mid-height."""
+        u = 1 - np.abs(z / (glass_h / 2) - 1)  # 0 at either plate, 1 at the neck
+        return 0.0035 + 0.0335 * np.sin(np.pi * (0.08 + 0.92 * u**0.7)) ** 0.8
+
+    def shell(z0: float, z1: float, swell: float = 1.0, closed: bool = False) -> trimesh.Trimesh:
+        z = np.linspace(z0, z1, 24)
+        ring = [(r, zz + plate_h) for r, zz in zip(radius(z) * swell, z)]
+        return lathe([(0, z0 + plate_h)] * closed + ring + [(0, z1 + plate_h)] * closed, 40)
+
+    # The glass is opaque, so the sand shows as bands hugging it: the lower pile and what is left above the neck.
+    sand = _merge(shell(0, 0.045, 1.015), shell(glass_h / 2, glass_h / 2 + 0.045, 1.015))
+    plates = _merge(cylinder(r_plate, plate_h, 40), moved(cylinder(r_plate, plate_h, 40), (0, 0, plate_h + glass_h)))
     post = lathe([(0, 0), (0.005, 0), (0.007, 0.02), (0.004, 0.05), (0.0065, glass_h / 2), (0.004, glass_h - 0.05),
                   (0.007, glass_h - 0.02), (0.005, glass_h), (0, glass_h)], 12)
-    posts = _merge(*(moved(post, (0.042 * np.cos(a), 0.042 * np.sin(a), plate_h)) for a in np.radians([90, 210, 330])))
+    posts = _merge(*(moved(post, (0.044 * np.cos(a), 0.044 * np.sin(a), plate_h)) for a in np.radians([90, 210, 330])))
     return [
-        Part("glass", lathe(profile, 40), Material("glass and sand", (1, 1, 1), roughness=0.05, texture=glass)),
+        Part("glass", shell(0, glass_h, closed=True), Material("glass", (0.85, 0.92, 0.96), roughness=0.05)),
+        Part("sand", sand, Material("sand", (0.86, 0.6, 0.26), roughness=0.9)),
         Part("plates", plates, DARK_WOOD),
         Part("posts", posts, DARK_WOOD),
     ]
@@ -295,7 +309,8 @@ def lantern() -> list[Part]:
     bulge = 0.058 + 0.008 * np.sin(np.pi * (z - 0.055) / 0.12)
     guard = [tube(np.stack([bulge * np.cos(a), bulge * np.sin(a), z], 1), 0.0018, sections=6)
              for a in np.radians([45, 135, 225, 315])]
-    guard += [tube(arc(0.063, 0, 360, points=40, plane="xy") + (0, 0, zz), 0.0018, sections=6) for zz in (0.09, 0.135)]
+    ring = arc(0.063, 0, 360, points=40, plane="xy")[:-1]
+    guard += [loop(ring + (0, 0, zz), 0.0018, sections=6) for zz in (0.09, 0.135)]
     cap = lathe([(0, 0.172), (0.055, 0.172), (0.052, 0.18), (0.03, 0.2), (0.02, 0.215), (0.022, 0.225), (0, 0.228)], 40)
     tubes = _merge(*(tube([(x, 0, 0.035), (x * 1.12, 0, 0.1), (x * 0.9, 0, 0.178)], 0.007, sections=12)
                      for x in (-0.07, 0.07)))
@@ -328,8 +343,8 @@ def piggy_bank() -> list[Part]:
     legs = _merge(*(moved(cylinder(0.014, 0.03, 16), (sx * 0.033, sy * 0.045, 0)) for sx in (-1, 1) for sy in (-1, 1)))
     slot = box((0.028, 0.005, 0.004), bottom_z=cz + 0.056)
     t = np.linspace(0, 1, 40)
-    tail = tube(np.stack([0.006 * np.cos(t * 4 * np.pi), 0.078 + 0.02 * t, cz + 0.01 + 0.006 * np.sin(t * 4 * np.pi)], 1),
-                0.0025, sections=8)
+    curl = np.stack([0.006 * np.cos(t * 4 * np.pi), 0.078 + 0.02 * t, cz + 0.01 + 0.006 * np.sin(t * 4 * np.pi)], 1)
+    tail = tube(curl, 0.0025, sections=8)
     dark = Material("dark", (0.08, 0.03, 0.04), roughness=0.4)
     return [
         Part("body", _merge(body, tail), pink),
