@@ -40,7 +40,12 @@ def centre(p: Part) -> np.ndarray:
 
 
 def object_bounds(name: str) -> np.ndarray:
-    return np.array([np.min([p.mesh.bounds[0] for p in build(name)], axis=0), np.max([p.mesh.bounds[1] for p in build(name)], axis=0)])
+    return np.array(
+        [
+            np.min([p.mesh.bounds[0] for p in build(name)], axis=0),
+            np.max([p.mesh.bounds[1] for p in build(name)], axis=0),
+        ]
+    )
 
 
 def covers_xz(mesh, point) -> bool:
@@ -146,9 +151,10 @@ def test_wrench_has_jaw_and_ring_at_opposite_ends():
 
 
 def test_scissors_have_blades_left_and_two_finger_loops_right():
-    blades, loops = parts_named("scissors", "upper blade") + parts_named("scissors", "lower blade"), [
-        p for p in build("scissors") if "finger loop" in p.name
-    ]
+    blades, loops = (
+        parts_named("scissors", "upper blade") + parts_named("scissors", "lower blade"),
+        [p for p in build("scissors") if "finger loop" in p.name],
+    )
     assert len(blades) == 2 and len(loops) == 2
     assert all(b.mesh.bounds[0][0] < -0.08 for b in blades) and all(centre(loop_)[0] > 0.04 for loop_ in loops)
     assert {b.material.metallic for b in blades} == {1.0} and all(loop_.material.metallic == 0 for loop_ in loops)

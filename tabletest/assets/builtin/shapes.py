@@ -222,14 +222,18 @@ def leaf(length: float, width: float, rise_deg: float = 40, droop_deg: float = 8
     return mesh
 
 
-def rounded_box(extents: tuple[float, float, float], radius: float, bottom_z: float = 0.0, steps: int = 4) -> trimesh.Trimesh:
-    """A box with edges and corners rounded by `radius`, centred in x and y, its bottom at `bottom_z` (appliances, locks)."""
+def rounded_box(
+    extents: tuple[float, float, float], radius: float, bottom_z: float = 0.0, steps: int = 4
+) -> trimesh.Trimesh:
+    """A box with all edges and corners rounded by `radius`, centred in x and y, its bottom at `bottom_z`
+    (appliances, locks, toast)."""
     half = np.asarray(extents, dtype=float) / 2
     radius = float(min(radius, *half))
     grid = np.linspace(-1, 1, 2 * steps)  # an even count keeps every vertex off the mid-planes
     u, v = np.meshgrid(grid, grid, indexing="ij")
     n = len(grid)
-    quads = [(i * n + j, (i + 1) * n + j, (i + 1) * n + j + 1, i * n + j + 1) for i in range(n - 1) for j in range(n - 1)]
+    cells = [(i, j) for i in range(n - 1) for j in range(n - 1)]
+    quads = [(i * n + j, (i + 1) * n + j, (i + 1) * n + j + 1, i * n + j + 1) for i, j in cells]
     vertices, faces = [], []
     for axis in range(3):
         for sign in (1.0, -1.0):
@@ -278,7 +282,8 @@ def _ear_clip(outline: np.ndarray) -> list[tuple[int, int, int]]:
 
 
 def extrude_polygon(outline: Sequence[Sequence[float]], depth: float) -> trimesh.Trimesh:
-    """Any simple x–y polygon, concave too (unlike `extrude`), as a solid from z = 0 up to `depth` (wrench jaws, blades).
+    """Any simple x–y polygon, concave too (unlike `extrude`), as a solid from z = 0 up to `depth`
+    (wrench jaws, blades, claws).
 
     Either winding is accepted. UVs map the outline's bounding box to 0..1, a plan-view texture on the caps.
     """
@@ -357,7 +362,8 @@ def smooth_path(points: Sequence[Sequence[float]], samples: int = 6) -> np.ndarr
     t = np.linspace(0, 1, samples, endpoint=False)[:, None]
     out = []
     for p0, p1, p2, p3 in zip(padded[:-3], padded[1:-2], padded[2:-1], padded[3:]):
-        out.append(0.5 * (2 * p1 + (p2 - p0) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t**2 + (3 * p1 - p0 - 3 * p2 + p3) * t**3))
+        a, b, c = p2 - p0, 2 * p0 - 5 * p1 + 4 * p2 - p3, 3 * p1 - p0 - 3 * p2 + p3
+        out.append(0.5 * (2 * p1 + a * t + b * t**2 + c * t**3))
     return np.vstack(out + [pts[-1:]])
 
 

@@ -49,8 +49,13 @@ def basketball() -> list[Part]:
     turn = (18, 0, 28)
     ball = moved(uv_sphere(radius, 24, 48), rotate_deg=turn)
     seam_material = Material("seam", (0.03, 0.02, 0.02), roughness=0.6)
-    return [Part("ball", ball, Material("orange leather", (1, 1, 1), roughness=0.75, texture=_pebbled((214, 92, 26), 14, 3)))] + [
-        Part(f"seam {i}", loop(_tilted(curve * radius, turn), radius * 0.022, 8), seam_material) for i, curve in enumerate(seams)
+    return [
+        Part(
+            "ball", ball, Material("orange leather", (1, 1, 1), roughness=0.75, texture=_pebbled((214, 92, 26), 14, 3))
+        )
+    ] + [
+        Part(f"seam {i}", loop(_tilted(curve * radius, turn), radius * 0.022, 8), seam_material)
+        for i, curve in enumerate(seams)
     ]
 
 
@@ -59,11 +64,21 @@ def tennis_ball() -> list[Part]:
     radius = 0.0335
     t = np.linspace(0, 2 * np.pi, 120, endpoint=False)
     a, b = 0.72, 0.28  # a + b = 1 keeps the curve on the unit sphere
-    seam = np.c_[a * np.cos(t) + b * np.cos(3 * t), a * np.sin(t) - b * np.sin(3 * t), 2 * np.sqrt(a * b) * np.sin(2 * t)]
+    seam = np.c_[
+        a * np.cos(t) + b * np.cos(3 * t), a * np.sin(t) - b * np.sin(3 * t), 2 * np.sqrt(a * b) * np.sin(2 * t)
+    ]
     turn = (70, 0, 20)
     return [
-        Part("ball", uv_sphere(radius, 20, 40), Material("felt", (1, 1, 1), roughness=1.0, texture=_pebbled((212, 236, 48), 16, 5))),
-        Part("seam", loop(_tilted(seam * radius, turn), radius * 0.035, 8), Material("seam", (0.96, 0.96, 0.92), roughness=0.8)),
+        Part(
+            "ball",
+            uv_sphere(radius, 20, 40),
+            Material("felt", (1, 1, 1), roughness=1.0, texture=_pebbled((212, 236, 48), 16, 5)),
+        ),
+        Part(
+            "seam",
+            loop(_tilted(seam * radius, turn), radius * 0.035, 8),
+            Material("seam", (0.96, 0.96, 0.92), roughness=0.8),
+        ),
     ]
 
 
@@ -80,14 +95,25 @@ def teddy_bear() -> list[Part]:
     ]
     for side in (-1, 1):
         parts += [
-            Part(f"eye {side:+d}", moved(ellipsoid((0.0075, 0.006, 0.0075), 2), (side * 0.024, -0.058, 0.232)), BLACK_GLOSS),
+            Part(
+                f"eye {side:+d}",
+                moved(ellipsoid((0.0075, 0.006, 0.0075), 2), (side * 0.024, -0.058, 0.232)),
+                BLACK_GLOSS,
+            ),
             Part(f"ear {side:+d}", moved(ellipsoid((0.024, 0.013, 0.024)), (side * 0.048, -0.006, 0.262)), fur),
-            Part(f"inner ear {side:+d}", moved(ellipsoid((0.014, 0.006, 0.014), 2), (side * 0.048, -0.016, 0.26)), pale),
+            Part(
+                f"inner ear {side:+d}", moved(ellipsoid((0.014, 0.006, 0.014), 2), (side * 0.048, -0.016, 0.26)), pale
+            ),
             Part(f"arm {side:+d}", limb((side * 0.06, -0.015, 0.14), (side * 0.08, -0.045, 0.085), 0.025), fur),
             Part(f"leg {side:+d}", limb((side * 0.042, -0.03, 0.035), (side * 0.058, -0.1, 0.032), 0.03), fur),
-            Part(f"foot pad {side:+d}", moved(ellipsoid((0.022, 0.006, 0.024), 2), (side * 0.058, -0.128, 0.034)), pale),
-            Part(f"bow loop {side:+d}", moved(ellipsoid((0.022, 0.008, 0.014), 2), (side * 0.02, -0.058, 0.157), (0, side * 15, 0)),
-                 Material("red ribbon", (0.78, 0.05, 0.08), roughness=0.4)),
+            Part(
+                f"foot pad {side:+d}", moved(ellipsoid((0.022, 0.006, 0.024), 2), (side * 0.058, -0.128, 0.034)), pale
+            ),
+            Part(
+                f"bow loop {side:+d}",
+                moved(ellipsoid((0.022, 0.008, 0.014), 2), (side * 0.02, -0.058, 0.157), (0, side * 15, 0)),
+                Material("red ribbon", (0.78, 0.05, 0.08), roughness=0.4),
+            ),
         ]
     knot = moved(ellipsoid((0.009, 0.008, 0.01), 2), (0, -0.063, 0.157))
     return parts + [Part("bow knot", knot, Material("red ribbon", (0.78, 0.05, 0.08), roughness=0.4))]
@@ -101,11 +127,19 @@ def rubber_duck() -> list[Part]:
         ("body", moved(ellipsoid((0.05, 0.038, 0.03)), (0, 0, 0.03)), yellow),
         ("tail", moved(ellipsoid((0.022, 0.018, 0.012), 2), (0.043, 0, 0.048), (0, -35, 0)), yellow),
         ("head", moved(ellipsoid((0.026, 0.025, 0.025)), (-0.026, 0, 0.074)), yellow),
-        ("beak", moved(ellipsoid((0.018, 0.013, 0.0055), 2), (-0.052, 0, 0.069), (0, 8, 0)), Material("orange beak", (1.0, 0.4, 0.02), roughness=0.3)),
+        (
+            "beak",
+            moved(ellipsoid((0.018, 0.013, 0.0055), 2), (-0.052, 0, 0.069), (0, 8, 0)),
+            Material("orange beak", (1.0, 0.4, 0.02), roughness=0.3),
+        ),
     ]
     for side in (-1, 1):
         pieces += [
-            (f"wing {side:+d}", moved(ellipsoid((0.026, 0.008, 0.014), 2), (0.006, side * 0.034, 0.038), (side * 12, -15, 0)), yellow),
+            (
+                f"wing {side:+d}",
+                moved(ellipsoid((0.026, 0.008, 0.014), 2), (0.006, side * 0.034, 0.038), (side * 12, -15, 0)),
+                yellow,
+            ),
             (f"eye {side:+d}", moved(ellipsoid((0.0052, 0.004, 0.006), 2), (-0.041, side * 0.017, 0.083)), BLACK_GLOSS),
         ]
     return [Part(name, moved(mesh, rotate_deg=pose), material) for name, mesh, material in pieces]
@@ -117,16 +151,62 @@ def trophy() -> list[Part]:
     plinth = box((0.12, 0.12, 0.05))
     step = box((0.09, 0.09, 0.02), bottom_z=0.05)
     plaque = box((0.07, 0.002, 0.025), bottom_z=0.0125)
-    stem = lathe([(0, 0.07), (0.035, 0.07), (0.033, 0.078), (0.012, 0.09), (0.008, 0.115), (0.016, 0.125), (0.008, 0.135),
-                  (0.008, 0.15), (0.02, 0.165), (0, 0.168)], 32)
-    cup = lathe([(0, 0.16), (0.03, 0.165), (0.05, 0.19), (0.062, 0.23), (0.068, 0.27), (0.072, 0.285), (0.068, 0.287),
-                 (0.063, 0.27), (0.057, 0.23), (0.045, 0.195), (0, 0.185)], 40)
-    handles = [tube(smooth_path([(side * 0.06, 0, 0.265), (side * 0.1, 0, 0.262), (side * 0.102, 0, 0.225), (side * 0.075, 0, 0.195),
-                                 (side * 0.045, 0, 0.188)], 5), 0.0055, 12) for side in (-1, 1)]
+    stem = lathe(
+        [
+            (0, 0.07),
+            (0.035, 0.07),
+            (0.033, 0.078),
+            (0.012, 0.09),
+            (0.008, 0.115),
+            (0.016, 0.125),
+            (0.008, 0.135),
+            (0.008, 0.15),
+            (0.02, 0.165),
+            (0, 0.168),
+        ],
+        32,
+    )
+    cup = lathe(
+        [
+            (0, 0.16),
+            (0.03, 0.165),
+            (0.05, 0.19),
+            (0.062, 0.23),
+            (0.068, 0.27),
+            (0.072, 0.285),
+            (0.068, 0.287),
+            (0.063, 0.27),
+            (0.057, 0.23),
+            (0.045, 0.195),
+            (0, 0.185),
+        ],
+        40,
+    )
+    handles = [
+        tube(
+            smooth_path(
+                [
+                    (side * 0.06, 0, 0.265),
+                    (side * 0.1, 0, 0.262),
+                    (side * 0.102, 0, 0.225),
+                    (side * 0.075, 0, 0.195),
+                    (side * 0.045, 0, 0.188),
+                ],
+                5,
+            ),
+            0.0055,
+            12,
+        )
+        for side in (-1, 1)
+    ]
     return [
         Part("plinth", plinth, Material("black marble", (0.03, 0.03, 0.035), roughness=0.15)),
         Part("step", step, Material("black marble", (0.03, 0.03, 0.035), roughness=0.15)),
-        Part("plaque", moved(plaque, (0, -0.061, 0)), Material("brass plaque", (0.85, 0.65, 0.3), roughness=0.3, metallic=1.0)),
+        Part(
+            "plaque",
+            moved(plaque, (0, -0.061, 0)),
+            Material("brass plaque", (0.85, 0.65, 0.3), roughness=0.3, metallic=1.0),
+        ),
         Part("stem", stem, gold),
         Part("cup", cup, gold),
         *[Part(f"handle {i}", h, gold) for i, h in enumerate(handles)],
