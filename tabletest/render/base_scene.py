@@ -22,7 +22,6 @@ def build(config: Config) -> bpy.types.Object:
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     _table(config)
-    _backdrop()
     _lights(config)
     _world(config.lighting.ambient_strength)
     camera = _camera(config)
@@ -43,25 +42,25 @@ def _material(name: str, color: tuple[float, float, float, float], roughness: fl
 
 
 def _wood(color: tuple[float, float, float]) -> bpy.types.Material:
-    """Procedural wood: stretched noise bands mixing a light and a dark tone of the base colour."""
-    base = (*color, 1.0)
-    mat = _material("table_wood", base, 0.45)
+    """Procedural wood: noise streaks stretched along x (the grain), between a dark and a light tone."""
+    mat = _material("table_wood", (*color, 1.0), 0.45)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     coord = nodes.new("ShaderNodeTexCoord")
     mapping = nodes.new("ShaderNodeMapping")
-    mapping.inputs["Scale"].default_value = (0.15, 1.0, 1.0)  # long grain running along x
-    wave = nodes.new("ShaderNodeTexWave")
-    wave.wave_type = "BANDS"
-    wave.bands_direction = "Y"
-    wave.inputs["Scale"].default_value = 9.0
-    wave.inputs["Distortion"].default_value = 1.5
-    wave.inputs["Detail"].default_value = 2.0
+    mapping.inputs["Scale"].default_value = (0.04, 1.0, 1.0)  # slow along x, fast across: long grain
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = 14.0
+    noise.inputs["Detail"].default_value = 6.0
+    noise.inputs["Roughness"].default_value = 0.6
+    noise.inputs["Distortion"].default_value = 0.8
     ramp = nodes.new("ShaderNodeValToRGB")
-    ramp.color_ramp.elements[0].color = tuple(c * 0.7 for c in color) + (1.0,)
-    ramp.color_ramp.elements[1].color = tuple(min(1.0, c * 1.15) for c in color) + (1.0,)
+    ramp.color_ramp.elements[0].position = 0.35
+    ramp.color_ramp.elements[0].color = tuple(c * 0.6 for c in color) + (1.0,)
+    ramp.color_ramp.elements[1].position = 0.7
+    ramp.color_ramp.elements[1].color = tuple(min(1.0, c * 1.2) for c in color) + (1.0,)
     links.new(coord.outputs["Object"], mapping.inputs["Vector"])
-    links.new(mapping.outputs["Vector"], wave.inputs["Vector"])
-    links.new(wave.outputs["Fac"], ramp.inputs["Fac"])
+    links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
+    links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
     links.new(ramp.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
     return mat
 
@@ -89,17 +88,6 @@ def _table(config: Config) -> None:
             obj.data.materials.append(leg_mat)
 
 
-def _backdrop() -> None:
-    """A floor and a wall far enough behind that the frame shows only neutral grey around the table."""
-    mat = _material("backdrop", BACKDROP_GREY, 0.9)
-    bpy.ops.mesh.primitive_plane_add(size=30.0, location=(0, 0, 0))
-    bpy.context.active_object.name = "floor"
-    bpy.context.active_object.data.materials.append(mat)
-    bpy.ops.mesh.primitive_plane_add(size=30.0, location=(0, 4.0, 0), rotation=(math.radians(90), 0, 0))
-    bpy.context.active_object.name = "wall"
-    bpy.context.active_object.data.materials.append(mat)
-
-
 def _area_light(name: str, power: float, location: tuple[float, float, float], size: float) -> None:
     data = bpy.data.lights.new(name, "AREA")
     data.energy = power
@@ -118,11 +106,27 @@ def _lights(config: Config) -> None:
 
 
 def _world(strength: float) -> None:
+    """Soft ambient light for the scene, and a plain neutral backdrop for the camera.
+
+    The backdrop is the world as seen by camera rays only, so it costs no path tracing (most of
+    the frame) and adds no light; everything else sees the dimmer ambient sky.
+    """
     world = bpy.data.worlds.new("ambient")
     world.use_nodes = True
-    background = world.node_tree.nodes["Background"]
-    background.inputs["Color"].default_value = (0.8, 0.82, 0.85, 1.0)
-    background.inputs["Strength"].default_value = strength
+    world.color = BACKDROP_GREY[:3]  # what Workbench shows
+    nodes, links = world.node_tree.nodes, world.node_tree.links
+    ambient = nodes["Background"]
+    ambient.inputs["Color"].default_value = (0.8, 0.82, 0.85, 1.0)
+    ambient.inputs["Strength"].default_value = strength
+    backdrop = nodes.new("ShaderNodeBackground")
+    backdrop.inputs["Color"].default_value = BACKDROP_GREY
+    backdrop.inputs["Strength"].default_value = 1.0
+    is_camera = nodes.new("ShaderNodeLightPath")
+    mix = nodes.new("ShaderNodeMixShader")
+    links.new(is_camera.outputs["Is Camera Ray"], mix.inputs["Fac"])
+    links.new(ambient.outputs["Background"], mix.inputs[1])
+    links.new(backdrop.outputs["Background"], mix.inputs[2])
+    links.new(mix.outputs["Shader"], nodes["World Output"].inputs["Surface"])
     bpy.context.scene.world = world
 
 
