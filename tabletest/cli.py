@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tabletest import __version__
+from tabletest.assets.cli import assets_app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.options import CatalogOpt
@@ -44,6 +45,7 @@ def catalog(catalog: CatalogOpt = None) -> None:
 
 
 app.command()(vignettes)
+app.add_typer(assets_app, name="assets")
 
 
 def main() -> None:

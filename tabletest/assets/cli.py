@@ -2,6 +2,99 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, load_manifest
+from tabletest.config import load_catalog
+from tabletest.layout.selection import parse_only
+from tabletest.options import CatalogOpt
 
 assets_app = typer.Typer(help="Build, fetch, import, list, check and show the object models.", no_args_is_help=True)
+
+NamesOpt = Annotated[
+    Optional[str], typer.Option("--only", help="Comma-separated object names (default: every catalog object).")
+]
+AssetsOpt = Annotated[Path, typer.Option("--assets", help="Assets folder holding manifest.json and the GLBs.")]
+
+
+@assets_app.command()
+def build(
+    only: NamesOpt = None,
+    out: Annotated[Path, typer.Option("--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Build the objects procedurally (the built-in library); other manifest entries are kept."""
+    from tabletest.assets.builtin.build import build_assets
+
+    cat = load_catalog(catalog)
+    names = parse_only(only)
+    start = time.perf_counter()
+    count = 0
+
+    def report(entry) -> None:
+        nonlocal count
+        count += 1
+        typer.echo(f"  {entry.name:<14} {entry.triangles:>6} triangles  {entry.file}", err=True)
+
+    build_assets(cat, out, names, jobs, progress=report)
+    typer.echo(f"built {count} objects into {out} in {time.perf_counter() - start:.1f} s", err=True)
+
+
+@assets_app.command("list")
+def list_assets(assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog: CatalogOpt = None) -> None:
+    """List what is built, from the manifest, in catalog order; say which catalog objects are missing."""
+    cat = load_catalog(catalog)
+    manifest = load_manifest(assets)
+    table = Table(title=f"{assets}/manifest.json")
+    for column in ("name", "source", "size x×y×z (m)", "triangles", "materials", "file"):
+        table.add_column(column, justify="right" if column in {"triangles", "materials"} else "left")
+    for name in [n for n in cat.names if n in manifest.objects] + sorted(set(manifest.objects) - set(cat.names)):
+        e = manifest.objects[name]
+        size = "×".join(f"{v:.3f}" for v in e.size_m)
+        table.add_row(name, e.source, size, str(e.triangles), str(len(e.materials)), e.file)
+    Console().print(table)
+    missing = [n for n in cat.names if n not in manifest.objects]
+    if missing:
+        typer.echo(f"{len(missing)} catalog objects not built: {', '.join(missing)}; run `tabletest assets build`", err=True)
+
+
+@assets_app.command()
+def check(only: NamesOpt = None, assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog: CatalogOpt = None) -> None:
+    """Verify every model: present, pinned bytes, loads, finite geometry, catalog size, canonical frame."""
+    from tabletest.assets.check import check_assets
+
+    cat = load_catalog(catalog)
+    names = parse_only(only)
+    problems = check_assets(cat, assets, names)
+    for problem in problems:
+        typer.echo(f"error: {problem}", err=True)
+    checked = len(cat) if names is None else len(set(names))
+    if problems:
+        typer.echo(f"{len({p.name for p in problems})} of {checked} objects have problems", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"all {checked} objects OK in {assets}")
+
+
+@assets_app.command()
+def sheet(
+    out: Annotated[Path, typer.Argument(help="PNG file to write.")],
+    only: NamesOpt = None,
+    assets: AssetsOpt = DEFAULT_ASSETS_DIR,
+    cell: Annotated[int, typer.Option("--cell", min=16, help="Pixels per object render.")] = 256,
+    columns: Annotated[Optional[int], typer.Option("--columns", min=1, help="Grid columns (default: square).")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Render a labelled contact sheet, each object alone in three-quarter view (Blender Workbench)."""
+    from tabletest.render.sheet import render_sheet
+
+    cat = load_catalog(catalog)
+    start = time.perf_counter()
+    render_sheet(cat, assets, out, parse_only(only), cell, columns)
+    typer.echo(f"wrote {out} in {time.perf_counter() - start:.1f} s", err=True)

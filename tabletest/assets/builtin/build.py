@@ -1,0 +1,100 @@
+"""Build the built-in library: run each catalog object's recipe, normalise it to the canonical frame,
+write `<slug>.glb` atomically and record it in the manifest.
+
+Output is byte-identical on a rerun: recipes are deterministic, parts keep their order and get
+unique node names, and the manifest is saved sorted. Objects build in parallel processes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import trimesh
+
+from tabletest.assets import canonical
+from tabletest.assets.builtin.parts import Part
+from tabletest.assets.builtin.recipes import RECIPES
+from tabletest.assets.manifest import AssetEntry, Manifest, load_manifest, save_manifest
+from tabletest.assets.store import store_asset
+from tabletest.config import Catalog, CatalogObject
+from tabletest.errors import UserError
+
+MAX_TRIANGLES = 50_000
+
+
+def part_scene(parts: Sequence[Part]) -> trimesh.Scene:
+    """The parts as one scene, one node each; a repeated part name gets a suffix so no part is lost."""
+    scene = trimesh.Scene()
+    seen: dict[str, int] = {}
+    for part in parts:
+        count = seen.get(part.name, 0)
+        seen[part.name] = count + 1
+        name = part.name if count == 0 else f"{part.name}.{count}"
+        scene.add_geometry(part.textured_mesh(), node_name=name, geom_name=name)
+    return scene
+
+
+def canonical_scene(obj: CatalogObject) -> trimesh.Scene:
+    """One catalog object built from its recipe, in the canonical frame at its catalog size."""
+    parts = RECIPES[obj.name]()
+    triangles = sum(len(p.mesh.faces) for p in parts)
+    if triangles > MAX_TRIANGLES:
+        raise ValueError(f"recipe {obj.name!r} makes {triangles} triangles, more than {MAX_TRIANGLES}")
+    return canonical.to_canonical(canonical.bake(part_scene(parts)), obj.size_m, obj.yaw_deg)
+
+
+def _build_one(obj: CatalogObject, out_dir: Path) -> AssetEntry:
+    """Build, write and describe one object (runs in a worker process)."""
+    return store_asset(out_dir, obj.name, obj.slug, canonical_scene(obj), "builtin")
+
+
+def select(catalog: Catalog, only: Sequence[str] | None) -> list[CatalogObject]:
+    """The catalog objects to build, in catalog order; an unknown name or one without a recipe is refused."""
+    if only is None:
+        objects = list(catalog.objects)
+    else:
+        wanted = {catalog.index_of(name) for name in only}
+        objects = [catalog.objects[i] for i in sorted(wanted)]
+    missing = [o.name for o in objects if o.name not in RECIPES]
+    if missing:
+        raise UserError(
+            f"no built-in recipe for {', '.join(repr(n) for n in missing)}; "
+            "add one under tabletest/assets/builtin/recipes/ or get the model from another source"
+        )
+    return objects
+
+
+def build_assets(
+    catalog: Catalog,
+    out_dir: Path,
+    only: Sequence[str] | None = None,
+    jobs: int | None = None,
+    progress: Callable[[AssetEntry], None] | None = None,
+) -> Manifest:
+    """Build the selected objects into `out_dir` and update its manifest (other entries are kept).
+
+    The manifest is saved even when a recipe fails, so it always lists exactly the files written.
+    """
+    objects = select(catalog, only)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    manifest = load_manifest(out_dir)
+    try:
+        for entry in _built(objects, out_dir, max(1, min(jobs or os.cpu_count() or 1, len(objects)))):
+            manifest.objects[entry.name] = entry
+            if progress:
+                progress(entry)
+    finally:
+        save_manifest(out_dir, manifest)
+    return manifest
+
+
+def _built(objects: list[CatalogObject], out_dir: Path, jobs: int) -> Iterator[AssetEntry]:
+    if jobs == 1:
+        yield from (_build_one(obj, out_dir) for obj in objects)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(_build_one, objects, [out_dir] * len(objects))

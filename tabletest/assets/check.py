@@ -1,0 +1,84 @@
+"""Verify an assets folder against the catalog, whatever the models' source: every selected object has
+a manifest entry and a file with the pinned bytes that loads, has finite geometry, the catalog size
+and the canonical frame (+Z up, resting on z = 0, footprint centred)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tabletest.assets.canonical import load_world
+from tabletest.assets.manifest import MANIFEST_NAME, AssetEntry, load_manifest, sha256_of
+from tabletest.config import Catalog, CatalogObject
+from tabletest.errors import UserError
+
+TOLERANCE = 0.01  # of the catalog size: extent, height of the lowest point, offset of the footprint centre
+
+_REMAKE = {
+    "builtin": 'rebuild it with `tabletest assets build --only "{name}"`',
+    "objaverse": 'fetch it again with `tabletest assets fetch --only "{name}"`',
+    "dir": "import it again from your folder with `tabletest assets import`",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one object, and how to fix it."""
+
+    name: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.message}"
+
+
+def check_assets(catalog: Catalog, assets_dir: Path, only: Sequence[str] | None = None) -> list[Problem]:
+    """Every problem found with the selected catalog objects (all of them by default), in catalog order."""
+    assets_dir = Path(assets_dir)
+    if not (assets_dir / MANIFEST_NAME).is_file():
+        raise UserError(f"no {MANIFEST_NAME} in {assets_dir}: build the models with `tabletest assets build --out {assets_dir}`")
+    manifest = load_manifest(assets_dir)
+    objects = catalog.objects if only is None else [catalog.by_name(n) for n in dict.fromkeys(only)]
+    problems: list[Problem] = []
+    for obj in objects:
+        entry = manifest.objects.get(obj.name)
+        if entry is None:
+            build = f'`tabletest assets build --only "{obj.name}"`'
+            problems.append(Problem(obj.name, f"not in {assets_dir}/manifest.json; build it with {build} (or fetch/import it)"))
+        else:
+            problems += [Problem(obj.name, m) for m in _check_entry(obj, entry, assets_dir)]
+    return problems
+
+
+def _check_entry(obj: CatalogObject, entry: AssetEntry, assets_dir: Path) -> list[str]:
+    path = assets_dir / entry.file
+    fix = _REMAKE[entry.source].format(name=obj.name)
+    if not path.is_file():
+        return [f"file {path} is missing; {fix}"]
+    try:
+        scene = load_world(path)
+    except Exception as err:  # any reader failure means the same thing: the file is broken
+        return [f"{path} does not load as a GLB ({type(err).__name__}: {err}); {fix}"]
+    vertices = [g.vertices for g in scene.geometry.values() if len(getattr(g, "faces", ())) > 0]
+    if not vertices:
+        return [f"{path} has no geometry; {fix}"]
+    points = np.concatenate(vertices)
+    if not np.all(np.isfinite(points)):
+        return [f"{path} has non-finite coordinates; {fix}"]
+    problems = []
+    if sha256_of(path) != entry.sha256:
+        problems.append(f"{path} differs from the bytes pinned in manifest.json (sha256); {fix}")
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    size, tol = obj.size_m, TOLERANCE * obj.size_m
+    extent = float(np.max(hi - lo))
+    if abs(extent - size) > tol:
+        problems.append(f"largest extent {extent:.4f} m is not the catalog's {size} m (±1%); {fix}")
+    if abs(lo[2]) > tol:
+        problems.append(f"lowest point at z = {lo[2]:.4f} m, not resting on z = 0; {fix}")
+    centre = (lo[:2] + hi[:2]) / 2
+    if np.max(np.abs(centre)) > tol:
+        problems.append(f"footprint centred at ({centre[0]:.4f}, {centre[1]:.4f}) m, not on the origin; {fix}")
+    return problems

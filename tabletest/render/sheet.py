@@ -1,0 +1,88 @@
+"""A labelled contact sheet of built models: each object rendered alone by a Blender subprocess
+(`sheet_worker`), then laid out in a grid with its name under it (PIL).
+
+Blender runs in its own process so the caller never imports bpy and its console output is captured;
+on failure the last lines of that output are shown.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+from tabletest.assets.manifest import load_manifest
+from tabletest.config import Catalog
+from tabletest.errors import UserError
+
+BACKGROUND = (236, 236, 232)
+LABEL_COLOR = (30, 30, 30)
+TAIL_LINES = 15
+
+
+def render_sheet(
+    catalog: Catalog,
+    assets_dir: Path,
+    out_png: Path,
+    only: Sequence[str] | None = None,
+    cell: int = 256,
+    columns: int | None = None,
+) -> Path:
+    """Render the selected objects (all catalog objects by default) into one PNG grid at `out_png`."""
+    names = list(catalog.names) if only is None else [catalog.by_name(n).name for n in only]
+    names = list(dict.fromkeys(names))
+    manifest = load_manifest(assets_dir)
+    missing = [n for n in names if n not in manifest.objects]
+    if missing:
+        listed = ",".join(missing)
+        build = f"tabletest assets build --out {assets_dir}" + (f' --only "{listed}"' if only else "")
+        shown = listed if len(missing) <= 5 else f"{len(missing)} objects ({','.join(missing[:5])}, ...)"
+        raise UserError(f"not built in {assets_dir}: {shown}; run `{build}` first")
+    with tempfile.TemporaryDirectory(prefix="tabletest-sheet-") as tmp:
+        items = [
+            {"glb": str((Path(assets_dir) / manifest.objects[n].file).resolve()), "png": str(Path(tmp) / f"{i:03d}.png")}
+            for i, n in enumerate(names)
+        ]
+        job = Path(tmp) / "job.json"
+        job.write_text(json.dumps({"cell": cell, "items": items}), encoding="utf-8")
+        _run_worker(job)
+        renders = [Image.open(item["png"]).convert("RGBA") for item in items]
+        sheet = compose(renders, names, cell, columns)
+    out_png = Path(out_png)
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    tmp_png = out_png.with_name(f".{out_png.name}.tmp")
+    sheet.save(tmp_png, format="PNG", optimize=True)
+    tmp_png.replace(out_png)
+    return out_png
+
+
+def _run_worker(job: Path) -> None:
+    command = [sys.executable, "-m", "tabletest.render.sheet_worker", str(job)]
+    result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    if result.returncode != 0:
+        tail = (result.stdout + result.stderr).strip().splitlines()[-TAIL_LINES:]
+        raise UserError(
+            f"Blender failed to render the sheet (exit {result.returncode}); check that bpy imports "
+            f"(`python -c 'import bpy'`) and the GLBs pass `tabletest assets check`. Last lines:\n" + "\n".join(tail)
+        )
+
+
+def compose(renders: Sequence[Image.Image], names: Sequence[str], cell: int, columns: int | None = None) -> Image.Image:
+    """Lay renders out left to right, top to bottom, each over its name."""
+    columns = columns or max(1, math.ceil(math.sqrt(len(renders))))
+    rows = math.ceil(len(renders) / columns)
+    font = ImageFont.load_default(size=max(8, cell // 12))
+    label_h = int(font.size * 1.5)
+    sheet = Image.new("RGB", (columns * cell, rows * (cell + label_h)), BACKGROUND)
+    draw = ImageDraw.Draw(sheet)
+    for i, (render, name) in enumerate(zip(renders, names)):
+        x, y = (i % columns) * cell, (i // columns) * (cell + label_h)
+        sheet.paste(render, (x, y), render)
+        draw.text((x + cell / 2, y + cell + label_h / 2), name, fill=LABEL_COLOR, font=font, anchor="mm")
+    return sheet

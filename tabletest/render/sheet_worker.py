@@ -1,0 +1,102 @@
+"""Blender side of the contact sheet: render each GLB alone, three-quarter view, Workbench, transparent.
+
+Run as `python -m tabletest.render.sheet_worker JOB.json` by `tabletest.render.sheet`, never imported
+by the CLI. JOB.json: {"cell": pixels, "items": [{"glb": path, "png": path}, ...]}. The helpers
+(`reset_scene`, `import_glb`, `world_bounds`, `aim_three_quarter`) are reusable by other bpy workers.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import bpy
+from mathutils import Vector
+
+AZIMUTH_DEG = 35.0  # to the right of the front (−Y) direction
+ELEVATION_DEG = 22.0
+LENS_MM, SENSOR_MM = 50.0, 36.0
+
+
+def reset_scene() -> bpy.types.Scene:
+    """An empty scene; script auto-execution stays off, so nothing inside a loaded file ever runs."""
+    bpy.context.preferences.filepaths.use_scripts_auto_execute = False
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    return bpy.context.scene
+
+
+def clear_objects(scene: bpy.types.Scene) -> None:
+    """Remove every object except cameras, and the data they leave behind, keeping the scene set up."""
+    for obj in list(scene.objects):
+        if obj.type != "CAMERA":
+            bpy.data.objects.remove(obj, do_unlink=True)
+    bpy.data.orphans_purge(do_recursive=True)
+
+
+def import_glb(path: str) -> list[bpy.types.Object]:
+    """Import a GLB (glTF +Y up) into Blender's +Z-up world; return the new mesh objects."""
+    before = set(bpy.data.objects)
+    bpy.ops.import_scene.gltf(filepath=path)
+    return [o for o in bpy.data.objects if o not in before and o.type == "MESH"]
+
+
+def world_bounds(objects: list[bpy.types.Object]) -> tuple[Vector, Vector]:
+    corners = [o.matrix_world @ Vector(c) for o in objects for c in o.bound_box]
+    lo = Vector([min(c[i] for c in corners) for i in range(3)])
+    hi = Vector([max(c[i] for c in corners) for i in range(3)])
+    return lo, hi
+
+
+def aim_three_quarter(camera: bpy.types.Object, lo: Vector, hi: Vector, margin: float = 1.04) -> None:
+    """Place the camera front-right and above the box so its bounding sphere just fills the frame."""
+    centre, radius = (lo + hi) / 2, (hi - lo).length / 2
+    half_fov = math.atan(SENSOR_MM / 2 / LENS_MM)
+    distance = margin * radius / math.sin(half_fov)
+    az, el = math.radians(AZIMUTH_DEG), math.radians(ELEVATION_DEG)
+    direction = Vector((math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)))
+    camera.location = centre + distance * direction
+    camera.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
+    camera.data.clip_start, camera.data.clip_end = distance / 100, distance * 10
+
+
+def setup_workbench(scene: bpy.types.Scene, pixels: int) -> bpy.types.Object:
+    """Solid shading with material/texture colours, studio light, plain sRGB, transparent film."""
+    scene.render.engine = "BLENDER_WORKBENCH"
+    shading = scene.display.shading
+    shading.light = "STUDIO"
+    shading.color_type = "TEXTURE"  # image textures where a part has one, the material colour elsewhere
+    shading.show_cavity = True
+    shading.cavity_type = "WORLD"
+    scene.view_settings.view_transform = "Standard"
+    scene.render.film_transparent = True
+    scene.render.resolution_x = scene.render.resolution_y = pixels
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.color_mode = "RGBA"
+    camera = bpy.data.objects.new("sheet_camera", bpy.data.cameras.new("sheet_camera"))
+    camera.data.lens, camera.data.sensor_width = LENS_MM, SENSOR_MM
+    scene.collection.objects.link(camera)
+    scene.camera = camera
+    return camera
+
+
+def render_items(job: dict) -> None:
+    scene = reset_scene()
+    camera = setup_workbench(scene, int(job["cell"]))
+    for item in job["items"]:
+        clear_objects(scene)
+        try:
+            objects = import_glb(item["glb"])
+        except RuntimeError as err:
+            raise SystemExit(f"error: {item['glb']} does not import: {str(err).strip()}") from None
+        if not objects:
+            raise SystemExit(f"error: {item['glb']} has no mesh")
+        aim_three_quarter(camera, *world_bounds(objects))
+        scene.render.filepath = item["png"]
+        bpy.ops.render.render(write_still=True)
+        print(f"rendered {item['glb']}", flush=True)
+
+
+if __name__ == "__main__":
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        render_items(json.load(fh))

@@ -1,0 +1,139 @@
+"""The built-in procedural library: every catalog object builds, in the canonical frame at its catalog
+size, with more than one colour, byte-identically on a rerun; `assets check` catches broken files;
+`--only` refuses unknown names; the contact sheet renders in a Blender subprocess."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from tabletest.assets.builtin.build import MAX_TRIANGLES, build_assets
+from tabletest.assets.canonical import load_world
+from tabletest.assets.check import TOLERANCE, check_assets
+from tabletest.assets.cli import assets_app
+from tabletest.assets.manifest import MANIFEST_NAME, load_manifest
+from tabletest.config import load_catalog, unknown_name_message
+from tabletest.errors import UserError
+from tabletest.render.sheet import BACKGROUND, render_sheet
+
+CATALOG = load_catalog()
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("assets")
+    build_assets(CATALOG, out, jobs=2)
+    return out
+
+
+@pytest.fixture
+def copy(built, tmp_path) -> Path:
+    """A private copy of the built library that a test may damage."""
+    return Path(shutil.copytree(built, tmp_path / "assets"))
+
+
+def test_every_catalog_object_is_built_with_its_manifest_entry(built):
+    manifest = load_manifest(built)
+    assert list(manifest.objects) == sorted(CATALOG.names)
+    for obj in CATALOG.objects:
+        entry = manifest.objects[obj.name]
+        assert entry.source == "builtin" and entry.uid is None
+        assert entry.file == f"{obj.slug}.glb" and (built / entry.file).stat().st_size == entry.bytes
+        assert 0 < entry.triangles <= MAX_TRIANGLES, obj.name
+
+
+def test_size_and_frame_within_tolerance(built):
+    for obj in CATALOG.objects:
+        lo, hi = load_world(built / f"{obj.slug}.glb").bounds
+        tol = TOLERANCE * obj.size_m
+        assert abs(max(hi - lo) - obj.size_m) <= tol, obj.name
+        assert abs(lo[2]) <= tol, f"{obj.name} does not rest on z = 0"
+        assert np.all(np.abs((lo[:2] + hi[:2]) / 2) <= tol), f"{obj.name} footprint is off centre"
+        assert np.allclose(load_manifest(built).objects[obj.name].bbox_m, (lo, hi), atol=1e-5), obj.name
+    assert check_assets(CATALOG, built) == []
+
+
+def test_axes_of_the_frame(built):
+    """Spot checks: a banana's length runs along X (across the camera's view), a wine bottle and a
+    pineapple stand up along +Z, a mug's handle sticks out sideways (+X), not towards the camera."""
+    extent = {n: np.ptp(load_world(built / f"{CATALOG.by_name(n).slug}.glb").bounds, axis=0) for n in ("banana", "wine bottle", "pineapple", "mug")}
+    assert np.argmax(extent["banana"]) == 0
+    assert np.argmax(extent["wine bottle"]) == 2 and np.argmax(extent["pineapple"]) == 2
+    assert extent["mug"][0] > 1.2 * extent["mug"][1]
+
+
+def test_materials_are_not_all_one_colour(built):
+    for name, entry in load_manifest(built).objects.items():
+        colours = {m.base_color for m in entry.materials}
+        assert len(colours) >= 2 or any(m.textured for m in entry.materials), name
+
+
+def test_rebuild_is_byte_identical(built, tmp_path):
+    build_assets(CATALOG, tmp_path, jobs=1)
+    for path in sorted(built.iterdir()):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_only_rebuilds_those_and_keeps_the_others(copy):
+    before = (copy / MANIFEST_NAME).read_bytes()
+    (copy / "tomato.glb").unlink()
+    result = runner.invoke(assets_app, ["build", "--only", "tomato, cake", "--out", str(copy), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert (copy / MANIFEST_NAME).read_bytes() == before
+    assert "built 2 objects" in result.output
+
+
+def test_only_with_an_unknown_name_is_refused(copy):
+    result = runner.invoke(assets_app, ["build", "--only", "tomato,tomatoe", "--out", str(copy)])
+    assert isinstance(result.exception, UserError)
+    assert str(result.exception) == unknown_name_message("tomatoe", CATALOG.names)
+    assert "did you mean 'tomato'" in str(result.exception)
+
+
+def test_check_reports_a_corrupted_and_a_missing_file_by_name_with_the_fix(copy):
+    (copy / "banana.glb").write_bytes((copy / "banana.glb").read_bytes()[:500])
+    (copy / "mug.glb").unlink()
+    shutil.copy(copy / "apple.glb", copy / "pumpkin.glb")  # loads fine, but the wrong bytes and size
+    result = runner.invoke(assets_app, ["check", "--assets", str(copy)])
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]
+    by_name = {name: [line for line in lines if line.startswith(f"error: {name}:")] for name in ("banana", "mug", "pumpkin")}
+    assert "does not load" in by_name["banana"][0] and '--only "banana"' in by_name["banana"][0]
+    assert "missing" in by_name["mug"][0] and '--only "mug"' in by_name["mug"][0]
+    assert any("sha256" in line for line in by_name["pumpkin"]) and any("largest extent" in line for line in by_name["pumpkin"])
+    assert len(lines) == sum(len(v) for v in by_name.values())
+    assert "3 of 64 objects have problems" in result.output
+
+
+def test_check_without_a_manifest_says_how_to_build(tmp_path):
+    with pytest.raises(UserError, match="tabletest assets build"):
+        check_assets(CATALOG, tmp_path)
+
+
+def test_sheet_is_a_labelled_grid_of_renders(built, tmp_path):
+    out = render_sheet(CATALOG, built, tmp_path / "sheet.png", only=["banana", "mug", "lamp"], cell=48, columns=2)
+    sheet = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    rows, label_h = 2, (sheet.shape[0] // 2) - 48
+    assert sheet.shape[1] == 2 * 48 and label_h > 0
+    for i in range(3):
+        y, x = (i // 2) * (48 + label_h), (i % 2) * 48
+        cell = sheet[y : y + 48, x : x + 48]
+        label = sheet[y + 48 : y + 48 + label_h, x : x + 48]
+        assert np.abs(cell - BACKGROUND).sum(axis=2).astype(bool).mean() > 0.05, f"cell {i} is empty"
+        assert (label.sum(axis=2) < 300).any(), f"cell {i} has no label"
+    empty = sheet[48 + label_h : 2 * 48 + label_h, 48:96]  # the fourth cell of the 2x2 grid
+    assert (empty == BACKGROUND).all()
+
+
+def test_sheet_failure_shows_blenders_last_lines(copy, tmp_path):
+    (copy / "mug.glb").write_bytes(b"glTF not really")
+    with pytest.raises(UserError, match="Blender failed to render the sheet") as err:
+        render_sheet(CATALOG, copy, tmp_path / "sheet.png", only=["mug"], cell=32)
+    assert "mug.glb" in str(err.value)
+    assert not (tmp_path / "sheet.png").exists()
