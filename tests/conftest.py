@@ -20,3 +20,14 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subpro
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def builtin_assets(tmp_path_factory) -> Path:
+    """All 64 built-in models, built once per test session."""
+    from tabletest.assets.builtin.build import build_assets
+    from tabletest.config import load_catalog
+
+    folder = tmp_path_factory.mktemp("builtin-assets")
+    build_assets(load_catalog(), folder)
+    return folder
