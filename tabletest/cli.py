@@ -13,6 +13,7 @@ from tabletest.assets.cli import assets_app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.options import CatalogOpt
+from tabletest.render.cli import render
 from tabletest.truth.cli import vignettes
 
 app = typer.Typer(
@@ -45,6 +46,7 @@ def catalog(catalog: CatalogOpt = None) -> None:
 
 
 app.command()(vignettes)
+app.command()(render)
 app.add_typer(assets_app, name="assets")
 
 
