@@ -13,7 +13,9 @@ from tabletest.assets.cli import assets_app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.options import CatalogOpt
+from tabletest.prompts.cli import prompts
 from tabletest.render.cli import render
+from tabletest.score.cli import score
 from tabletest.truth.cli import vignettes
 
 app = typer.Typer(
@@ -47,6 +49,8 @@ def catalog(catalog: CatalogOpt = None) -> None:
 
 app.command()(vignettes)
 app.command()(render)
+app.command()(prompts)
+app.command()(score)
 app.add_typer(assets_app, name="assets")
 
 

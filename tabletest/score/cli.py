@@ -1,0 +1,41 @@
+"""`tabletest score`: judge model responses against their prompts and write the report folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tabletest.config import load_catalog
+from tabletest.options import CatalogOpt
+from tabletest.score.collect import score_responses
+from tabletest.score.lexicon import load_lexicon
+from tabletest.score.report import write_report
+
+
+def score(
+    prompts: Annotated[
+        list[Path], typer.Option("--prompts", help="Prompts JSONL from `tabletest prompts` (repeatable).")
+    ],
+    responses: Annotated[
+        list[Path],
+        typer.Option(
+            "--responses",
+            help='Responses JSONL, {"qid", "response"[, "model"]} per line (repeatable; one file per model or a model field).',
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report folder: report.md, CSV files, PNG plots.")] = Path(
+        "report"
+    ),
+    synonyms: Annotated[
+        Path | None,
+        typer.Option("--synonyms", help="Extra YAML of accepted object words, added to configs/synonyms.yaml."),
+    ] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
+    lexicon = load_lexicon(load_catalog(catalog), synonyms)
+    rows = score_responses(prompts, responses, lexicon)
+    written = write_report(rows, out, {"prompts": prompts, "responses": responses})
+    typer.echo(f"scored {len(rows)} answers; wrote {written[0]} and {len(written) - 1} more files to {out}", err=True)

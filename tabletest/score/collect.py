@@ -1,0 +1,94 @@
+"""Joining responses to their queries and judging each one; bad input stops with one clear line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tabletest.errors import UserError
+from tabletest.prompts.reading import read_records, require
+from tabletest.score.judge import Outcome, judge
+from tabletest.score.lexicon import Lexicon
+
+PROMPT_FIELDS = ("qid", "scene_id", "prompt_type", "variation", "modality", "answer", "objects")
+RESPONSE_FIX = 'each line must be {"qid": ..., "response": ...}, plus "model" when a file holds several models'
+
+
+@dataclass(frozen=True)
+class Answer:
+    model: str
+    response: str
+    path: Path
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    model: str
+    qid: str
+    modality: str
+    prompt_type: int
+    unit: str  # the scene and pair: every query in a unit is logically equivalent to the others
+    object_a: str
+    variation: dict
+    outcome: Outcome
+    response: str
+
+
+def read_responses(paths: list[Path]) -> dict[str, list[Answer]]:
+    """Answers by qid. A line without `model` belongs to the model named by its file's stem."""
+    answers: dict[str, list[Answer]] = {}
+    seen: set[tuple[str, str]] = set()
+    for path in paths:
+        for line, record in read_records(path, "responses file"):
+            require(record, ("qid", "response"), path, line, RESPONSE_FIX)
+            response = record["response"]
+            if response is not None and not isinstance(response, str):
+                raise UserError(f"{path}: line {line}: 'response' must be text or null, not {type(response).__name__}")
+            model = str(record.get("model") or path.stem)
+            qid = str(record["qid"])
+            if (model, qid) in seen:
+                raise UserError(
+                    f"{path}: line {line} answers {qid!r} again for model {model!r}; keep one answer per query"
+                )
+            seen.add((model, qid))
+            answers.setdefault(qid, []).append(Answer(model, response or "", path, line))
+    if not answers:
+        raise UserError(f"the responses files ({', '.join(map(str, paths))}) hold no answers; {RESPONSE_FIX}")
+    return answers
+
+
+def score_responses(prompt_paths: list[Path], response_paths: list[Path], lexicon: Lexicon) -> list[Scored]:
+    """Judge every response; the prompts files stream, only the responses are held in memory."""
+    pending = read_responses(response_paths)
+    scored = [row for path in prompt_paths for row in _judge_file(path, pending, lexicon)]
+    if pending:
+        qid, (first, *_) = next(iter(pending.items()))
+        raise UserError(
+            f"{first.path}: line {first.line}: qid {qid!r} is in none of the prompts files given; "
+            "pass with --prompts the file these responses answer"
+        )
+    return scored
+
+
+def _judge_file(path: Path, pending: dict[str, list[Answer]], lexicon: Lexicon) -> Iterator[Scored]:
+    for line, record in read_records(path, "prompts file"):
+        require(record, PROMPT_FIELDS, path, line, "pass a file written by `tabletest prompts`")
+        answers = pending.pop(record["qid"], None)
+        if not answers:
+            continue
+        objects = record["objects"]
+        unit = f"{record['scene_id']}:{objects['A']}:{objects['B']}"
+        for answer in answers:
+            yield Scored(
+                answer.model,
+                record["qid"],
+                record["modality"],
+                record["prompt_type"],
+                unit,
+                objects["A"],
+                record["variation"],
+                judge(record, answer.response, lexicon),
+                answer.response,
+            )

@@ -1,0 +1,230 @@
+"""Judging one answer against its query's gold, the way a reader would.
+
+Every judged answer also says which world it is consistent with: the scene as it is (`true`),
+the scene with objects A and B swapped (`mirror`: the answer is coherent, only mirrored), or
+neither (None: an irrelevant relation, a misnamed object). An answer is correct exactly when its
+world is `true`; the consistency measure compares worlds across a scene's equivalent queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tabletest.prompts.templates import OPTION_HOLDS, OPTION_ROLES
+from tabletest.score.lexicon import Lexicon
+from tabletest.score.parse import FLIP, Reading
+
+SLOT_POSITION = {"left": 0, "middle": 1, "right": 2}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # correct | wrong | unparsed
+    world: str | None  # true | mirror | None (see the module docstring)
+    parsed: str  # what the answer was read as saying, for auditing
+    choice: tuple[str, str] | None = None  # prompts 2 and 3: the chosen option's relation and order (AB or BA)
+
+
+class Scene:
+    """The query's objects left to right, as they are and as they would be with A and B swapped."""
+
+    def __init__(self, record: dict):
+        self.a, self.b = record["objects"]["A"], record["objects"]["B"]
+        order = [self.a, self.b]
+        distractor = record.get("distractor")
+        if distractor:
+            order.insert(SLOT_POSITION[distractor["slot"]], distractor["name"])
+        self.names = tuple(order)
+        self.position = {n: i for i, n in enumerate(order)}
+        swap = {self.a: self.b, self.b: self.a}
+        self.mirror_position = {swap.get(n, n): i for i, n in enumerate(order)}
+
+    def world(self, left: str, right: str) -> str | None:
+        """Which world has `left` to the left of `right`."""
+        if self.position[left] < self.position[right]:
+            return "true"
+        if self.mirror_position[left] < self.mirror_position[right]:
+            return "mirror"
+        return None
+
+    def on_side(self, side: str, mirror: bool) -> str:
+        position = self.mirror_position if mirror else self.position
+        ends = sorted(position, key=position.get)
+        return ends[0] if side == "left" else ends[-1]
+
+
+def judge(record: dict, response: str | None, lexicon: Lexicon) -> Outcome:
+    if not response or not response.strip():
+        return _unparsed("empty answer")
+    scene = Scene(record)
+    return JUDGES[record["prompt_type"]](record, scene, Reading(response, lexicon, scene.names))
+
+
+def _outcome(world: str | None, parsed: str, choice: tuple[str, str] | None = None) -> Outcome:
+    return Outcome("correct" if world == "true" else "wrong", world, parsed, choice)
+
+
+def _unparsed(reason: str) -> Outcome:
+    return Outcome("unparsed", None, reason)
+
+
+def _from_worlds(worlds: set[str | None], parsed: str) -> Outcome:
+    if not worlds:
+        return _unparsed("no answer found")
+    if {"true", "mirror"} <= worlds:
+        return _unparsed("contradicts itself")
+    return _outcome(worlds.pop() if len(worlds) == 1 else None, parsed)
+
+
+def _resolve(mentioned: list[frozenset[str]]) -> list[str] | None:
+    """One object per mention, shared words settled by elimination; None if still ambiguous."""
+    chosen = [next(iter(s)) if len(s) == 1 else None for s in mentioned]
+    for i, names in enumerate(mentioned):
+        if chosen[i] is None:
+            rest = names - {c for c in chosen if c}
+            if len(rest) != 1:
+                return None
+            chosen[i] = next(iter(rest))
+    return chosen
+
+
+def _orders(reading: Reading) -> Iterator[tuple[str, str]]:
+    """(left, right) for every claim naming two different objects."""
+    for claim in reading.claims:
+        relation = claim.asserted
+        if claim.subject and claim.object and relation in FLIP:
+            names = _resolve([claim.subject, claim.object])
+            if names and names[0] != names[1]:
+                yield (names[0], names[1]) if relation == "left" else (names[1], names[0])
+
+
+def _sides(reading: Reading) -> Iterator[tuple[str, str]]:
+    """(object, side) for every `the X is on the left` claim."""
+    for claim in reading.claims:
+        relation = claim.asserted
+        if claim.side and claim.subject and relation in FLIP:
+            names = _resolve([claim.subject])
+            if names:
+                yield names[0], relation
+
+
+def _named(reading: Reading) -> list[str] | None:
+    """The objects the answer names, in order, each once; None if a shared word stays ambiguous."""
+    names = _resolve([m.names for m in reading.mentions])
+    return None if names is None else list(dict.fromkeys(names))
+
+
+def _said(left: str, right: str) -> str:
+    return f"{left} left of {right}"
+
+
+def _true_false(record: dict, scene: Scene, reading: Reading) -> Outcome:
+    if reading.verdicts:
+        said = reading.verdicts[0]
+        return _outcome("true" if said == record["answer"]["truth"] else "mirror", "true" if said else "false")
+    orders = [o for o in _orders(reading) if set(o) == {scene.a, scene.b}]
+    return _from_worlds({scene.world(*o) for o in orders}, _said(*orders[0]) if orders else "")
+
+
+def _choice(record: dict, scene: Scene, reading: Reading) -> Outcome:
+    ptype = record["prompt_type"]
+    roles = {scene.a: "A", scene.b: "B"}
+    picks = []
+    for claim in reading.claims:
+        if claim.subject and claim.object and claim.relation in FLIP and (ptype == 3 or not claim.negated):
+            names = _resolve([claim.subject, claim.object])
+            if names and names[0] != names[1] and set(names) <= roles.keys():
+                picks.append((claim.start, OPTION_ROLES.index((roles[names[0]], claim.relation, roles[names[1]]))))
+    presented = record["variation"]["option_order"]
+    picks += [(position, int(presented[number - 1])) for position, number in reading.numbers]
+    chosen = list(dict.fromkeys(index for _, index in sorted(picks)))
+    if not chosen:
+        return _unparsed("names no option")
+    if len(chosen) > 2:
+        return _unparsed("names three or more options")
+    subject, relation, _ = OPTION_ROLES[chosen[0]]
+    holds = chosen[0] in OPTION_HOLDS
+    world = "true" if holds == (ptype == 2) else "mirror"
+    order = "AB" if subject == "A" else "BA"
+    return _outcome(world, f"option {order} {relation}", (relation, order))
+
+
+def _relation_word(record: dict, scene: Scene, reading: Reading) -> Outcome:
+    """Prompts 4, 5 and 8: the relation of the query's first object to its second."""
+    x, y = record["answer"]["names"]
+    words = []
+    for claim in reading.claims:
+        relation = claim.asserted
+        named = _resolve([s for s in (claim.subject, claim.object) if s])
+        if relation is None or named is None:
+            continue
+        subject = named[0] if claim.subject else None
+        obj = named[-1] if claim.object else None
+        if subject and obj:
+            if {subject, obj} == {x, y}:
+                words.append(relation if subject == x else FLIP.get(relation, relation))
+        elif subject and claim.side:
+            if subject in (x, y):
+                words.append(relation if subject == x else FLIP.get(relation, relation))
+        elif obj == y or (not subject and not obj):
+            words.append(relation)
+    distinct = set(words)
+    if not distinct:
+        return _unparsed("names no relation")
+    if len(distinct) > 1:
+        return _unparsed("contradicts itself")
+    word = distinct.pop()
+    gold = record["answer"]["relation"]
+    return _outcome("true" if word == gold else "mirror" if word == FLIP[gold] else None, word)
+
+
+def _both_blanks(record: dict, scene: Scene, reading: Reading) -> Outcome:
+    orders = list(_orders(reading))
+    sides = list(_sides(reading))
+    lefts = {n for n, s in sides if s == "left"}
+    rights = {n for n, s in sides if s == "right"} - lefts
+    if not orders and len(lefts) == 1 and len(rights) == 1:
+        orders = [(lefts.pop(), rights.pop())]
+    if orders:
+        return _from_worlds({scene.world(*o) for o in orders}, _said(*orders[0]))
+    named = _named(reading)
+    if named is None:
+        return _unparsed("ambiguous object name")
+    if not named:
+        return _unparsed("names no object")
+    if len(named) != 2:
+        return _outcome(None, f"names {len(named)} object(s)")
+    first, second = named
+    order = (first, second) if record["answer"]["relation"] == "left" else (second, first)
+    return _outcome(scene.world(*order), _said(*order))
+
+
+def _side_blank(record: dict, scene: Scene, reading: Reading) -> Outcome:
+    side = record["answer"]["relation"]
+    named = [n for n, s in _sides(reading) if s == side]
+    named += [o[0] if side == "left" else o[1] for o in _orders(reading)]
+    if not named:
+        named = _named(reading)
+        if named is None:
+            return _unparsed("ambiguous object name")
+        if not named:
+            return _unparsed("names no object")
+    named = list(dict.fromkeys(named))
+    if len(named) > 1:
+        return _outcome(None, f"names {len(named)} objects")
+    name = named[0]
+    world = "true" if name == scene.on_side(side, False) else "mirror" if name == scene.on_side(side, True) else None
+    return _outcome(world, name)
+
+
+JUDGES = {
+    1: _true_false,
+    2: _choice,
+    3: _choice,
+    4: _relation_word,
+    5: _relation_word,
+    6: _both_blanks,
+    7: _side_blank,
+    8: _relation_word,
+}

@@ -1,0 +1,282 @@
+"""The report's numbers: accuracy, accuracy by variation, biases, consistency, and their tests.
+
+Every table is a list of flat dicts (one CSV row each). "all models" pools every model's answers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from itertools import combinations
+
+from tabletest.prompts.templates import disjunction
+from tabletest.score.collect import Scored
+from tabletest.score.stats import Test, compare
+
+ALL_MODELS = "all models"
+Row = dict[str, object]
+
+
+def level_name(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _correct(row: Scored) -> float:
+    return 1.0 if row.outcome.status == "correct" else 0.0
+
+
+def _with_pool(rows: list[Scored]) -> Iterable[tuple[str, Scored]]:
+    for row in rows:
+        yield row.model, row
+        yield ALL_MODELS, row
+
+
+def _means(pairs: Iterable[tuple[tuple, float]]) -> dict[tuple, tuple[float, int]]:
+    sums: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0])
+    for key, value in pairs:
+        entry = sums[key]
+        entry[0] += value
+        entry[1] += 1
+    return {key: (total / n, n) for key, (total, n) in sums.items()}
+
+
+def models_of(rows: list[Scored]) -> list[str]:
+    return sorted({row.model for row in rows})
+
+
+def accuracy(rows: list[Scored]) -> list[Row]:
+    """The paper's Table 2, long form: one row per model, modality and prompt type."""
+    counts: dict[tuple, Counter] = defaultdict(Counter)
+    for model, row in _with_pool(rows):
+        counts[(model, row.modality, row.prompt_type)][row.outcome.status] += 1
+    out = []
+    for (model, modality, ptype), c in sorted(counts.items(), key=lambda kv: _order(kv[0])):
+        n = sum(c.values())
+        out.append(
+            {
+                "model": model,
+                "modality": modality,
+                "prompt_type": ptype,
+                "n": n,
+                "correct": c["correct"],
+                "wrong": c["wrong"],
+                "unparsed": c["unparsed"],
+                "accuracy": c["correct"] / n,
+            }
+        )
+    return out
+
+
+def _order(key: tuple) -> tuple:
+    """Models alphabetically with the pool last; images before text."""
+    model, modality, *rest = key
+    return (modality != "image", model == ALL_MODELS, model, *rest)
+
+
+def per_object(rows: list[Scored]) -> list[Row]:
+    """Accuracy per object A: the distributions behind the density plots and every test."""
+    means = _means(((m, r.modality, r.prompt_type, r.object_a), _correct(r)) for m, r in _with_pool(rows))
+    return [
+        {"model": k[0], "modality": k[1], "prompt_type": k[2], "object_a": k[3], "n": n, "accuracy": v}
+        for k, (v, n) in sorted(means.items(), key=lambda kv: _order(kv[0]))
+    ]
+
+
+def by_variation(rows: list[Scored]) -> list[Row]:
+    """Accuracy at every level of every variation factor (vignette order, option order, ...)."""
+    pairs = (
+        ((m, r.modality, r.prompt_type, factor, level_name(level)), _correct(r))
+        for m, r in _with_pool(rows)
+        for factor, level in r.variation.items()
+    )
+    return [
+        {"model": k[0], "modality": k[1], "prompt_type": k[2], "factor": k[3], "level": k[4], "n": n, "accuracy": v}
+        for k, (v, n) in sorted(_means(pairs).items(), key=lambda kv: _order(kv[0]))
+    ]
+
+
+def table3(rows: list[Scored]) -> list[Row]:
+    """The paper's Table 3: prompts 4 and 5 by their full variation (vignette orders pooled)."""
+    pairs = []
+    for m, r in _with_pool(rows):
+        if r.prompt_type in (4, 5):
+            pairs.append(((m, r.modality, r.prompt_type, _query_shape(r.prompt_type, r.variation)), _correct(r)))
+    return [
+        {"model": k[0], "modality": k[1], "prompt_type": k[2], "query": k[3], "n": n, "accuracy": v}
+        for k, (v, n) in sorted(_means(pairs).items(), key=lambda kv: _order(kv[0]))
+    ]
+
+
+def _query_shape(ptype: int, variation: dict) -> str:
+    x, y = ("A", "B") if variation["object_order"] == "AB" else ("B", "A")
+    relations = ("left", "right") if variation["relation_order"] == "left_first" else ("right", "left")
+    if ptype == 5:
+        relations = ("inside", *relations) if variation["irrelevant_position"] == "first" else (*relations, "inside")
+    return disjunction(x, relations, y)
+
+
+def biases(rows: list[Scored]) -> list[Row]:
+    """Prompts 2 and 3: how often the chosen option says `left`, and how often it puts A first."""
+    pairs = []
+    for m, r in _with_pool(rows):
+        if r.outcome.choice:
+            relation, order = r.outcome.choice
+            pairs.append(((m, r.modality, r.prompt_type, "left"), 1.0 if relation == "left" else 0.0))
+            pairs.append(((m, r.modality, r.prompt_type, "AB order"), 1.0 if order == "AB" else 0.0))
+    return [
+        {"model": k[0], "modality": k[1], "prompt_type": k[2], "choice": k[3], "n": n, "share": v}
+        for k, (v, n) in sorted(_means(pairs).items(), key=lambda kv: _order(kv[0]))
+    ]
+
+
+def consistency(rows: list[Scored]) -> list[Row]:
+    """Per scene and pair, do all of a model's answers describe one world, and is it the real one?
+
+    Units with a single answer are left out: there is nothing for it to agree with.
+    """
+    worlds: dict[tuple, list] = defaultdict(list)
+    for row in rows:
+        worlds[(row.model, row.modality, row.unit)].append(row.outcome.world)
+    tally: dict[tuple, Counter] = defaultdict(Counter)
+    for (model, modality, _), seen in worlds.items():
+        if len(seen) < 2:
+            continue
+        kinds = set(seen)
+        kind = "true" if kinds == {"true"} else "mirror" if kinds == {"mirror"} else "inconsistent"
+        tally[(model, modality)][kind] += 1
+        tally[(model, modality)]["answers"] += len(seen)
+    out = []
+    for (model, modality), c in sorted(tally.items(), key=lambda kv: _order(kv[0])):
+        units = c["true"] + c["mirror"] + c["inconsistent"]
+        out.append(
+            {
+                "model": model,
+                "modality": modality,
+                "units": units,
+                "answers_per_unit": c["answers"] / units,
+                "consistent_true": c["true"] / units,
+                "consistent_mirror": c["mirror"] / units,
+                "inconsistent": c["inconsistent"] / units,
+            }
+        )
+    return out
+
+
+def _test_row(test: Test | None, **fields: object) -> Row | None:
+    if test is None:
+        return None
+    return {**fields, "test": test.name, "statistic": test.statistic, "z": test.z, "p": test.p, "blocks": test.blocks}
+
+
+def _scores_by_object(pairs: Iterable[tuple[tuple, float]]) -> dict[tuple, dict[str, float]]:
+    """key + object A -> mean, regrouped as key -> {object A: mean}."""
+    grouped: dict[tuple, dict[str, float]] = defaultdict(dict)
+    for (*key, obj), (mean, _) in _means(pairs).items():
+        grouped[tuple(key)][obj] = mean
+    return grouped
+
+
+def _paired(conditions: dict[str, dict[str, float]]) -> list[list[float]]:
+    """Per-object scores of each condition, over the objects A every condition has."""
+    common = sorted(set.intersection(*(set(s) for s in conditions.values())))
+    return [[scores[obj] for obj in common] for scores in conditions.values()]
+
+
+def factor_tests(rows: list[Scored]) -> list[Row]:
+    """Between the levels of each factor, per model and pooled: Wilcoxon (2 levels) or Friedman."""
+    scores = _scores_by_object(
+        ((m, r.modality, r.prompt_type, f, level_name(v), r.object_a), _correct(r))
+        for m, r in _with_pool(rows)
+        for f, v in r.variation.items()
+    )
+    grouped: dict[tuple, dict[str, dict[str, float]]] = defaultdict(dict)
+    for (model, modality, ptype, factor, level), by_object in scores.items():
+        grouped[(model, modality, ptype, factor)][level] = by_object
+    out = []
+    for (model, modality, ptype, factor), levels in sorted(grouped.items(), key=lambda kv: _order(kv[0])):
+        levels = dict(sorted(levels.items()))
+        row = _test_row(
+            compare(_paired(levels)),
+            model=model,
+            modality=modality,
+            prompt_type=ptype,
+            factor=factor,
+            levels=" vs ".join(levels),
+        )
+        if row:
+            out.append(row)
+    return out
+
+
+def interaction_tests(rows: list[Scored]) -> list[Row]:
+    """Does one two-level factor's effect depend on another's (the paper's Prompt 4 finding)?
+
+    Wilcoxon between the per-object-A effects of factor 1 (level 1 minus level 2) at factor 2's two levels.
+    """
+    scores = _scores_by_object(
+        (
+            (
+                m,
+                r.modality,
+                r.prompt_type,
+                f1,
+                f2,
+                level_name(r.variation[f1]),
+                level_name(r.variation[f2]),
+                r.object_a,
+            ),
+            _correct(r),
+        )
+        for m, r in _with_pool(rows)
+        for f1, f2 in combinations(sorted(r.variation), 2)
+        if f1 != "option_order" and f2 != "option_order"
+    )
+    cells: dict[tuple, dict[tuple[str, str], dict[str, float]]] = defaultdict(dict)
+    for (*key, level1, level2), by_object in scores.items():
+        cells[tuple(key)][(level1, level2)] = by_object
+    out = []
+    for (model, modality, ptype, f1, f2), grid in sorted(cells.items(), key=lambda kv: _order(kv[0])):
+        levels1, levels2 = sorted({a for a, _ in grid}), sorted({b for _, b in grid})
+        if len(levels1) != 2 or len(levels2) != 2 or len(grid) != 4:
+            continue
+        common = sorted(set.intersection(*(set(by_object) for by_object in grid.values())))
+        effects = [[grid[(levels1[0], b)][obj] - grid[(levels1[1], b)][obj] for obj in common] for b in levels2]
+        row = _test_row(
+            compare(effects),
+            model=model,
+            modality=modality,
+            prompt_type=ptype,
+            factor=f"{f1} × {f2}",
+            levels="interaction",
+        )
+        if row:
+            out.append(row)
+    return out
+
+
+def model_tests(rows: list[Scored]) -> list[Row]:
+    """Across models (Friedman, or Wilcoxon for two): accuracy per prompt, and the two biases."""
+    measures: dict[str, Callable[[Scored], float | None]] = {
+        "accuracy": _correct,
+        "left share": lambda r: None if not r.outcome.choice else float(r.outcome.choice[0] == "left"),
+        "AB order share": lambda r: None if not r.outcome.choice else float(r.outcome.choice[1] == "AB"),
+    }
+    out = []
+    for measure, value in measures.items():
+        pairs = (((r.modality, r.prompt_type, r.model, r.object_a), value(r)) for r in rows)
+        scores = _scores_by_object((k, v) for k, v in pairs if v is not None)
+        grouped: dict[tuple, dict[str, dict[str, float]]] = defaultdict(dict)
+        for (modality, ptype, model), by_object in scores.items():
+            grouped[(modality, ptype)][model] = by_object
+        for (modality, ptype), by_model in sorted(grouped.items()):
+            by_model = dict(sorted(by_model.items()))
+            row = _test_row(
+                compare(_paired(by_model)),
+                measure=measure,
+                modality=modality,
+                prompt_type=ptype,
+                models=" vs ".join(by_model),
+            )
+            if row:
+                out.append(row)
+    return out

@@ -1,0 +1,128 @@
+"""Reading answers as a person would: messy, paraphrased, lenient about object names, never guessing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabletest.config import load_catalog
+from tabletest.errors import UserError
+from tabletest.prompts.battery import SceneInput, scene_queries
+from tabletest.score.judge import judge
+from tabletest.score.lexicon import load_lexicon
+from tabletest.truth.vignettes import vignettes
+
+LEXICON = load_lexicon(load_catalog())
+
+
+def query(ptype: int, objects=("wine bottle", "mug"), **variation) -> dict:
+    """The full-protocol query of that type and variation; the scene has objects[0] left of objects[1]."""
+    scene = SceneInput("x", 0, tuple(objects), vignettes(tuple(objects)), "x.png")
+    for record in scene_queries(scene, (ptype,), "full", "image", 0):
+        if all(record["variation"][k] == v for k, v in variation.items()):
+            return record
+    raise AssertionError(f"no prompt {ptype} query with {variation}")
+
+
+CASES = [
+    # prompt 1: the wine bottle is left of the mug
+    (query(1, relation="left", truth=True), "True.", "correct"),
+    (query(1, relation="left", truth=True), "  TRUE  ", "correct"),
+    (query(1, relation="left", truth=True), "Yes, it is.", "correct"),
+    (query(1, relation="left", truth=True), "That statement is not true.", "wrong"),
+    (query(1, relation="left", truth=False), "False. The bottle is on the left.", "correct"),
+    (query(1, relation="left", truth=False), "The mug is to the right of the wine bottle.", "correct"),
+    (query(1, relation="left", truth=True), "True or false: I cannot say.", "unparsed"),
+    (query(1, relation="left", truth=True), "The statement is false.", "wrong"),
+    # prompts 4, 5, 8: the relation of the first-named object to the second
+    (query(4, object_order="AB", relation_order="right_first"), "It is to the left.", "correct"),
+    (query(4, object_order="AB", relation_order="left_first"), "**Left**", "correct"),
+    (query(4, object_order="BA", relation_order="left_first"), "It is to the left.", "wrong"),
+    (query(4, object_order="BA", relation_order="left_first"), "The cup is on the right of the bottle.", "correct"),
+    (query(4, object_order="BA", relation_order="left_first"), "The bottle is to the left of the cup.", "correct"),
+    (query(4, object_order="AB", relation_order="left_first"), "It is not to the right.", "correct"),
+    (query(4, object_order="AB", relation_order="left_first"), "To the left of or to the right of.", "unparsed"),
+    (query(4, object_order="AB", relation_order="left_first"), "Yes.", "unparsed"),
+    (query(5, object_order="AB", relation_order="left_first", irrelevant_position="first"), "Inside of.", "wrong"),
+    (query(5, object_order="AB", relation_order="left_first", irrelevant_position="last"), "to the left of", "correct"),
+    (query(8, object_order="BA"), "right", "correct"),
+    (query(8, object_order="BA"), "The mug is to the right of the wine bottle.", "correct"),
+    (query(8, object_order="AB"), "That's right, it is on the left.", "correct"),
+    # prompt 6: both blanks; a full sentence with the other relation counts (appendix A)
+    (query(6, relation="left"), "the cup is left of the bottle", "wrong"),
+    (query(6, relation="left"), "the cup is to the right of the bottle", "correct"),
+    (query(6, relation="left"), "wine bottle, mug", "correct"),
+    (query(6, relation="right"), "The [mug] is to the right of the [wine bottle].", "correct"),
+    (query(6, relation="right"), "mug; bottle", "correct"),
+    (query(6, relation="right"), "bottle, cup", "wrong"),
+    (query(6, relation="left"), "The bottle is on the left and the cup is on the right.", "correct"),
+    (query(6, relation="left"), "A bottle.", "wrong"),
+    (query(6, relation="left"), "A table with two things on it.", "unparsed"),
+    # prompt 7: one blank
+    (query(7, relation="left"), "Wine bottle.", "correct"),
+    (query(7, relation="left"), "The bottle is on the left side of the table.", "correct"),
+    (query(7, relation="right"), "coffee cups", "correct"),
+    (query(7, relation="right"), "The bottle", "wrong"),
+    (query(7, relation="right"), "a bottle and a mug", "wrong"),
+    (query(7, relation="left"), "", "unparsed"),
+]
+
+
+@pytest.mark.parametrize(
+    ("record", "response", "status"), CASES, ids=[f"p{c[0]['prompt_type']}:{c[1]!r}" for c in CASES]
+)
+def test_answers_are_read_as_a_person_would(record, response, status):
+    assert judge(record, response, LEXICON).status == status
+
+
+def choose(response: str, options: str = "0123", ptype: int = 2):
+    return judge(query(ptype, option_order=options), response, LEXICON)
+
+
+def test_options_are_recognised_quoted_paraphrased_or_by_number():
+    assert choose("The mug is to the right of the wine bottle").choice == ("right", "BA")
+    assert choose("the cup is right of the bottle.").status == "correct"
+    assert choose("Option 1").choice == ("right", "AB")  # presented first: "The A is to the right of the B"
+    assert choose("2", options="3210").choice == ("right", "BA")
+    assert choose("The second one.", options="3210").choice == ("right", "BA")
+    assert choose("The mug is to the left of the wine bottle.", ptype=3).status == "correct"
+    assert choose("The wine bottle is not to the right of the mug.", ptype=3).status == "correct"
+    echo = "The wine bottle is to the right of the mug. The wine bottle is to the left of the mug. The mug is to the right of the wine bottle."
+    assert choose(echo).status == "unparsed"
+    assert choose("I am not sure.").status == "unparsed"
+
+
+def test_a_word_shared_by_both_objects_is_settled_by_elimination_or_left_ambiguous():
+    bottles = ("wine bottle", "water bottle")
+    assert judge(query(6, bottles, relation="left"), "bottle, water bottle", LEXICON).status == "correct"
+    assert judge(query(7, bottles, relation="left"), "A bottle", LEXICON).status == "unparsed"
+    # "teapot" is the teapot's own name, though a synonym of kettle
+    assert judge(query(7, ("teapot", "kettle"), relation="left"), "The teapot.", LEXICON).status == "correct"
+
+
+def test_three_object_answers_are_judged_against_the_whole_scene():
+    scene = SceneInput("3obj-x", 0, ("tomato", "mug", "lamp"), vignettes(("tomato", "mug", "lamp")), "x.png")
+    p6 = next(r for r in scene_queries(scene, (6,), "full", "image", 0) if r["variation"]["relation"] == "left")
+    assert p6["distractor"] == {"name": "mug", "slot": "middle"}
+    assert judge(p6, "mug, lamp", LEXICON).status == "correct"  # also a true fill-in
+    assert judge(p6, "lamp, mug", LEXICON).status == "wrong"
+    p4 = next(r for r in scene_queries(scene, (4,), "full", "image", 0) if r["objects"] == {"A": "mug", "B": "lamp"})
+    assert judge(p4, "The tomato is to the left of the mug.", LEXICON).status == "unparsed"  # not about the pair
+
+
+def test_users_extend_the_lookup_table(tmp_path):
+    record = query(7, ("briefcase", "lamp"), relation="left")
+    assert judge(record, "a satchel", LEXICON).status == "unparsed"
+    extra = tmp_path / "more.yaml"
+    extra.write_text("briefcase: [satchel]\n")
+    assert judge(record, "a satchel", load_lexicon(load_catalog(), extra)).status == "correct"
+    assert judge(record, "a lunch box", LEXICON).status == "correct"  # the paper's own example
+    extra.write_text("brief case: [satchel]\n")
+    with pytest.raises(UserError, match="unknown object name 'brief case': did you mean 'briefcase'"):
+        load_lexicon(load_catalog(), extra)
+    extra.write_text("briefcase: satchel\n")
+    with pytest.raises(UserError, match="must be a list of words"):
+        load_lexicon(load_catalog(), extra)
+
+
+def test_the_built_in_table_covers_exactly_the_catalog():
+    assert set(LEXICON.table) == set(load_catalog().names)

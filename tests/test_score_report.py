@@ -1,0 +1,258 @@
+"""`tabletest score` end to end: an oracle, a biased model, the statistics against scipy, bad input."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from scipy import stats as scipy_stats
+from test_prompts import write_render  # pytest puts tests/ on sys.path
+from typer.testing import CliRunner
+
+from tabletest.cli import app
+from tabletest.errors import UserError
+from tabletest.score.stats import friedman, wilcoxon
+
+EIGHT = "tomato,banana,mug,wine bottle,lamp,teapot,kettle,book"
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def make_prompts(path: Path, *args: str) -> list[dict]:
+    result = cli("prompts", *args, "--out", str(path))
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write_responses(path: Path, records: list[dict], answer, model: str | None = None) -> Path:
+    with open(path, "w") as fh:
+        for record in records:
+            line = {"qid": record["qid"], "response": answer(record)}
+            if model:
+                line["model"] = model
+            fh.write(json.dumps(line) + "\n")
+    return path
+
+
+def read_csv(path: Path) -> list[dict]:
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def oracle(record: dict) -> str:
+    gold = record["answer"]
+    return {
+        1: lambda: "True." if gold["truth"] else "False.",
+        2: lambda: gold["options"][0],
+        3: lambda: gold["options"][-1],
+        4: lambda: f"It is to the {gold['relation']}.",
+        5: lambda: gold["relation"],
+        6: lambda: ", ".join(gold["names"]),
+        7: lambda: f"The {gold['names'][0]}.",
+        8: lambda: gold["relation"],
+    }[record["prompt_type"]]()
+
+
+@pytest.fixture(scope="module")
+def battery(tmp_path_factory) -> tuple[Path, list[Path], list[dict]]:
+    """Image and text queries for 56 two-object scenes and 3 three-object scenes."""
+    tmp = tmp_path_factory.mktemp("battery")
+    files = [
+        tmp / "image.jsonl",
+        tmp / "text.jsonl",
+        tmp / "three.jsonl",
+    ]
+    records = make_prompts(files[0], "--dataset", str(write_render(tmp / "render", only=tuple(EIGHT.split(",")))))
+    records += make_prompts(files[1], "--text-only", "--only", EIGHT)
+    records += make_prompts(files[2], "--dataset", str(write_render(tmp / "render3", 3, limit=3)))
+    return tmp, files, records
+
+
+def score(tmp: Path, prompts: list[Path], *responses: Path, out: str = "report") -> Path:
+    args = [
+        "score",
+        *(a for p in prompts for a in ("--prompts", str(p))),
+        *(a for r in responses for a in ("--responses", str(r))),
+    ]
+    result = cli(*args, "--out", str(tmp / out))
+    assert result.exit_code == 0, result.output
+    return tmp / out
+
+
+def test_an_oracle_scores_one_everywhere_and_is_fully_consistent(battery):
+    tmp, files, records = battery
+    report = score(tmp, files, write_responses(tmp / "oracle.jsonl", records, oracle), out="oracle")
+    accuracy = read_csv(report / "accuracy.csv")
+    assert {(r["modality"], r["prompt_type"]) for r in accuracy} == {
+        (m, str(p)) for m in ("image", "text") for p in range(1, 9)
+    }
+    assert all(float(r["accuracy"]) == 1.0 and r["unparsed"] == "0" for r in accuracy)
+    assert sum(int(r["n"]) for r in accuracy if r["model"] == "oracle") == len(records)
+    assert all(float(r["accuracy"]) == 1.0 for r in read_csv(report / "variations.csv"))
+    consistency = read_csv(report / "consistency.csv")
+    assert {r["modality"] for r in consistency} == {"image", "text"}
+    assert all(float(r["consistent_true"]) == 1.0 for r in consistency)
+    text = (report / "report.md").read_text()
+    assert "| oracle | **1.00** | **1.00** | **1.00** | **1.00** | **1.00** | **1.00** | **1.00** | **1.00** |" in text
+    assert "Every answer was read." in text
+    for plot in ("density_image.png", "density_text.png"):
+        data = (report / plot).read_bytes()
+        assert data.startswith(b"\x89PNG") and len(data) > 20_000
+        assert f"]({plot})" in text
+
+
+def test_a_model_that_always_says_left_and_picks_b_before_a_shows_those_biases(battery):
+    tmp, files, records = battery
+
+    def lefty(record: dict) -> str:
+        a, b = record["objects"]["A"], record["objects"]["B"]
+        return f"The {b} is to the left of the {a}" if record["prompt_type"] in (2, 3) else "left"
+
+    two_objects = [r for r in records if r["scene_id"].startswith("2obj")]
+    report = score(tmp, files[:2], write_responses(tmp / "lefty.jsonl", two_objects, lefty, "lefty"), out="lefty")
+    biases = read_csv(report / "biases.csv")
+    shares = {
+        (r["modality"], r["prompt_type"], r["choice"]): float(r["share"]) for r in biases if r["model"] == "lefty"
+    }
+    assert shares == {
+        (m, p, c): 1.0 if c == "left" else 0.0
+        for m in ("image", "text")
+        for p in ("2", "3")
+        for c in ("left", "AB order")
+    }
+    accuracy = {
+        (r["modality"], r["prompt_type"]): float(r["accuracy"])
+        for r in read_csv(report / "accuracy.csv")
+        if r["model"] == "lefty"
+    }
+    assert accuracy[("image", "2")] == 0.0 and accuracy[("image", "3")] == 1.0
+    by_order = {
+        (r["prompt_type"], r["level"]): float(r["accuracy"])
+        for r in read_csv(report / "variations.csv")
+        if r["model"] == "lefty" and r["factor"] == "object_order" and r["modality"] == "image"
+    }
+    assert by_order == {(p, lvl): 1.0 if lvl == "AB" else 0.0 for p in ("4", "5", "8") for lvl in ("AB", "BA")}
+
+
+def test_the_statistics_agree_with_scipy(tmp_path):
+    """Three models whose accuracy depends on object A and object order; tests recomputed here by hand."""
+    records = make_prompts(tmp_path / "p8.jsonl", "--text-only", "--only", EIGHT, "--types", "8", "--protocol", "full")
+    rules = {
+        "m1": lambda r: r["variation"]["object_order"] == "AB" or len(r["objects"]["B"]) % 3 != 0,
+        "m2": lambda r: (len(r["objects"]["A"]) + len(r["objects"]["B"])) % 4 != 0,
+        "m3": lambda r: r["variation"]["vignette_order"] == "left_first" or len(r["objects"]["B"]) % 2 == 0,
+    }
+    files = []
+    flip = {"left": "right", "right": "left"}
+    for model, rule in rules.items():
+        answer = lambda r, rule=rule: r["answer"]["relation"] if rule(r) else flip[r["answer"]["relation"]]
+        files.append(write_responses(tmp_path / f"{model}.jsonl", records, answer, model))
+    report = score(tmp_path, [tmp_path / "p8.jsonl"], *files)
+
+    def per_object(model, keep=lambda r: True):
+        hits = defaultdict(list)
+        for r in records:
+            if keep(r):
+                hits[r["objects"]["A"]].append(rules[model](r))
+        return [sum(h) / len(h) for _, h in sorted(hits.items())]
+
+    ab = per_object("m1", lambda r: r["variation"]["object_order"] == "AB")
+    ba = per_object("m1", lambda r: r["variation"]["object_order"] == "BA")
+    expected = scipy_stats.wilcoxon(ab, ba, method="approx")
+    (row,) = [r for r in read_csv(report / "factor_tests.csv") if r["model"] == "m1" and r["factor"] == "object_order"]
+    assert row["test"] == "wilcoxon" and row["levels"] == "AB vs BA" and row["blocks"] == "8"
+    assert float(row["z"]) == pytest.approx(expected.zstatistic, rel=1e-5)
+    assert float(row["p"]) == pytest.approx(expected.pvalue, rel=1e-5)
+
+    expected = scipy_stats.friedmanchisquare(*(per_object(m) for m in rules))
+    (row,) = [r for r in read_csv(report / "model_tests.csv") if r["measure"] == "accuracy"]
+    assert row["models"] == "m1 vs m2 vs m3"
+    assert float(row["statistic"]) == pytest.approx(expected.statistic, rel=1e-5)
+    assert float(row["p"]) == pytest.approx(expected.pvalue, rel=1e-5)
+
+
+def test_the_tests_match_a_hand_computed_case():
+    # differences .1 .2 .3 .4 -.05: ranks 2 3 4 5 and 1, so W = min(14, 1) = 1; E[W] = 7.5, sd = sqrt(13.75)
+    test = wilcoxon([0.1, 0.2, 0.3, 0.4, -0.05], [0, 0, 0, 0, 0])
+    assert test.statistic == 1.0
+    assert test.z == pytest.approx((1 - 7.5) / math.sqrt(13.75))
+    assert test.p == pytest.approx(2 * scipy_stats.norm.sf(6.5 / math.sqrt(13.75)))
+    # four blocks ranking three conditions alike: chi2 = 12/(4*3*4) * (4^2 + 8^2 + 12^2) - 3*4*4 = 8, df 2
+    test = friedman([[0.1] * 4, [0.5] * 4, [0.9] * 4])
+    assert test.statistic == pytest.approx(8.0) and test.p == pytest.approx(math.exp(-4))
+    assert wilcoxon([0.5, 0.5], [0.5, 0.5]).p == 1.0
+
+
+@pytest.fixture()
+def small(tmp_path) -> tuple[Path, Path, list[dict]]:
+    prompts = tmp_path / "p.jsonl"
+    return tmp_path, prompts, make_prompts(prompts, "--text-only", "--limit", "2", "--types", "1")
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"qid": "nope", "response": "True"}'], "qid 'nope' is in none of the prompts files given"),
+        (['{"response": "True"}'], "line 1 has no 'qid' field"),
+        (['{"qid": "2obj-000000-p1-txt-left-true-vL"}'], "line 1 has no 'response' field"),
+        (['{"qid": "2obj-000000-p1-txt-left-true-vL", "response": "True"}', "{oops"], "line 2 is not valid JSON"),
+        (['{"qid": "2obj-000000-p1-txt-left-true-vL", "response": 3}'], "'response' must be text or null"),
+        (
+            ['{"qid": "2obj-000000-p1-txt-left-true-vL", "response": "a"}'] * 2,
+            "line 2 answers '2obj-000000-p1-txt-left-true-vL' again",
+        ),
+        ([], "hold no answers"),
+    ],
+)
+def test_bad_responses_get_one_clear_line(small, lines, message):
+    tmp, prompts, _ = small
+    responses = tmp / "model.jsonl"
+    responses.write_text("".join(line + "\n" for line in lines))
+    result = cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(tmp / "r"))
+    assert isinstance(result.exception, UserError), result.output
+    assert message in str(result.exception) and "\n" not in str(result.exception)
+
+
+def test_missing_files_and_foreign_prompts_are_named(small):
+    tmp, _, records = small
+    responses = write_responses(tmp / "m.jsonl", records, oracle)
+    result = cli("score", "--prompts", str(tmp / "missing.jsonl"), "--responses", str(responses))
+    assert "prompts file" in str(result.exception) and "not found" in str(result.exception)
+    (tmp / "foreign.jsonl").write_text('{"qid": "x"}\n')
+    result = cli("score", "--prompts", str(tmp / "foreign.jsonl"), "--responses", str(responses))
+    assert "has no 'scene_id' field; pass a file written by `tabletest prompts`" in str(result.exception)
+
+
+def test_models_come_from_a_model_field_or_the_file_name(small):
+    tmp, prompts, records = small
+    both = tmp / "both.jsonl"
+    both.write_text(
+        "".join(
+            json.dumps({"qid": r["qid"], "response": "True", "model": m}) + "\n" for m in ("x", "y") for r in records
+        )
+    )
+    report = score(tmp, [prompts], both, write_responses(tmp / "zed.jsonl", records, oracle))
+    assert {r["model"] for r in read_csv(report / "accuracy.csv")} == {"x", "y", "zed", "all models"}
+
+
+def test_an_interaction_between_object_order_and_relation_order_is_found(tmp_path):
+    """The paper's Prompt 4 pattern: right for [A, B] with `left` first and for [B, A] with `right` first."""
+    records = make_prompts(tmp_path / "p4.jsonl", "--text-only", "--only", EIGHT, "--types", "4")
+    flip = {"left": "right", "right": "left"}
+
+    def answer(r: dict) -> str:
+        right = (r["variation"]["object_order"] == "AB") == (r["variation"]["relation_order"] == "left_first")
+        return r["answer"]["relation"] if right else flip[r["answer"]["relation"]]
+
+    report = score(tmp_path, [tmp_path / "p4.jsonl"], write_responses(tmp_path / "m.jsonl", records, answer))
+    tests = {r["factor"]: r for r in read_csv(report / "factor_tests.csv") if r["model"] == "m"}
+    assert float(tests["object_order"]["p"]) == 1.0 and float(tests["relation_order"]["p"]) == 1.0
+    expected = scipy_stats.wilcoxon([1.0] * 8, [-1.0] * 8, method="approx")
+    interaction = tests["object_order × relation_order"]
+    assert float(interaction["p"]) == pytest.approx(expected.pvalue, rel=1e-5) and float(interaction["p"]) < 0.05
