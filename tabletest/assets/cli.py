@@ -11,7 +11,9 @@ from rich.console import Console
 from rich.table import Table
 
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, load_manifest
+from tabletest.assets.objaverse.policy import DEFAULT_LICENSES, DEFAULT_MAX_MB
 from tabletest.config import load_catalog
+from tabletest.errors import UserError
 from tabletest.layout.selection import parse_only
 from tabletest.options import CatalogOpt
 
@@ -98,3 +100,64 @@ def sheet(
     start = time.perf_counter()
     render_sheet(cat, assets, out, parse_only(only), cell, columns)
     typer.echo(f"wrote {out} in {time.perf_counter() - start:.1f} s", err=True)
+
+
+@assets_app.command()
+def fetch(
+    only: NamesOpt = None,
+    out: Annotated[Path, typer.Option("--out", help="Assets folder to write the GLBs, manifest.json and objaverse.lock.json into.")] = DEFAULT_ASSETS_DIR,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Objects fetched at once.")] = 4,
+    mirror: Annotated[Optional[str], typer.Option("--mirror", help="Hugging Face mirror base URL (default: $HF_ENDPOINT, else https://huggingface.co).")] = None,
+    licenses: Annotated[str, typer.Option("--licenses", help="Allowed licences: by, by-sa, by-nd, by-nc, by-nc-sa, by-nc-nd, cc0.")] = DEFAULT_LICENSES,
+    max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Largest GLB accepted, in MB.")] = DEFAULT_MAX_MB,
+    cache: Annotated[Optional[Path], typer.Option("--cache", help="Download cache (default: objaverse's ~/.objaverse/hf-objaverse-v1).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds without data before a try fails.")] = 60.0,
+    tries: Annotated[int, typer.Option("--tries", min=1, help="Tries per file, backing off 1, 2, 4 … s.")] = 4,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Download real models from Objaverse, check, pin (objaverse.lock.json), normalise and store them."""
+    from tabletest.assets.objaverse.fetch import fetch_assets
+    from tabletest.assets.objaverse.hub import Network, session
+    from tabletest.assets.objaverse.lock import lock_path
+    from tabletest.assets.objaverse.policy import Policy, parse_licenses
+
+    cat = load_catalog(catalog)
+    names = parse_only(only)
+    policy = Policy(parse_licenses(licenses), int(max_mb * 1e6))
+    with session(mirror, cache, Network(timeout_s=timeout, tries=tries)) as hub:
+        report = fetch_assets(cat, out, hub, policy, names, jobs, log=lambda line: typer.echo(line, err=True))
+    _finish(f"fetched {len(report.fetched)} objects into {out} (pinned in {lock_path(out)})", report.failed)
+
+
+@assets_app.command("import")
+def import_dir(
+    folder: Annotated[Path, typer.Argument(help="Folder of GLB / glTF / OBJ / PLY files named after catalog objects.")],
+    only: NamesOpt = None,
+    out: Annotated[Path, typer.Option("--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Normalise your own model files (no internet needed) exactly like downloaded ones."""
+    from tabletest.assets.importer import import_folder
+
+    cat = load_catalog(catalog)
+    report = import_folder(cat, folder, out, parse_only(only), log=lambda line: typer.echo(line, err=True))
+    _finish(f"imported {len(report.imported)} objects from {folder} into {out}", report.failed)
+
+
+def _finish(done: str, failed: dict[str, str]) -> None:
+    """Say what a fetch or import did; objects left out make it a UserError naming them."""
+    if failed:
+        raise UserError(f"{done}, but {len(failed)} failed: {', '.join(sorted(failed))}; the lines above give each reason and fix")
+    typer.echo(done, err=True)
+
+
+@assets_app.command()
+def credits(
+    assets: AssetsOpt = DEFAULT_ASSETS_DIR,
+    fmt: Annotated[str, typer.Option("--format", help="markdown (for a dataset card), csv or json.")] = "markdown",
+    catalog: CatalogOpt = None,
+) -> None:
+    """Print who made each Objaverse model in use: object, title, author, licence, URL."""
+    from tabletest.assets.objaverse.credits import credit_rows, render_credits
+
+    typer.echo(render_credits(credit_rows(load_catalog(catalog), assets), fmt), nl=False)

@@ -1,0 +1,91 @@
+"""`tabletest assets import DIR`: your own model files, one per catalog object, for machines without internet.
+
+Each GLB / glTF / OBJ / PLY file in the folder is named after a catalog object (`wine_bottle.glb`,
+`Wine Bottle.obj`); companion files (`.bin`, `.mtl`, textures) sit beside it. Every file goes through
+the same normalisation as an Objaverse download and lands through the same store, as source `dir`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tabletest.assets.manifest import AssetEntry, load_manifest, save_manifest
+from tabletest.assets.normalize import MODEL_SUFFIXES, ModelError, normalise
+from tabletest.assets.store import store_asset
+from tabletest.config import Catalog, CatalogObject, slugify, unknown_name_message
+from tabletest.errors import UserError
+
+
+@dataclass
+class ImportReport:
+    imported: list[AssetEntry]
+    failed: dict[str, str]
+
+
+def model_files(catalog: Catalog, folder: Path, only: Sequence[str] | None = None) -> list[tuple[CatalogObject, Path]]:
+    """The folder's model files matched to catalog objects, in catalog order (those in `only`, if given).
+
+    Every name is checked before any work: a file named after no object, two files for one object,
+    or an object of `only` with no file is a UserError naming the file and the fix.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise UserError(f"import folder {folder} does not exist; give the folder that holds your model files")
+    by_slug = {obj.slug: obj for obj in catalog.objects}
+    found: dict[str, Path] = {}
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in MODEL_SUFFIXES):
+        slug = slugify(path.stem)
+        if slug not in by_slug:
+            hint = unknown_name_message(path.stem.replace("_", " ").replace("-", " "), catalog.names)
+            raise UserError(
+                f"{path} is named after no catalog object ({hint}); rename it to the object's name "
+                f"(e.g. {catalog.objects[0].slug}{path.suffix.lower()}) or move it out of {folder}"
+            )
+        if slug in found:
+            raise UserError(
+                f"{found[slug].name} and {path.name} are both models of {by_slug[slug].name!r}; keep one of them in {folder}"
+            )
+        found[slug] = path
+    if not found:
+        raise UserError(
+            f"no model files ({', '.join(MODEL_SUFFIXES)}) in {folder}; name each after a catalog object, "
+            f"e.g. {catalog.objects[0].slug}.glb"
+        )
+    if only is None:
+        return [(obj, found[obj.slug]) for obj in catalog.objects if obj.slug in found]
+    wanted = [catalog.objects[i] for i in sorted({catalog.index_of(name) for name in only})]
+    absent = [obj.name for obj in wanted if obj.slug not in found]
+    if absent:
+        raise UserError(
+            f"no model file for {', '.join(repr(n) for n in absent)} in {folder}; add one named like {wanted[0].slug}.glb"
+        )
+    return [(obj, found[obj.slug]) for obj in wanted]
+
+
+def import_folder(
+    catalog: Catalog,
+    folder: Path,
+    assets_dir: Path,
+    only: Sequence[str] | None = None,
+    *,
+    log: Callable[[str], None],
+) -> ImportReport:
+    """Normalise and store the model files of `folder`; a file that cannot be used is reported, not stored."""
+    matched = model_files(catalog, folder, only)
+    manifest = load_manifest(assets_dir)
+    report = ImportReport([], {})
+    for obj, path in matched:
+        try:
+            scene = normalise(path, obj)
+        except ModelError as err:
+            report.failed[obj.name] = f"{path} {err}"
+            log(f"{obj.name}: not imported: {path} {err}")
+            continue
+        entry = store_asset(assets_dir, obj.name, obj.slug, scene, "dir")
+        manifest.objects[obj.name] = entry
+        save_manifest(assets_dir, manifest)
+        report.imported.append(entry)
+        log(f"{obj.name}: {path} -> {Path(assets_dir) / entry.file}")
+    return report

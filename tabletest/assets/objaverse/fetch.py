@@ -1,0 +1,239 @@
+"""`tabletest assets fetch`: choose, download, verify and normalise one Objaverse model per catalog object.
+
+Resolution order for an object: the uid pinned in the catalog (`uid:`), else the one in the lock file,
+each tried alone; else the catalog's `candidates`, then the uids of its LVIS category, the first that
+passes every check. A candidate that fails a check is skipped with its reason; a pinned uid that
+fails is refused, never replaced behind the user's back. Accepted models go through the one
+normalisation path (`normalize.py`) and the one exit (`store.py`), so they land like built-in ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+import trimesh
+
+from tabletest.assets.check import check_assets
+from tabletest.assets.manifest import AssetEntry, load_manifest, save_manifest
+from tabletest.assets.normalize import ModelError, normalise, read_glb
+from tabletest.assets.objaverse.hub import Hub, HubFileError
+from tabletest.assets.objaverse.lock import Locked, load_lock, lock_path, save_lock
+from tabletest.assets.objaverse.policy import Policy, describe, license_slug
+from tabletest.assets.store import store_asset
+from tabletest.config import Catalog, CatalogObject
+
+MAX_CANDIDATES = 24  # per object; LVIS categories list hundreds of uids, and each costs a download
+LVIS_BATCH = 8  # metadata is looked up this many LVIS uids at a time
+
+
+class Refused(Exception):
+    """A model that failed a check; the message is the reason."""
+
+
+class Resolver:
+    """Finds, downloads and verifies the model of each object; safe to use from several threads."""
+
+    def __init__(self, hub: Hub, policy: Policy, lock_file: Path, log: Callable[[str], None]) -> None:
+        self.hub, self.policy, self.lock_file, self.log = hub, policy, lock_file, log
+        self.known = hub.known_uids()
+        self._annotations: dict[str, dict] = {}
+        self._lvis: dict[str, list[str]] | None = None
+        self._lock = threading.Lock()
+
+    def annotate(self, uids: Sequence[str]) -> None:
+        """Load the metadata of `uids` (those Objaverse has) in one call, unless already loaded."""
+        missing = [u for u in dict.fromkeys(uids) if u in self.known and u not in self._annotations]
+        if missing:
+            found = self.hub.annotations(missing)
+            with self._lock:
+                self._annotations.update(found)
+
+    def resolve(self, obj: CatalogObject, locked: Locked | None) -> tuple[Locked, trimesh.Scene]:
+        """The accepted model of `obj` (its lock entry and canonical scene), or Refused with the reason."""
+        pinned_by = "the catalog" if obj.uid else "the lock file" if locked else None
+        if pinned_by:
+            uid = obj.uid or locked.uid  # type: ignore[union-attr]
+            expected = locked if locked and locked.uid == uid else None
+            try:
+                return self.accept(obj, uid, expected)
+            except Refused as refused:
+                fix = (
+                    f"pin another uid for {obj.name!r} in the catalog"
+                    if pinned_by == "the catalog"
+                    else f"delete the {obj.name!r} entry from {self.lock_file} to choose again"
+                )
+                raise Refused(f"uid {uid}, pinned by {pinned_by}, {refused}; {fix}") from None
+        tried = 0
+        for uid in self.candidates(obj):
+            if tried == MAX_CANDIDATES:
+                break
+            tried += 1
+            try:
+                return self.accept(obj, uid, None)
+            except Refused as refused:
+                self.log(f"{obj.name}: skipped {uid}: {refused}")
+        where = (
+            f"its candidates and LVIS category {obj.lvis!r}" if obj.lvis else "its candidates (it has no LVIS category)"
+        )
+        raise Refused(
+            f"none of {tried} uids from {where} passed the checks; pin a uid in the catalog, "
+            "allow more licences (--licenses), or import your own file with `tabletest assets import DIR`"
+        )
+
+    def candidates(self, obj: CatalogObject) -> Iterator[str]:
+        """The catalog's candidates, then the object's LVIS category, each uid once."""
+        seen = set(obj.candidates)
+        yield from obj.candidates
+        if not obj.lvis:
+            return
+        with self._lock:
+            if self._lvis is None:
+                self._lvis = self.hub.lvis()
+        category = self._lvis.get(obj.lvis)
+        if category is None:
+            self.log(f"{obj.name}: LVIS has no category {obj.lvis!r}; fix `lvis:` in the catalog")
+            return
+        fresh = [u for u in category if u not in seen][:MAX_CANDIDATES]
+        for start in range(0, len(fresh), LVIS_BATCH):
+            batch = fresh[start : start + LVIS_BATCH]
+            self.annotate(batch)
+            yield from batch
+
+    def accept(self, obj: CatalogObject, uid: str, expected: Locked | None) -> tuple[Locked, trimesh.Scene]:
+        """Check the metadata, then the downloaded file, then that it normalises; Refused says which failed."""
+        if uid not in self.known:
+            raise Refused("is not in Objaverse's object list")
+        self.annotate([uid])
+        meta = self._annotations.get(uid)
+        if meta is None:
+            raise Refused("has no metadata in Objaverse")
+        license = license_slug(str(meta.get("license") or "unknown"))
+        if license not in self.policy.licenses:
+            allowed = ", ".join(sorted(self.policy.licenses))
+            raise Refused(f"has licence {describe(license).title!r}, not allowed by --licenses {allowed}")
+        announced = meta.get("archives", {}).get("glb", {}).get("size")
+        if isinstance(announced, int) and announced > self.policy.max_bytes:
+            raise Refused(
+                f"is {_mb(announced)} by its metadata, over the {_mb(self.policy.max_bytes)} limit (--max-mb)"
+            )
+        path, data = self.download(uid, expected)
+        try:
+            scene = normalise(path, obj)
+        except ModelError as err:
+            raise Refused(str(err)) from None
+        user = meta.get("user") or {}
+        return (
+            Locked(
+                uid=uid,
+                sha256=hashlib.sha256(data).hexdigest(),
+                bytes=len(data),
+                license=license,
+                title=str(meta.get("name") or uid),
+                author=str(user.get("displayName") or user.get("username") or "unknown"),
+                url=str(meta.get("viewerUrl") or f"https://sketchfab.com/3d-models/{uid}"),
+            ),
+            scene,
+        )
+
+    def download(self, uid: str, expected: Locked | None) -> tuple[Path, bytes]:
+        """The cached GLB of `uid` and its bytes, complete and (with a lock) the pinned bytes.
+
+        A file that is cut short, not a GLB, or not the locked bytes is deleted from the cache and
+        downloaded once more; if it is still wrong it is refused, never used.
+        """
+        problem = ""
+        for attempt in range(2):
+            try:
+                path = self.hub.glb(uid)
+            except HubFileError as err:
+                raise Refused(f"could not be downloaded ({err})") from None
+            data = path.read_bytes()
+            if len(data) > self.policy.max_bytes:
+                raise Refused(f"is {_mb(len(data))}, over the {_mb(self.policy.max_bytes)} limit (--max-mb)")
+            problem = _transfer_problem(data, expected)
+            if not problem:
+                return path, data
+            path.unlink(missing_ok=True)
+            if attempt == 0:
+                self.log(f"{uid}: {problem}; downloading it again")
+        raise Refused(problem)
+
+
+def _transfer_problem(data: bytes, expected: Locked | None) -> str:
+    """Why these bytes are not the file we asked for ('' when they are)."""
+    if expected is not None:
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != expected.sha256:
+            return f"has sha256 {digest[:16]}…, not the locked {expected.sha256[:16]}…"
+    try:
+        read_glb(data)
+    except ModelError as err:
+        return str(err)
+    return ""
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
+
+
+@dataclass
+class FetchReport:
+    fetched: list[AssetEntry]
+    failed: dict[str, str]
+
+
+def fetch_assets(
+    catalog: Catalog,
+    assets_dir: Path,
+    hub: Hub,
+    policy: Policy,
+    only: Sequence[str] | None = None,
+    jobs: int = 4,
+    *,
+    log: Callable[[str], None],
+) -> FetchReport:
+    """Fetch the selected objects (all by default) into `assets_dir`; manifest and lock are saved after
+    each object, so a kill loses at most the objects in flight and a rerun completes the rest."""
+    objects = catalog.objects if only is None else [catalog.by_name(n) for n in dict.fromkeys(only)]
+    assets_dir = Path(assets_dir)
+    lock, manifest = load_lock(assets_dir), load_manifest(assets_dir)
+    resolver = Resolver(hub, policy, lock_path(assets_dir), log)
+    locked_uids = {name: entry.uid for name, entry in lock.objects.items()}
+    resolver.annotate([u for o in objects for u in (o.uid, locked_uids.get(o.name), *o.candidates) if u])
+
+    def one(obj: CatalogObject) -> tuple[Locked, AssetEntry]:
+        locked, scene = resolver.resolve(obj, lock.objects.get(obj.name))
+        return locked, store_asset(assets_dir, obj.name, obj.slug, scene, "objaverse", locked.uid, locked.license)
+
+    report = FetchReport([], {})
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(one, obj): obj for obj in objects}
+        try:
+            for future in as_completed(futures):
+                obj = futures[future]
+                try:
+                    locked, entry = future.result()
+                except Refused as refused:
+                    report.failed[obj.name] = str(refused)
+                    log(f"{obj.name}: not fetched: {refused}")
+                    continue
+                manifest.objects[obj.name] = entry
+                lock.objects[obj.name] = locked
+                save_manifest(assets_dir, manifest)
+                save_lock(assets_dir, lock)
+                report.fetched.append(entry)
+                log(
+                    f"{obj.name}: {locked.uid} ({describe(locked.license).title}, {_mb(locked.bytes)}) -> {assets_dir / entry.file}"
+                )
+        finally:
+            pool.shutdown(cancel_futures=True)
+    stored = [e.name for e in report.fetched]
+    for problem in check_assets(catalog, assets_dir, stored) if stored else []:
+        report.failed[problem.name] = problem.message
+        log(f"{problem.name}: failed verification: {problem.message}")
+    return report

@@ -1,0 +1,156 @@
+"""`assets import DIR`: the user's own GLB / glTF / OBJ / PLY files, named after catalog objects, go
+through the same normalisation and store as downloads; naming mistakes are refused before any work."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import glbmaker as gm
+import numpy as np
+import pytest
+import trimesh
+from hubserver import write_catalog
+from PIL import Image
+
+from tabletest.assets.canonical import load_world
+from tabletest.assets.check import check_assets
+from tabletest.assets.importer import import_folder
+from tabletest.assets.manifest import load_manifest
+from tabletest.assets.normalize import read_glb
+from tabletest.config import load_catalog
+from tabletest.errors import UserError
+
+OBJECTS = [
+    {"name": "tall box", "size_m": 0.3},
+    {"name": "wine bottle", "size_m": 0.3},
+    {"name": "mug", "size_m": 0.1},
+    {"name": "scan", "size_m": 0.25},
+    {"name": "broken", "size_m": 0.1},
+]
+
+
+def write_folder(folder: Path, files: dict[str, bytes]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+@pytest.fixture
+def models(tmp_path) -> Path:
+    """One file per format, each tallest along its format's up axis, plus the files beside them."""
+    folder = write_folder(tmp_path / "models", {"Tall Box.glb": gm.y_up_tall(), **gm.gltf_files("wine_bottle")})
+    mug = trimesh.creation.box(extents=(0.2, 1.0, 0.4))  # OBJ: +Y up by convention
+    mug.visual = trimesh.visual.TextureVisuals(
+        uv=np.random.default_rng(0).random((8, 2)), image=Image.new("RGB", (3000, 100))
+    )
+    mug.export(folder / "mug.obj")
+    scan = trimesh.creation.box(extents=(0.3, 0.3, 1.0))  # PLY: +Z up, as Blender and scanners write it
+    scan.visual.vertex_colors = [200, 20, 20, 255]
+    scan.export(folder / "scan.ply")
+    return folder
+
+
+def catalog_at(tmp_path: Path, **overrides: dict):
+    objects = [{**obj, **overrides.get(obj["name"], {})} for obj in OBJECTS]
+    return load_catalog(write_catalog(tmp_path / "catalog.yaml", objects))
+
+
+def extents(path: Path) -> np.ndarray:
+    lo, hi = load_world(path).bounds
+    return hi - lo
+
+
+def test_every_format_lands_in_the_canonical_frame(models, tmp_path):
+    catalog, out = catalog_at(tmp_path), tmp_path / "assets"
+    report = import_folder(catalog, models, out, log=lambda _: None)
+    names = ["tall box", "wine bottle", "mug", "scan"]
+    assert [e.name for e in report.imported] == names and not report.failed
+    assert check_assets(catalog, out, names) == []
+    manifest = load_manifest(out)
+    assert {(e.source, e.uid, e.license) for e in manifest.objects.values()} == {("dir", None, None)}
+    for name in names:  # every one stands up along +Z at its catalog height
+        size = catalog.by_name(name).size_m
+        assert np.isclose(extents(out / manifest.objects[name].file)[2], size), name
+    gltf, binary = read_glb((out / "mug.glb").read_bytes())
+    view = gltf["bufferViews"][gltf["images"][0]["bufferView"]]
+    image = Image.open(io.BytesIO(binary[view.get("byteOffset", 0) : view.get("byteOffset", 0) + view["byteLength"]]))
+    assert image.size == (2048, 68)
+
+
+def test_catalog_overrides_of_up_axis_and_yaw_apply(models, tmp_path):
+    catalog = catalog_at(tmp_path, scan={"up_axis": "y"}, **{"tall box": {"yaw_deg": 90}})
+    import_folder(catalog, models, tmp_path / "assets", ["scan", "tall box"], log=lambda _: None)
+    # the PLY read as +Y up lies down: its long side now points along −Y, towards the camera
+    assert np.allclose(extents(tmp_path / "assets" / "scan.glb"), [0.075, 0.25, 0.075], atol=1e-6)
+    # a quarter turn swaps the tall box's width (0.06) and depth (0.12)
+    assert np.allclose(extents(tmp_path / "assets" / "tall_box.glb"), [0.12, 0.06, 0.3], atol=1e-6)
+
+
+def test_a_bad_file_is_reported_and_the_others_imported(models, tmp_path):
+    (models / "broken.glb").write_bytes(gm.plain_box()[:-64])
+    report = import_folder(catalog_at(tmp_path), models, tmp_path / "assets", log=lambda _: None)
+    assert len(report.imported) == 4 and list(report.failed) == ["broken"]
+    assert (
+        report.failed["broken"]
+        == f"{models / 'broken.glb'} is truncated or padded: its header says 1528 bytes, the file has 1464"
+    )
+    assert (
+        not (tmp_path / "assets" / "broken.glb").exists() and "broken" not in load_manifest(tmp_path / "assets").objects
+    )
+
+
+def test_a_gltf_may_not_reach_outside_its_folder(tmp_path):
+    (tmp_path / "secret.png").write_bytes(gm.png(4, 4))
+    folder = write_folder(tmp_path / "models", gm.gltf_files("mug", texture_uri="../secret.png"))
+    report = import_folder(catalog_at(tmp_path), folder, tmp_path / "assets", log=lambda _: None)
+    assert "has image 0 referring to '../secret.png', which is not a file in" in report.failed["mug"]
+
+
+@pytest.mark.parametrize(
+    "files, only, message",
+    [
+        ({"teapot.glb": b""}, None, "teapot.glb is named after no catalog object (unknown object name 'teapot'"),
+        ({"wine botle.glb": b""}, None, "did you mean 'wine bottle'?); rename it to the object's name"),
+        ({"mug.glb": b"", "Mug.obj": b""}, None, "Mug.obj and mug.glb are both models of 'mug'; keep one of them"),
+        ({"notes.txt": b""}, None, "no model files (.glb, .gltf, .obj, .ply) in"),
+        ({"mug.glb": b""}, ["scan"], "no model file for 'scan' in"),
+        ({"mug.glb": b""}, ["scann"], "unknown object name 'scann': did you mean 'scan'?"),
+    ],
+)
+def test_naming_mistakes_are_refused_before_any_work(tmp_path, files, only, message):
+    folder = write_folder(tmp_path / "models", files)
+    with pytest.raises(UserError) as err:
+        import_folder(catalog_at(tmp_path), folder, tmp_path / "assets", only, log=print)
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert not (tmp_path / "assets").exists()
+
+
+def test_the_import_command_as_a_user_runs_it(cli, models, tmp_path):
+    (models / "broken.glb").write_bytes(b"not a model")
+    catalog_at(tmp_path)
+    args = [
+        "assets",
+        "import",
+        str(models),
+        "--out",
+        str(tmp_path / "assets"),
+        "--catalog",
+        str(tmp_path / "catalog.yaml"),
+    ]
+    result = cli(*args)
+    assert result.returncode == 2
+    assert f"broken: not imported: {models / 'broken.glb'} is not a GLB file" in result.stderr
+    assert result.stderr.splitlines()[-1].startswith(
+        f"error: imported 4 objects from {models} into {tmp_path / 'assets'}, but 1 failed: broken;"
+    )
+    (models / "broken.glb").unlink()
+    result = cli(*args)
+    assert result.returncode == 0 and f"mug: {models / 'mug.obj'} -> {tmp_path / 'assets' / 'mug.glb'}" in result.stderr
+    missing = cli("assets", "import", str(tmp_path / "nowhere"), "--catalog", str(tmp_path / "catalog.yaml"))
+    assert (
+        missing.returncode == 2
+        and missing.stderr
+        == f"error: import folder {tmp_path / 'nowhere'} does not exist; give the folder that holds your model files\n"
+    )
