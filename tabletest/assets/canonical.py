@@ -70,7 +70,7 @@ def glb_bytes(world_scene: trimesh.Scene) -> bytes:
     """Export a world-frame (+Z up) scene as GLB in glTF's frame (+Y up)."""
     scene = world_scene.copy()
     scene.apply_transform(WORLD_TO_GLTF)
-    return scene.export(file_type="glb")
+    return scene.export(file_type="glb", include_normals=True)  # without normals glTF readers shade flat
 
 
 def load_world(path: Path | str | bytes) -> trimesh.Scene:

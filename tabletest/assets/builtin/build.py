@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import trimesh
 
 from tabletest.assets import canonical
@@ -33,8 +34,41 @@ def part_scene(parts: Sequence[Part]) -> trimesh.Scene:
         count = seen.get(part.name, 0)
         seen[part.name] = count + 1
         name = part.name if count == 0 else f"{part.name}.{count}"
-        scene.add_geometry(part.textured_mesh(), node_name=name, geom_name=name)
+        scene.add_geometry(split_sharp_edges(part.textured_mesh()), node_name=name, geom_name=name)
     return scene
+
+
+def split_sharp_edges(mesh: trimesh.Trimesh, angle_deg: float = 40.0) -> trimesh.Trimesh:
+    """A copy whose vertices are shared only across edges flatter than `angle_deg`, so per-vertex
+    normals (which the GLB carries) shade curved surfaces smoothly and keep box edges crisp.
+
+    Each corner gets the area-weighted normal of the faces around its position that lie within the
+    angle of its own face; corners of one vertex with the same normal stay one vertex (with its UV).
+    """
+    faces, normals = mesh.faces, mesh.face_normals
+    _, position = np.unique(np.round(mesh.vertices, 9), axis=0, return_inverse=True)
+    corner_position = position.ravel()[faces].ravel()
+    corner_face = np.repeat(np.arange(len(faces)), 3)
+    order = np.argsort(corner_position, kind="stable")
+    start = np.searchsorted(corner_position[order], corner_position)
+    valence = np.bincount(corner_position)[corner_position]
+    corner = np.repeat(np.arange(len(corner_position)), valence)
+    neighbour = corner_face[order[np.repeat(start, valence) + _ramps(valence)]]
+    smooth = np.einsum("ij,ij->i", normals[corner_face[corner]], normals[neighbour]) > np.cos(np.radians(angle_deg))
+    corner_normal = np.zeros((len(corner_position), 3))
+    np.add.at(corner_normal, corner[smooth], normals[neighbour[smooth]] * mesh.area_faces[neighbour[smooth], None])
+    corner_normal /= np.maximum(np.linalg.norm(corner_normal, axis=1, keepdims=True), 1e-12)
+    key = np.column_stack([faces.ravel(), np.round(corner_normal, 4)])
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    source = faces.ravel()[first]
+    out = trimesh.Trimesh(mesh.vertices[source], inverse.reshape(-1, 3), process=False)
+    out.visual = trimesh.visual.TextureVisuals(uv=mesh.visual.uv[source], material=mesh.visual.material)
+    return out
+
+
+def _ramps(lengths: np.ndarray) -> np.ndarray:
+    """0, 1, …, n-1 for each n in `lengths`, concatenated."""
+    return np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
 def canonical_scene(obj: CatalogObject) -> trimesh.Scene:

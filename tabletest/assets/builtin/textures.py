@@ -45,11 +45,14 @@ def blend(base: Color | np.ndarray, other: Color | np.ndarray, weight: np.ndarra
 def spots(count: int, radius_px: float, seed: int, size: int = 256) -> np.ndarray:
     """A (size, size) weight in 0..1: `count` soft round spots scattered at random (seeds, freckles, pores)."""
     rng = np.random.default_rng(seed)
-    yy, xx = np.mgrid[0:size, 0:size]
     weight = np.zeros((size, size))
+    reach = int(np.ceil(1.5 * radius_px))
+    offsets = np.arange(-reach, reach + 1)
     for cx, cy in rng.random((count, 2)) * size:
-        dx = (xx - cx + size / 2) % size - size / 2  # wrap around so the texture tiles
-        weight = np.maximum(weight, np.clip(1.5 - np.hypot(dx, yy - cy) / radius_px, 0, 1))
+        xs, ys = np.floor(cx).astype(int) + offsets, np.floor(cy).astype(int) + offsets
+        falloff = np.clip(1.5 - np.hypot(xs[None, :] - cx, ys[:, None] - cy) / radius_px, 0, 1)
+        rows, cols = ys.clip(0, size - 1)[:, None], (xs % size)[None, :]  # wrap around in u so the texture tiles
+        weight[rows, cols] = np.maximum(weight[rows, cols], falloff)
     return weight
 
 
@@ -58,16 +61,18 @@ def speckled(base: Color, spot: Color, count: int, radius_px: float, seed: int, 
     return blend(base, spot, spots(count, radius_px, seed, size))
 
 
-def stripe_weight(count: int, width: float, wobble: float, seed: int, size: int = 256, across: bool = False) -> np.ndarray:
-    """A (size, size) weight in 0..1: `count` wavy stripes of constant u (along a lathe's length), each
-    `width` of its period; `across` turns them into rings of constant v."""
+def stripe_weight(count: int, width: float, wobble: float, seed: int, size: int = 256, across: bool = False,
+                  cells: int = 8) -> np.ndarray:
+    """A (size, size) weight in 0..1: `count` stripes of constant u (along a lathe's length), each `width`
+    of its period, wavy by `wobble` (noise of `cells` per side: more cells, more jagged); `across` turns
+    them into rings of constant v."""
     yy, xx = np.mgrid[0:size, 0:size] / size
-    wave = wobble * (smooth_noise(size, 8, seed) - 0.5)
+    wave = wobble * (smooth_noise(size, cells, seed) - 0.5)
     phase = ((yy if across else xx) * count + wave * count) % 1.0
     return np.clip((width / 2 - np.abs(phase - 0.5)) * size / count + 0.5, 0, 1)  # soft edge of about a pixel
 
 
 def stripes(base: Color, stripe: Color, count: int, width: float, wobble: float, seed: int, size: int = 256,
-            across: bool = False) -> Image.Image:
+            across: bool = False, cells: int = 8) -> Image.Image:
     """Wavy stripes of `stripe` colour over `base` (melon, pumpkin grooves, carrot rings); see `stripe_weight`."""
-    return blend(base, stripe, stripe_weight(count, width, wobble, seed, size, across))
+    return blend(base, stripe, stripe_weight(count, width, wobble, seed, size, across, cells))

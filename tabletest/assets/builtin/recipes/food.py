@@ -20,7 +20,7 @@ def scattered(surface: trimesh.Trimesh, piece: trimesh.Trimesh, count: int, seed
     """Copies of `piece` (built along +Z) standing on seeded random points of `surface` above `min_z`,
     each along the surface normal and, with `spin`, turned at random about it (sprinkles, sesame seeds)."""
     rng = np.random.default_rng(seed)
-    points, faces = trimesh.sample.sample_surface_even(surface, count * 4, seed=seed)
+    points, faces = trimesh.sample.sample_surface(surface, count * 4, seed=seed)
     keep = points[:, 2] >= min_z
     points, normals = points[keep][:count], surface.face_normals[faces[keep]][:count]
     copies = []
@@ -96,23 +96,23 @@ def cake() -> list[Part]:
     face_image = layers_texture([(0.0, CREAM), (0.07, SPONGE), (0.3, JAM), (0.33, CREAM), (0.38, SPONGE), (0.62, JAM), (0.65, CREAM), (0.7, SPONGE)])
     cut_faces = []
     for angle, flip in ((gap[1], False), (gap[0], True)):
-        face = moved(decal(radius, height), (radius / 2, 0, 0.006 + height / 2), (0, 0, angle))
+        face = moved(moved(decal(radius, height), (radius / 2, 0, 0.006 + height / 2)), rotate_deg=(0, 0, angle))
         if flip:
             face.invert()
         cut_faces.append(face)
-    rosette = ribbed(lathe(profile([(0, 0), (0.009, 0.0), (0.008, 0.006), (0.003, 0.012), (0, 0.016)]), 24), 8, 0.15)
+    rosette = ribbed(lathe(profile([(0, 0), (0.01, 0.0), (0.0115, 0.005), (0.008, 0.011), (0.003, 0.016), (0, 0.018)]), 32), 8, 0.16)
     top_z = 0.006 + height
     rosettes = [moved(rosette, (0.086 * np.cos(a), 0.086 * np.sin(a), top_z - 0.002))
-                for a in np.radians(np.arange(0, 360, 24)) if not gap[0] - 8 <= (np.degrees(a) + 180) % 360 - 180 <= gap[1] + 8]
+                for a in np.radians(np.arange(0, 360, 20)) if not gap[0] - 8 <= (np.degrees(a) + 180) % 360 - 180 <= gap[1] + 8]
     berries = []
-    for k, (x, y) in enumerate([(0.0, 0.03), (-0.028, -0.002), (0.026, 0.0)]):
+    for x, y, turn in [(-0.035, 0.035, 20), (0.03, 0.04, 150), (0.0, 0.0, 80), (-0.04, -0.02, -60)]:
         for part in strawberry():
-            part.mesh.apply_scale(1.5)
-            part.mesh.apply_translation((x, y, top_z - 0.003))
+            part.mesh.apply_transform(trimesh.transformations.rotation_matrix(np.radians(turn), [0, 0, 1]))
+            part.mesh.apply_translation((x, y, top_z + 0.003))
             berries.append(part)
     return [
         Part("plate", lathe(profile([(0, 0), (0.11, 0.0), (0.115, 0.004), (0.11, 0.006), (0, 0.006)]), 64), Material("plate", (0.96, 0.96, 0.96), 0.2)),
-        Part("frosting", body, Material("frosting", (0.98, 0.95, 0.9), 0.55)),
+        Part("frosting", body, Material("frosting", (0.99, 0.9, 0.8), 0.55)),
         Part("cut", trimesh.util.concatenate(cut_faces), Material("cake layers", (1, 1, 1), 0.8, texture=face_image)),
         Part("rosettes", trimesh.util.concatenate(rosettes), Material("cream rosettes", (0.97, 0.75, 0.82), 0.5)),
         *berries,

@@ -53,12 +53,12 @@ def lying(mesh: trimesh.Trimesh) -> trimesh.Trimesh:
     return moved(mesh, rotate_deg=(0, 90, 0))
 
 
-def bent(mesh: trimesh.Trimesh, rise: float) -> trimesh.Trimesh:
-    """Bend a mesh lying along X into a gentle smile: z rises by `rise` at the ends of its length."""
+def bent(mesh: trimesh.Trimesh, rise: float, span: tuple[float, float]) -> trimesh.Trimesh:
+    """Bend a mesh lying along X into a gentle smile: z rises by `rise` at both ends of the x `span`
+    (give every part of an object the same span so they stay together)."""
     out = mesh.copy()
-    x = out.vertices[:, 0]
-    mid, half = (x.min() + x.max()) / 2, (x.max() - x.min()) / 2
-    out.vertices[:, 2] += rise * ((x - mid) / half) ** 2
+    mid, half = (span[0] + span[1]) / 2, (span[1] - span[0]) / 2
+    out.vertices[:, 2] += rise * ((out.vertices[:, 0] - mid) / half) ** 2
     return out
 
 
@@ -129,13 +129,13 @@ def lemon() -> list[Part]:
     body = np.column_stack([r, 0.006 + (length - 0.012) * s])
     tips = [(0.0, 0.0), (0.0035, 0.0012), (0.005, 0.004)]
     prof = np.vstack([tips, body[1:-1], [(x, length - z) for x, z in reversed(tips)]])
-    peel = textures.mottled((0.97, 0.82, 0.12), 0.14, seed=5, cells=40)
+    peel = textures.mottled((1.0, 0.87, 0.16), 0.08, seed=5, cells=40)
     return [Part("body", lying(lathe(prof, 36)), Material("lemon peel", (1, 1, 1), 0.45, texture=peel))]
 
 
 def orange() -> list[Part]:
     height = 0.076
-    peel = textures.mottled((0.98, 0.5, 0.05), 0.18, seed=7, cells=48)
+    peel = textures.mottled((1.0, 0.56, 0.08), 0.12, seed=7, cells=48)
     top = (0, 0, height - 0.003)
     return [
         Part("body", lathe(round_profile(0.04, height, top_dip=0.003, bottom_dip=0.002), 40),
@@ -195,17 +195,17 @@ def carrot() -> list[Part]:
 
 def eggplant() -> list[Part]:
     prof = profile([(0, 0), (0.024, 0.004), (0.036, 0.03), (0.035, 0.062), (0.027, 0.1), (0.019, 0.135),
-                    (0.015, 0.158), (0, 0.165)])
-    body = bent(lying(lathe(prof, 36)), 0.02)
-    end = (0.163, 0, 0.02 + 0.035)
-    sepals = calyx(5, 0.035, 0.014, (0, 0, 0), rise_deg=-2, droop_deg=-8)
-    sepals = moved(sepals, (0.15, 0, 0.035 + 0.017), (0, -90, 0))
-    cap = moved(lathe(profile([(0.0, 0.0), (0.017, 0.004), (0.014, 0.014), (0.0, 0.018)]), 24), (0.148, 0, 0.052), (0, 90, 0))
-    return [
-        Part("body", body, Material("eggplant skin", (0.2, 0.05, 0.25), 0.15)),
-        Part("cap", trimesh.util.concatenate([cap, sepals]), CALYX_GREEN),
-        Part("stem", stalk([(0.16, 0, 0.052), end, (0.19, 0, 0.06)], [0.006, 0.005, 0.0045]), CALYX_GREEN),
+                    (0.0155, 0.158), (0, 0.165)])
+    sepal = moved(leaf(0.042, 0.016, rise_deg=4, droop_deg=0, points=8), rotate_deg=(0, 79, 0))
+    sepals = [moved(moved(sepal, (0.0165, 0, 0.16)), rotate_deg=(0, 0, k * 72 + 10)) for k in range(5)]
+    cap = lathe(profile([(0.0175, 0.15), (0.016, 0.162), (0.008, 0.17), (0, 0.171)]), 24)
+    stem = stalk([(0, 0, 0.165), (0, 0, 0.18), (0.004, 0, 0.192)], [0.0055, 0.0045], 8)
+    parts = [
+        Part("body", lathe(prof, 36), Material("eggplant skin", (0.2, 0.05, 0.25), 0.15)),
+        Part("cap", trimesh.util.concatenate([cap, *sepals, stem]), CALYX_GREEN),
     ]
+    span = (0.0, 0.195)
+    return [Part(p.name, bent(lying(p.mesh), 0.02, span), p.material) for p in parts]
 
 
 def avocado() -> list[Part]:
@@ -232,15 +232,16 @@ def avocado() -> list[Part]:
 def strawberry() -> list[Part]:
     prof = profile([(0, 0), (0.006, 0.004), (0.014, 0.015), (0.019, 0.028), (0.018, 0.036), (0.01, 0.041), (0, 0.04)])
     seeds = textures.speckled((0.85, 0.07, 0.09), (0.96, 0.86, 0.35), 260, 2.2, seed=17)
-    top = (0, 0, 0.039)
+    top = (0, 0, 0.0425)
     parts = [
         Part("berry", lathe(prof, 32), Material("strawberry", (1, 1, 1), 0.35, texture=seeds)),
-        Part("calyx", calyx(7, 0.016, 0.006, top, rise_deg=-5, droop_deg=30, twist_deg=10), CALYX_GREEN),
-        Part("stem", stalk([top, (0, 0, 0.046), (0.002, 0, 0.052)], 0.0012), CALYX_GREEN),
+        Part("calyx", calyx(7, 0.021, 0.008, top, rise_deg=8, droop_deg=45, twist_deg=10), CALYX_GREEN),
+        Part("stem", stalk([top, (0, 0, 0.048), (0.002, 0, 0.054)], 0.0014), CALYX_GREEN),
     ]
     lay = trimesh.transformations.rotation_matrix(np.radians(-70), [0, 1, 0])  # tip to +X, slightly down
+    turn = trimesh.transformations.rotation_matrix(np.radians(35), [0, 0, 1])  # the leaves towards the camera
     for part in parts:
-        part.mesh.apply_transform(lay)
+        part.mesh.apply_transform(turn @ lay)
     return parts
 
 
@@ -263,7 +264,7 @@ def mushroom() -> list[Part]:
 def egg() -> list[Part]:
     t = np.linspace(-np.pi / 2, np.pi / 2, 24)
     prof = np.column_stack([0.022 * np.cos(t) * (1 - 0.14 * np.sin(t)), 0.03 * (1 + np.sin(t))])
-    shell = textures.mottled((0.95, 0.9, 0.8), 0.05, seed=23)
+    shell = textures.mottled((0.98, 0.93, 0.84), 0.04, seed=23)
     return [Part("shell", lying(lathe(prof, 32)), Material("eggshell", (1, 1, 1), 0.55, texture=shell))]
 
 
@@ -271,7 +272,7 @@ def watermelon() -> list[Part]:
     length = 0.3
     t = np.linspace(-np.pi / 2, np.pi / 2, 28)
     prof = np.column_stack([0.11 * np.cos(t) ** 0.9, length / 2 * (1 + np.sin(t))])
-    rind = textures.stripes((0.5, 0.7, 0.3), (0.08, 0.28, 0.08), 14, 0.55, 0.3, seed=29)
+    rind = textures.stripes((0.55, 0.74, 0.35), (0.1, 0.3, 0.08), 16, 0.5, 0.1, seed=29, cells=24)
     return [
         Part("rind", lying(lathe(prof, 48)), Material("watermelon rind", (1, 1, 1), 0.35, texture=rind)),
         Part("stem", stalk([(length - 0.002, 0, 0), (length + 0.01, 0, 0.004), (length + 0.016, 0.004, 0.012)], 0.003), STEM_BROWN),
@@ -330,11 +331,11 @@ def cucumber() -> list[Part]:
     length = 0.2
     s = np.linspace(0, 1, 30)
     prof = np.column_stack([0.021 * (1 - np.abs(2 * s - 1) ** 6) ** 0.25, length * s])
-    stripe = textures.stripe_weight(10, 0.25, 0.3, seed=41)[..., None]
+    stripe = textures.stripe_weight(10, 0.3, 0.06, seed=41, cells=32)[..., None]
     skin = (1 - stripe) * np.array([0.12, 0.32, 0.1]) + stripe * np.array([0.32, 0.52, 0.2])
     peel = textures.blend(skin, (0.55, 0.7, 0.4), 0.6 * textures.spots(160, 1.4, seed=43))
     return [
-        Part("body", bent(lying(lathe(prof, 32)), 0.012), Material("cucumber skin", (1, 1, 1), 0.4, texture=peel)),
+        Part("body", bent(lying(lathe(prof, 32)), 0.012, (0.0, length)), Material("cucumber skin", (1, 1, 1), 0.4, texture=peel)),
     ]
 
 
