@@ -100,7 +100,7 @@ def cake() -> list[Part]:
         if flip:
             face.invert()
         cut_faces.append(face)
-    rosette = ribbed(lathe(profile([(0, 0), (0.01, 0.0), (0.0115, 0.005), (0.008, 0.011), (0.003, 0.016), (0, 0.018)]), 32), 8, 0.16)
+    rosette = ribbed(lathe(profile([(0, 0), (0.01, 0.0), (0.0115, 0.005), (0.008, 0.011), (0.003, 0.016), (0, 0.018)], 2), 24), 8, 0.16)
     top_z = 0.006 + height
     rosettes = [moved(rosette, (0.086 * np.cos(a), 0.086 * np.sin(a), top_z - 0.002))
                 for a in np.radians(np.arange(0, 360, 20)) if not gap[0] - 8 <= (np.degrees(a) + 180) % 360 - 180 <= gap[1] + 8]
