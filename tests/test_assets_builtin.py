@@ -119,7 +119,7 @@ def test_check_without_a_manifest_says_how_to_build(tmp_path):
 def test_sheet_is_a_labelled_grid_of_renders(built, tmp_path):
     out = render_sheet(CATALOG, built, tmp_path / "sheet.png", only=["banana", "mug", "lamp"], cell=48, columns=2)
     sheet = np.asarray(Image.open(out).convert("RGB")).astype(int)
-    rows, label_h = 2, (sheet.shape[0] // 2) - 48
+    label_h = sheet.shape[0] // 2 - 48  # two rows, each a 48 px render over its label
     assert sheet.shape[1] == 2 * 48 and label_h > 0
     for i in range(3):
         y, x = (i // 2) * (48 + label_h), (i % 2) * 48

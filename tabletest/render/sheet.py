@@ -64,7 +64,7 @@ def render_sheet(
 
 def _run_worker(job: Path) -> None:
     command = [sys.executable, "-m", "tabletest.render.sheet_worker", str(job)]
-    result = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    result = subprocess.run(command, check=False, capture_output=True, text=True, errors="replace")
     if result.returncode != 0:
         tail = (result.stdout + result.stderr).strip().splitlines()[-TAIL_LINES:]
         raise UserError(

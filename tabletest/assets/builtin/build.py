@@ -110,7 +110,7 @@ def build_assets(
 ) -> Manifest:
     """Build the selected objects into `out_dir` and update its manifest (other entries are kept).
 
-    The manifest is saved even when a recipe fails, so it always lists exactly the files written.
+    The manifest is saved even when a recipe fails, keeping every object built before the failure.
     """
     objects = select(catalog, only)
     out_dir = Path(out_dir)

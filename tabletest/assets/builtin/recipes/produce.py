@@ -27,6 +27,7 @@ from tabletest.assets.builtin.shapes import (
 STEM_BROWN = Material("stem", (0.36, 0.25, 0.12), roughness=0.8)
 LEAF_GREEN = Material("leaf", (0.18, 0.5, 0.12), roughness=0.6)
 CALYX_GREEN = Material("calyx", (0.22, 0.45, 0.12), roughness=0.7)
+DARK_TIP = Material("dark tip", (0.2, 0.14, 0.06), roughness=0.8)
 
 
 def profile(points: Sequence[tuple[float, float]], samples: int = 4) -> np.ndarray:
@@ -103,8 +104,8 @@ def banana() -> list[Part]:
     return [
         Part("peel", tube(path, radius, 12), Material("banana peel", (0.95, 0.8, 0.15), 0.5)),
         Part("neck", stalk(neck, [0.0045, 0.004, 0.0042]), Material("banana neck", (0.55, 0.55, 0.18), 0.6)),
-        Part("stem end", moved(ellipsoid((0.0045, 0.0045, 0.0045), 2), neck[-1]), Material("dark tip", (0.2, 0.14, 0.06), 0.8)),
-        Part("tip", moved(ellipsoid((0.004, 0.004, 0.004), 2), path[0] + 0.002 * start_dir), Material("dark tip", (0.2, 0.14, 0.06), 0.8)),
+        Part("stem end", moved(ellipsoid((0.0045, 0.0045, 0.0045), 2), neck[-1]), DARK_TIP),
+        Part("tip", moved(ellipsoid((0.004, 0.004, 0.004), 2), path[0] + 0.002 * start_dir), DARK_TIP),
     ]
 
 
