@@ -167,3 +167,11 @@ def test_missing_model_file_is_a_clear_error(tmp_path, assets):
     assert result.returncode == 2
     assert result.stderr.startswith("error: model file for 'lamp' is missing") and "tabletest assets build --only 'lamp'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_source_requirement_names_the_models_that_come_from_elsewhere(tmp_path, assets):
+    result = render(tmp_path / "out", assets, "--objects", "2", "--source", "objaverse")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: --source objaverse: 'mug' (builtin), 'wine bottle' (builtin), 'lamp' (builtin)")
+    assert "tabletest assets fetch --only" in result.stderr
+    assert render(tmp_path / "ok", assets, "--objects", "1", "--source", "builtin", "--engine", "workbench").returncode == 0

@@ -1,8 +1,8 @@
 """The assets a render needs, checked before any work starts (no bpy).
 
-Each needed object must be in the manifest, its file present with the pinned sha256. With the
-default assets folder and no models there yet, the built-in library is built first, so a fresh
-machine renders without any download.
+Each needed object must be in the manifest, its file present with the pinned sha256, and (with
+`--source`) made by that source. With the default assets folder and no models there yet, the
+built-in library is built first, so a fresh machine renders without any download.
 """
 
 from __future__ import annotations
@@ -17,11 +17,13 @@ from tabletest.errors import UserError
 REMAKE = {"builtin": "tabletest assets build", "objaverse": "tabletest assets fetch", "dir": "tabletest assets import DIR"}
 
 
-def needed_assets(catalog: Catalog, assets_dir: Path, names: Iterable[str], build_missing: bool) -> dict[str, AssetEntry]:
+def needed_assets(
+    catalog: Catalog, assets_dir: Path, names: Iterable[str], build_missing: bool, source: str | None = None
+) -> dict[str, AssetEntry]:
     names = sorted(set(names), key=catalog.index_of)
     manifest = load_manifest(assets_dir)
     missing = [n for n in names if n not in manifest.objects]
-    if missing and build_missing:
+    if missing and build_missing and source in (None, "builtin"):
         from tabletest.assets.builtin.build import build_assets
 
         print(f"building {len(missing)} built-in object model(s) into {assets_dir}/ (once)", flush=True)
@@ -31,6 +33,12 @@ def needed_assets(catalog: Catalog, assets_dir: Path, names: Iterable[str], buil
         raise UserError(
             f"no model for {', '.join(repr(n) for n in missing[:5])}{' …' if len(missing) > 5 else ''} in {assets_dir}/manifest.json; "
             f"run `tabletest assets build --out {assets_dir}` (or fetch/import them)"
+        )
+    if source and (other := [n for n in names if manifest.objects[n].source != source]):
+        shown = ", ".join(f"{n!r} ({manifest.objects[n].source})" for n in other[:5])
+        raise UserError(
+            f"--source {source}: {shown}{' …' if len(other) > 5 else ''} in {assets_dir}/ come(s) from another source; "
+            f"make them with `{REMAKE[source]} --only ... --out {assets_dir}` or drop --source"
         )
     entries = {}
     for name in names:

@@ -46,6 +46,10 @@ def render(
     retries: Annotated[int, typer.Option(min=0, help="Extra attempts for an item whose worker crashed or failed.")] = 2,
     item_timeout: Annotated[float, typer.Option(min=1, help="Seconds one image may take before its worker is restarted.")] = 600.0,
     assets: Annotated[Path, typer.Option(help="Assets folder (manifest.json + GLBs).")] = DEFAULT_ASSETS_DIR,
+    source: Annotated[
+        Optional[Literal["builtin", "objaverse", "dir"]],
+        typer.Option(help="Require every model to come from this source (default: whatever the assets folder holds)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
     shard: ShardOpt = None,
@@ -75,6 +79,7 @@ def render(
         out=out,
         assets=assets,
         build_missing_assets=assets == DEFAULT_ASSETS_DIR,
+        source=source,
         device=device,
         workers=workers,
         gpus=gpus,

@@ -32,6 +32,7 @@ class RenderOptions:
     out: Path
     assets: Path
     build_missing_assets: bool
+    source: str | None = None
     device: str = "auto"
     workers: int | None = None
     gpus: str | None = None
@@ -65,7 +66,7 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
     started = time.time()
     console = Console(stderr=True)
     names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
-    entries = needed_assets(catalog, options.assets, names, options.build_missing_assets)
+    entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
     output = RunOutput(options.out)
     done = output.recover()
     total = count_selected(catalog, selection)
