@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 import typer
@@ -62,6 +63,12 @@ def main() -> None:
         sys.exit(2)
     except BrokenPipeError:  # `tabletest vignettes | head` is fine
         sys.exit(0)
+    except OSError as err:
+        if err.errno != errno.ENOSPC:
+            raise
+        where = f" writing {err.filename}" if err.filename else ""
+        typer.echo(f"error: the disk is full{where}; free some space and rerun the same command (finished work is kept)", err=True)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

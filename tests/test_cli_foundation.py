@@ -59,3 +59,16 @@ def test_failed_run_leaves_existing_output_alone(cli, tmp_path):
     out.write_text("precious\n")
     result = cli("vignettes", "--only", "mug,unicorn", "--out", str(out))
     assert result.returncode == 2 and out.read_text() == "precious\n"
+
+
+def test_a_full_disk_is_one_clear_line(tmp_path):
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "tabletest.cli", "vignettes", "--objects", "3", "--limit", "20000"],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=120,
+        )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: the disk is full") and "Traceback" not in result.stderr

@@ -53,8 +53,11 @@ def store_asset(
     data = glb_bytes(world_scene)
     path = assets_dir / f"{slug}.glb"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     lo, hi = world_scene.bounds
     return AssetEntry(
         name=name,
