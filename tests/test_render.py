@@ -175,3 +175,14 @@ def test_source_requirement_names_the_models_that_come_from_elsewhere(tmp_path, 
     assert result.stderr.startswith("error: --source objaverse: 'mug' (builtin), 'wine bottle' (builtin), 'lamp' (builtin)")
     assert "tabletest assets fetch --only" in result.stderr
     assert render(tmp_path / "ok", assets, "--objects", "1", "--source", "builtin", "--engine", "workbench").returncode == 0
+
+
+@pytest.mark.parametrize("engine", ["workbench", "eevee"])
+def test_raster_engines_render(tmp_path, assets, engine):
+    out = tmp_path / "out"
+    result = render(out, assets, "--objects", "2", "--limit", "1", "--engine", engine, only=("mug", "lamp"))
+    assert result.returncode == 0, result.stderr
+    (record,) = records(out)
+    assert record["render"]["engine"] == engine
+    pixels = np.asarray(Image.open(out / record["file_name"]), dtype=float)
+    assert pixels.shape == (48, 64, 3) and pixels.std() > 5  # a picture, not a blank frame
