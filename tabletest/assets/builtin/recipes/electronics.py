@@ -13,6 +13,7 @@ import trimesh
 from PIL import Image, ImageDraw, ImageFont
 
 from tabletest.assets.builtin.parts import Material, Part
+from tabletest.assets.builtin.recipes.common import BLACK_PLASTIC, CHROME, FACE_UP, Z_TO_MINUS_Y
 from tabletest.assets.builtin.shapes import (
     arc,
     box,
@@ -27,12 +28,6 @@ from tabletest.assets.builtin.shapes import (
     tube,
     uv_sphere,
 )
-
-Z_TO_MINUS_Y = (90, 0, 0)  # rotate_deg that turns a +Z axis (lathe, cylinder) towards the viewer
-FACE_UP = (-90, 0, 0)  # turns a decal (facing −Y) to face +Z, its top towards +Y
-
-BLACK_PLASTIC = Material("black plastic", (0.04, 0.04, 0.045), roughness=0.45)
-CHROME = Material("chrome", (0.85, 0.86, 0.88), roughness=0.2, metallic=1.0)
 
 
 def _merge(*meshes: trimesh.Trimesh) -> trimesh.Trimesh:

@@ -13,6 +13,7 @@ import trimesh
 from PIL import Image, ImageDraw, ImageFont
 
 from tabletest.assets.builtin.parts import Material, Part
+from tabletest.assets.builtin.recipes.common import CHROME, FACE_UP, Z_TO_MINUS_Y
 from tabletest.assets.builtin.shapes import (
     arc,
     box,
@@ -29,11 +30,7 @@ from tabletest.assets.builtin.shapes import (
     uv_sphere,
 )
 
-Z_TO_MINUS_Y = (90, 0, 0)  # rotate_deg that turns a +Z axis (lathe, cylinder) towards the viewer
-FACE_UP = (-90, 0, 0)  # turns a decal (facing −Y) to face +Z, its top towards +Y
-
 BRASS = Material("brass", (0.85, 0.66, 0.3), roughness=0.3, metallic=1.0)
-CHROME = Material("chrome", (0.85, 0.86, 0.88), roughness=0.2, metallic=1.0)
 DARK_WOOD = Material("dark wood", (0.36, 0.2, 0.09), roughness=0.55)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from tabletest.assets.builtin.parts import Material, Part
+from tabletest.assets.builtin.recipes.common import BLACK_PLASTIC, STEEL
 from tabletest.assets.builtin.shapes import (
     box,
     cylinder,
@@ -24,8 +25,6 @@ from tabletest.assets.builtin.shapes import (
     tube,
 )
 
-STEEL = Material("steel", (0.78, 0.78, 0.8), roughness=0.25, metallic=0.9)
-BLACK_PLASTIC = Material("black plastic", (0.04, 0.04, 0.045), roughness=0.45)
 WHITE_CERAMIC = Material("white ceramic", (0.93, 0.92, 0.88), roughness=0.2)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tabletest.assets.builtin.parts import Material, Part
+from tabletest.assets.builtin.recipes.common import STEEL
 from tabletest.assets.builtin.shapes import (
     arc,
     box,
@@ -18,8 +19,6 @@ from tabletest.assets.builtin.shapes import (
     smooth_path,
     tube,
 )
-
-STEEL = Material("steel", (0.75, 0.76, 0.78), roughness=0.25, metallic=1.0)
 
 
 def _circle(radius: float, z: float, points: int = 48) -> np.ndarray:

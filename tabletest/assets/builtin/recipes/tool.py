@@ -14,6 +14,7 @@ import numpy as np
 from PIL import Image
 
 from tabletest.assets.builtin.parts import Material, Part
+from tabletest.assets.builtin.recipes.common import STEEL
 from tabletest.assets.builtin.shapes import (
     box,
     cylinder,
@@ -26,7 +27,6 @@ from tabletest.assets.builtin.shapes import (
     tube,
 )
 
-STEEL = Material("steel", (0.75, 0.76, 0.78), roughness=0.25, metallic=1.0)
 DARK_STEEL = Material("dark steel", (0.35, 0.36, 0.38), roughness=0.35, metallic=1.0)
 BLACK_RUBBER = Material("black rubber", (0.04, 0.04, 0.04), roughness=0.85)
 
