@@ -120,10 +120,11 @@ def main() -> None:
                     out.write(json.dumps({"qid": record["qid"], "response": answer(record, rng)}) + "\n")
         lexicon = load_lexicon(load_catalog())
         start = time.perf_counter()
-        rows = score_responses([prompts], [tmp / "model.jsonl"], lexicon)
+        scoring = score_responses([prompts], [tmp / "model.jsonl"], lexicon)
+        rows = scoring.rows
         judged = time.perf_counter() - start
         start = time.perf_counter()
-        write_report(rows, tmp / "report", {"prompts": [prompts], "responses": [tmp / "model.jsonl"]})
+        write_report(scoring, tmp / "report", {"prompts": [prompts], "responses": [tmp / "model.jsonl"]})
         reported = time.perf_counter() - start
         read_ok = sum(r.outcome.status != "unparsed" for r in rows) / len(rows)
         print(

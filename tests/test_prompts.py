@@ -231,6 +231,12 @@ def test_a_render_output_with_a_missing_field_or_other_object_count_is_named(tmp
     render = write_render(tmp_path / "render", limit=2)
     result = CliRunner().invoke(app, ["prompts", "--dataset", str(render), "--objects", "3"])
     assert "is a 2-object scene but --objects 3 was given" in str(result.exception)
+    torn = (render / "metadata.jsonl").read_text() + '{"id": "2obj-0000'  # a render killed mid-line
+    (render / "metadata.jsonl").write_text(torn)
+    assert len(run("--dataset", str(render), "--types", "8")) == 2
+    (render / "metadata.jsonl").write_text("\n" + torn.replace("\n", "\n\n", 1))
+    result = CliRunner().invoke(app, ["prompts", "--dataset", str(render), "--objects", "3"])
+    assert "line 2 is a 2-object scene" in str(result.exception)
     (render / "metadata.jsonl").write_text('{"id": "2obj-000000"}\n')
     result = CliRunner().invoke(app, ["prompts", "--dataset", str(render)])
     assert "line 1 has no 'file_name' field" in str(result.exception)

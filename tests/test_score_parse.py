@@ -33,6 +33,17 @@ CASES = [
     (query(1, relation="left", truth=False), "The mug is to the right of the wine bottle.", "correct"),
     (query(1, relation="left", truth=True), "True or false: I cannot say.", "unparsed"),
     (query(1, relation="left", truth=True), "The statement is false.", "wrong"),
+    # a true/false word outranks yes/no/correct; "the correct answer" is no verdict; only a `not`
+    # that governs the verdict word flips it
+    (query(1, relation="left", truth=True), "The correct answer is: False.", "wrong"),
+    (query(1, relation="left", truth=True), "The correct answer is no.", "wrong"),
+    (query(1, relation="left", truth=True), "No doubt, true.", "correct"),
+    (query(1, relation="left", truth=True), "Not sure, but true.", "correct"),
+    (query(1, relation="left", truth=True), "It's not right, so true.", "correct"),
+    (query(1, relation="left", truth=True), "It isn't correct.", "wrong"),
+    (query(1, relation="left", truth=True), "That is not at all true.", "wrong"),
+    (query(1, relation="left", truth=False), "No, it is not.", "correct"),
+    (query(1, relation="left", truth=True), "Neither true nor false.", "unparsed"),
     # prompts 4, 5, 8: the relation of the first-named object to the second
     (query(4, object_order="AB", relation_order="right_first"), "It is to the left.", "correct"),
     (query(4, object_order="AB", relation_order="left_first"), "**Left**", "correct"),
@@ -47,6 +58,46 @@ CASES = [
     (query(8, object_order="BA"), "right", "correct"),
     (query(8, object_order="BA"), "The mug is to the right of the wine bottle.", "correct"),
     (query(8, object_order="AB"), "That's right, it is on the left.", "correct"),
+    # contrast and asides: `not` negates only the relation phrase it directly precedes
+    (
+        query(4, object_order="AB", relation_order="left_first"),
+        "The wine bottle, which is not very tall, is to the left of the mug.",
+        "correct",
+    ),
+    (
+        query(4, object_order="AB", relation_order="left_first"),
+        "The wine bottle is to the left of the mug, not the right.",
+        "correct",
+    ),
+    (
+        query(4, object_order="AB", relation_order="right_first"),
+        "The wine bottle is to the left rather than to the right of the mug.",
+        "correct",
+    ),
+    (
+        query(5, object_order="AB", relation_order="left_first", irrelevant_position="last"),
+        "The wine bottle is to the left of the mug, not to the right or inside of it.",
+        "correct",
+    ),
+    (
+        query(5, object_order="AB", relation_order="left_first", irrelevant_position="first"),
+        "Inside of, to the left of, or to the right of.",
+        "unparsed",
+    ),
+    (query(4, object_order="AB", relation_order="left_first"), "The wine bottle is on the mug's left.", "correct"),
+    (query(4, object_order="AB", relation_order="left_first"), "The wine bottle is not on the mug's left.", "wrong"),
+    (query(8, object_order="BA"), "The mug is on the wine bottle's right side.", "correct"),
+    # the question's alternatives offered back are no answer, unless a `not` governs them all
+    (
+        query(4, object_order="BA", relation_order="left_first"),
+        "The bottle is to the left or to the right of the mug.",
+        "unparsed",
+    ),
+    (
+        query(5, object_order="AB", relation_order="left_first", irrelevant_position="last"),
+        "It is not to the right or inside of the mug.",
+        "correct",
+    ),
     # prompt 6: both blanks; a full sentence with the other relation counts (appendix A)
     (query(6, relation="left"), "the cup is left of the bottle", "wrong"),
     (query(6, relation="left"), "the cup is to the right of the bottle", "correct"),
@@ -64,6 +115,10 @@ CASES = [
     (query(7, relation="right"), "The bottle", "wrong"),
     (query(7, relation="right"), "a bottle and a mug", "wrong"),
     (query(7, relation="left"), "", "unparsed"),
+    (query(7, relation="left"), "The wine bottle, not the mug, is on the left side of the table.", "correct"),
+    (query(7, relation="left"), "The bottle rather than the cup is on the left side.", "correct"),
+    (query(7, relation="left"), "The wine bottle is on the mug's left.", "correct"),
+    (query(6, relation="left"), "The wine bottle is on the mug's left.", "correct"),
 ]
 
 
@@ -79,16 +134,36 @@ def choose(response: str, options: str = "0123", ptype: int = 2):
 
 
 def test_options_are_recognised_quoted_paraphrased_or_by_number():
-    assert choose("The mug is to the right of the wine bottle").choice == ("right", "BA")
+    assert choose("The mug is to the right of the wine bottle").choices == (("right", "BA"),)
     assert choose("the cup is right of the bottle.").status == "correct"
-    assert choose("Option 1").choice == ("right", "AB")  # presented first: "The A is to the right of the B"
-    assert choose("2", options="3210").choice == ("right", "BA")
-    assert choose("The second one.", options="3210").choice == ("right", "BA")
+    assert choose("Option 1").choices == (("right", "AB"),)  # presented first: "The A is to the right of the B"
+    assert choose("2", options="3210").choices == (("right", "BA"),)
+    assert choose("The second one.", options="3210").choices == (("right", "BA"),)
     assert choose("The mug is to the left of the wine bottle.", ptype=3).status == "correct"
     assert choose("The wine bottle is not to the right of the mug.", ptype=3).status == "correct"
     echo = "The wine bottle is to the right of the mug. The wine bottle is to the left of the mug. The mug is to the right of the wine bottle."
     assert choose(echo).status == "unparsed"
     assert choose("I am not sure.").status == "unparsed"
+
+
+def test_every_chosen_option_must_be_acceptable():
+    """Prompt 2 asks for a correct relationship: one pick suffices, two picks count only if both hold."""
+    both = "The wine bottle is to the left of the mug and the mug is to the right of the wine bottle."
+    assert choose(both).status == "correct"
+    assert choose(both).choices == (("left", "AB"), ("right", "BA"))
+    one_false = "The wine bottle is to the left of the mug and the mug is to the left of the wine bottle"
+    assert choose(one_false).status == "wrong"
+    assert choose(one_false).world is None
+    assert choose("The mug is to the left of the wine bottle.").world == "mirror"
+    # options 2 and 3 of the order 0123 are canonical 1 and 2: both hold
+    assert choose("Options 2 and 3").status == "correct"
+    assert choose("2 and 3").status == "correct"
+    assert choose("Options 1 and 2").status == "wrong"
+    assert choose("option 1 or 4").world == "mirror"
+    assert choose("Options 1 and 4", ptype=3).status == "correct"
+    assert choose("Options 2 and 3", ptype=3).status == "wrong"
+    assert choose("The second and third ones.").status == "correct"
+    assert choose("1, 2, 3").status == "unparsed"
 
 
 def test_a_word_shared_by_both_objects_is_settled_by_elimination_or_left_ambiguous():

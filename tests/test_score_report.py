@@ -18,6 +18,7 @@ from tabletest.errors import UserError
 from tabletest.score.stats import friedman, wilcoxon
 
 EIGHT = "tomato,banana,mug,wine bottle,lamp,teapot,kettle,book"
+SIXTEEN = EIGHT + ",apple,lemon,carrot,egg,candle,vase,globe,hammer"
 
 
 def cli(*args: str):
@@ -167,6 +168,7 @@ def test_the_statistics_agree_with_scipy(tmp_path):
     expected = scipy_stats.wilcoxon(ab, ba, method="approx")
     (row,) = [r for r in read_csv(report / "factor_tests.csv") if r["model"] == "m1" and r["factor"] == "object_order"]
     assert row["test"] == "wilcoxon" and row["levels"] == "AB vs BA" and row["blocks"] == "8"
+    assert row["nonzero_pairs"] == str(sum(a != b for a, b in zip(ab, ba)))
     assert float(row["z"]) == pytest.approx(expected.zstatistic, rel=1e-5)
     assert float(row["p"]) == pytest.approx(expected.pvalue, rel=1e-5)
 
@@ -187,6 +189,11 @@ def test_the_tests_match_a_hand_computed_case():
     test = friedman([[0.1] * 4, [0.5] * 4, [0.9] * 4])
     assert test.statistic == pytest.approx(8.0) and test.p == pytest.approx(math.exp(-4))
     assert wilcoxon([0.5, 0.5], [0.5, 0.5]).p == 1.0
+    # zero differences drop out of the signed-rank test: it rests on the pairs that differ
+    test = wilcoxon([0.1, 0.2, 0.3, 0.4, -0.05, 0.7, 0.2], [0, 0, 0, 0, 0, 0.7, 0.2])
+    assert test.blocks == 7 and test.nonzero_pairs == 5 and test.statistic == 1.0
+    assert wilcoxon([0.5, 0.5], [0.5, 0.5]).nonzero_pairs == 0
+    assert friedman([[0.1] * 4, [0.5] * 4, [0.9] * 4]).nonzero_pairs is None
 
 
 @pytest.fixture()
@@ -217,6 +224,54 @@ def test_bad_responses_get_one_clear_line(small, lines, message):
     result = cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(tmp / "r"))
     assert isinstance(result.exception, UserError), result.output
     assert message in str(result.exception) and "\n" not in str(result.exception)
+
+
+def test_user_files_are_read_line_by_line_as_an_editor_numbers_them(small):
+    """A last line without its newline is an answer like any other; blank lines still count."""
+    tmp, prompts, records = small
+    responses = tmp / "model.jsonl"
+    responses.write_text("\n".join(json.dumps({"qid": r["qid"], "response": oracle(r)}) for r in records))
+    report = score(tmp, [prompts], responses)
+    (row,) = [r for r in read_csv(report / "accuracy.csv") if r["model"] == "model" and r["modality"] == "text"]
+    assert row["n"] == str(len(records)) and float(row["accuracy"]) == 1.0
+    responses.write_text(json.dumps({"qid": records[0]["qid"], "response": "True"}) + "\n\n\n{oops")
+    result = cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(tmp / "r"))
+    assert "line 4 is not valid JSON" in str(result.exception)
+    prompts.write_text("\n" + prompts.read_text().rstrip("\n"))
+    report = score(tmp, [prompts], write_responses(tmp / "m.jsonl", records, oracle), out="again")
+    assert sum(r["model"] == "m" for r in read_csv(report / "scored.csv")) == len(records)
+    prompts.write_text("\n" + '{"qid": "x"}')
+    result = cli("score", "--prompts", str(prompts), "--responses", str(tmp / "m.jsonl"), "--out", str(tmp / "r"))
+    assert "line 2 has no 'scene_id' field" in str(result.exception)
+
+
+def test_queries_a_model_left_unanswered_are_counted_and_reported(small):
+    tmp, prompts, records = small
+    partial = write_responses(tmp / "partial.jsonl", records[:3], oracle)
+    full = write_responses(tmp / "full.jsonl", records, oracle)
+    result = cli(
+        "score",
+        "--prompts",
+        str(prompts),
+        "--responses",
+        str(partial),
+        "--responses",
+        str(full),
+        "--out",
+        str(tmp / "r"),
+    )
+    assert result.exit_code == 0, result.output
+    missing = len(records) - 3
+    warning = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warning == [
+        f"warning: unanswered queries: partial {missing} of {len(records)}; see {tmp / 'r' / 'report.md'}"
+    ]
+    text = (tmp / "r" / "report.md").read_text()
+    assert "## Unanswered queries" in text and f"| partial | Text-only | 1 | {missing} | {len(records)} |" in text
+    assert "| full |" not in text.split("## Unanswered queries")[1].split("##")[0]
+    result = cli("score", "--prompts", str(prompts), "--responses", str(full), "--out", str(tmp / "r2"))
+    assert "warning" not in result.stderr
+    assert "Every query was answered by every model." in (tmp / "r2" / "report.md").read_text()
 
 
 def test_missing_files_and_foreign_prompts_are_named(small):
@@ -256,3 +311,38 @@ def test_an_interaction_between_object_order_and_relation_order_is_found(tmp_pat
     expected = scipy_stats.wilcoxon([1.0] * 8, [-1.0] * 8, method="approx")
     interaction = tests["object_order × relation_order"]
     assert float(interaction["p"]) == pytest.approx(expected.pvalue, rel=1e-5) and float(interaction["p"]) < 0.05
+
+
+def test_option_order_is_tested_through_where_the_answer_stands(tmp_path):
+    """The paper protocol shows each scene one of 24 option orders, too few per object A to test the
+    orders themselves; a model that always takes the first line shows up in the answer's position."""
+    records = make_prompts(
+        tmp_path / "p23.jsonl",
+        "--dataset",
+        str(write_render(tmp_path / "render", only=tuple(SIXTEEN.split(",")))),
+        "--types",
+        "2,3",
+    )
+    first_line = write_responses(tmp_path / "first.jsonl", records, lambda r: r["options"][0])
+    report = score(tmp_path, [tmp_path / "p23.jsonl"], first_line)
+    rows = [r for r in read_csv(report / "factor_tests.csv") if r["model"] == "first"]
+    assert {r["factor"] for r in rows} == {"answer_position"}
+    for ptype in (2, 3):
+        hits = defaultdict(lambda: defaultdict(list))
+        for r in records:
+            if r["prompt_type"] == ptype:
+                position = next(i for i, o in enumerate(r["options"], 1) if o in r["answer"]["options"])
+                hits[position][r["objects"]["A"]].append(position == 1)
+        common = sorted(set.intersection(*(set(by_object) for by_object in hits.values())))
+        groups = [[sum(hits[p][o]) / len(hits[p][o]) for o in common] for p in sorted(hits)]
+        (row,) = [r for r in rows if r["prompt_type"] == str(ptype)]
+        assert row["levels"] == "1 vs 2 vs 3" and row["test"] == "friedman" and row["blocks"] == str(len(common))
+        assert len(common) >= 12
+        assert float(row["p"]) == pytest.approx(scipy_stats.friedmanchisquare(*groups).pvalue, rel=1e-5)
+        assert float(row["p"]) < 0.001
+    levels = {
+        (r["prompt_type"], r["level"]): float(r["accuracy"])
+        for r in read_csv(report / "variations.csv")
+        if r["model"] == "first" and r["factor"] == "answer_position"
+    }
+    assert levels == {(p, lvl): float(lvl == "1") for p in ("2", "3") for lvl in ("1", "2", "3")}

@@ -7,29 +7,41 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import read_jsonl
 
 
 def read_records(path: Path, what: str) -> Iterator[tuple[int, dict]]:
-    """(line number, record) pairs; a missing file or a line that is not a JSON object is a UserError.
+    """(line number, record) pairs of a file a tool appends to as it runs (a render's metadata).
 
-    `what` names the file's role in messages, e.g. "responses file".
+    A last line without its newline is a record still being written, or torn by a kill: skipped.
+    """
+    return _records(path, what, torn_tail=True)
+
+
+def read_user_records(path: Path, what: str) -> Iterator[tuple[int, dict]]:
+    """(line number, record) pairs of a file people write or edit (prompts, responses): every line counts,
+    the last one even without its newline."""
+    return _records(path, what, torn_tail=False)
+
+
+def _records(path: Path, what: str, torn_tail: bool) -> Iterator[tuple[int, dict]]:
+    """Records numbered as an editor shows the lines (blank ones count, and are skipped).
+
+    A missing file or a line that is not a JSON object is a UserError; `what` names the file's role
+    in messages, e.g. "responses file".
     """
     if not path.is_file():
         raise UserError(f"{what} {path} not found: check the path")
-    records = read_jsonl(path)
-    line = 0
-    while True:
-        line += 1
-        try:
-            record = next(records)
-        except StopIteration:
-            return
-        except json.JSONDecodeError as err:
-            raise UserError(f"{path}: line {line} is not valid JSON ({err.msg}); fix or remove that line") from None
-        if not isinstance(record, dict):
-            raise UserError(f"{path}: line {line} is not a JSON object; write one {{...}} record per line")
-        yield line, record
+    with open(path, encoding="utf-8") as fh:
+        for line, text in enumerate(fh, start=1):
+            if not text.strip() or (torn_tail and not text.endswith("\n")):
+                continue
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as err:
+                raise UserError(f"{path}: line {line} is not valid JSON ({err.msg}); fix or remove that line") from None
+            if not isinstance(record, dict):
+                raise UserError(f"{path}: line {line} is not a JSON object; write one {{...}} record per line")
+            yield line, record
 
 
 def require(record: dict, fields: tuple[str, ...], path: Path, line: int, fix: str) -> None:

@@ -26,10 +26,6 @@ OPTION_ROLES: tuple[tuple[str, Relation, str], ...] = (
 OPTION_HOLDS = frozenset({1, 2})  # the options true when A is left of B
 
 
-def opposite(relation: Relation) -> Relation:
-    return "right" if relation == "left" else "left"
-
-
 def statement(x: str, relation: str, y: str) -> str:
     """Prompt 1."""
     return f"Is the following statement true or false: the {x} is to the {relation} of the {y}"

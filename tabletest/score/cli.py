@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +10,7 @@ import typer
 
 from tabletest.config import load_catalog
 from tabletest.options import CatalogOpt
-from tabletest.score.collect import score_responses
+from tabletest.score.collect import Scoring, score_responses
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.report import write_report
 
@@ -36,6 +37,18 @@ def score(
 ) -> None:
     """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
     lexicon = load_lexicon(load_catalog(catalog), synonyms)
-    rows = score_responses(prompts, responses, lexicon)
-    written = write_report(rows, out, {"prompts": prompts, "responses": responses})
-    typer.echo(f"scored {len(rows)} answers; wrote {written[0]} and {len(written) - 1} more files to {out}", err=True)
+    scoring = score_responses(prompts, responses, lexicon)
+    written = write_report(scoring, out, {"prompts": prompts, "responses": responses})
+    typer.echo(
+        f"scored {len(scoring.rows)} answers; wrote {written[0]} and {len(written) - 1} more files to {out}", err=True
+    )
+    if scoring.unanswered:
+        typer.echo(_unanswered_warning(scoring, written[0]), err=True)
+
+
+def _unanswered_warning(scoring: Scoring, report: Path) -> str:
+    per_model: Counter[str] = Counter()
+    for (model, _, _), n in scoring.unanswered.items():
+        per_model[model] += n
+    counts = ", ".join(f"{model} {n} of {scoring.queries}" for model, n in sorted(per_model.items()))
+    return f"warning: unanswered queries: {counts}; see {report}"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from tabletest.errors import UserError
-from tabletest.prompts.reading import read_records, require
+from tabletest.prompts.reading import read_user_records, require
 from tabletest.score.judge import Outcome, judge
 from tabletest.score.lexicon import Lexicon
 
@@ -36,12 +38,18 @@ class Scored:
     response: str
 
 
+class Scoring(NamedTuple):
+    rows: list[Scored]
+    unanswered: Counter[tuple[str, str, int]]  # (model, modality, prompt type) -> queries that model left
+    queries: int  # in the prompts files
+
+
 def read_responses(paths: list[Path]) -> dict[str, list[Answer]]:
     """Answers by qid. A line without `model` belongs to the model named by its file's stem."""
     answers: dict[str, list[Answer]] = {}
     seen: set[tuple[str, str]] = set()
     for path in paths:
-        for line, record in read_records(path, "responses file"):
+        for line, record in read_user_records(path, "responses file"):
             require(record, ("qid", "response"), path, line, RESPONSE_FIX)
             response = record["response"]
             if response is not None and not isinstance(response, str):
@@ -59,36 +67,48 @@ def read_responses(paths: list[Path]) -> dict[str, list[Answer]]:
     return answers
 
 
-def score_responses(prompt_paths: list[Path], response_paths: list[Path], lexicon: Lexicon) -> list[Scored]:
-    """Judge every response; the prompts files stream, only the responses are held in memory."""
+def score_responses(prompt_paths: list[Path], response_paths: list[Path], lexicon: Lexicon) -> Scoring:
+    """Judge every response, and count the queries each model left unanswered.
+
+    The prompts files stream, only the responses are held in memory.
+    """
     pending = read_responses(response_paths)
-    scored = [row for path in prompt_paths for row in _judge_file(path, pending, lexicon)]
+    models = {answer.model for answers in pending.values() for answer in answers}
+    unanswered: Counter[tuple[str, str, int]] = Counter()
+    queries = 0
+    scored: list[Scored] = []
+    for path in prompt_paths:
+        for record, answers in _join(path, pending):
+            queries += 1
+            scored += (_scored(record, answer, lexicon) for answer in answers)
+            for model in models.difference(answer.model for answer in answers):
+                unanswered[(model, record["modality"], record["prompt_type"])] += 1
     if pending:
         qid, (first, *_) = next(iter(pending.items()))
         raise UserError(
             f"{first.path}: line {first.line}: qid {qid!r} is in none of the prompts files given; "
             "pass with --prompts the file these responses answer"
         )
-    return scored
+    return Scoring(scored, unanswered, queries)
 
 
-def _judge_file(path: Path, pending: dict[str, list[Answer]], lexicon: Lexicon) -> Iterator[Scored]:
-    for line, record in read_records(path, "prompts file"):
+def _join(path: Path, pending: dict[str, list[Answer]]) -> Iterator[tuple[dict, list[Answer]]]:
+    """Each query of a prompts file with its answers (taken out of `pending`; none if no model answered)."""
+    for line, record in read_user_records(path, "prompts file"):
         require(record, PROMPT_FIELDS, path, line, "pass a file written by `tabletest prompts`")
-        answers = pending.pop(record["qid"], None)
-        if not answers:
-            continue
-        objects = record["objects"]
-        unit = f"{record['scene_id']}:{objects['A']}:{objects['B']}"
-        for answer in answers:
-            yield Scored(
-                answer.model,
-                record["qid"],
-                record["modality"],
-                record["prompt_type"],
-                unit,
-                objects["A"],
-                record["variation"],
-                judge(record, answer.response, lexicon),
-                answer.response,
-            )
+        yield record, pending.pop(record["qid"], [])
+
+
+def _scored(record: dict, answer: Answer, lexicon: Lexicon) -> Scored:
+    objects = record["objects"]
+    return Scored(
+        answer.model,
+        record["qid"],
+        record["modality"],
+        record["prompt_type"],
+        f"{record['scene_id']}:{objects['A']}:{objects['B']}",
+        objects["A"],
+        record["variation"],
+        judge(record, answer.response, lexicon),
+        answer.response,
+    )

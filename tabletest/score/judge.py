@@ -23,7 +23,7 @@ class Outcome:
     status: str  # correct | wrong | unparsed
     world: str | None  # true | mirror | None (see the module docstring)
     parsed: str  # what the answer was read as saying, for auditing
-    choice: tuple[str, str] | None = None  # prompts 2 and 3: the chosen option's relation and order (AB or BA)
+    choices: tuple[tuple[str, str], ...] = ()  # prompts 2 and 3: each chosen option's relation and order (AB/BA)
 
 
 class Scene:
@@ -61,8 +61,8 @@ def judge(record: dict, response: str | None, lexicon: Lexicon) -> Outcome:
     return JUDGES[record["prompt_type"]](record, scene, Reading(response, lexicon, scene.names))
 
 
-def _outcome(world: str | None, parsed: str, choice: tuple[str, str] | None = None) -> Outcome:
-    return Outcome("correct" if world == "true" else "wrong", world, parsed, choice)
+def _outcome(world: str | None, parsed: str, choices: tuple[tuple[str, str], ...] = ()) -> Outcome:
+    return Outcome("correct" if world == "true" else "wrong", world, parsed, choices)
 
 
 def _unparsed(reason: str) -> Outcome:
@@ -120,14 +120,16 @@ def _said(left: str, right: str) -> str:
 
 
 def _true_false(record: dict, scene: Scene, reading: Reading) -> Outcome:
-    if reading.verdicts:
-        said = reading.verdicts[0]
+    said = reading.verdict
+    if said is not None:
         return _outcome("true" if said == record["answer"]["truth"] else "mirror", "true" if said else "false")
     orders = [o for o in _orders(reading) if set(o) == {scene.a, scene.b}]
     return _from_worlds({scene.world(*o) for o in orders}, _said(*orders[0]) if orders else "")
 
 
 def _choice(record: dict, scene: Scene, reading: Reading) -> Outcome:
+    """The question asks for one option of the two acceptable ones: picking both is right too, but a
+    pick of two that includes an unacceptable one is wrong (its world is neither the scene nor its mirror)."""
     ptype = record["prompt_type"]
     roles = {scene.a: "A", scene.b: "B"}
     picks = []
@@ -143,11 +145,11 @@ def _choice(record: dict, scene: Scene, reading: Reading) -> Outcome:
         return _unparsed("names no option")
     if len(chosen) > 2:
         return _unparsed("names three or more options")
-    subject, relation, _ = OPTION_ROLES[chosen[0]]
-    holds = chosen[0] in OPTION_HOLDS
-    world = "true" if holds == (ptype == 2) else "mirror"
-    order = "AB" if subject == "A" else "BA"
-    return _outcome(world, f"option {order} {relation}", (relation, order))
+    roles_chosen = [OPTION_ROLES[index] for index in chosen]
+    choices = tuple((relation, "AB" if subject == "A" else "BA") for subject, relation, _ in roles_chosen)
+    worlds = {"true" if (index in OPTION_HOLDS) == (ptype == 2) else "mirror" for index in chosen}
+    world = worlds.pop() if len(worlds) == 1 else None
+    return _outcome(world, " and ".join(f"option {order} {relation}" for relation, order in choices), choices)
 
 
 def _relation_word(record: dict, scene: Scene, reading: Reading) -> Outcome:

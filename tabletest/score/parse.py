@@ -1,9 +1,13 @@
-"""Reading a free-text answer: which objects it names, what it says of left and right, its verdicts.
+"""Reading a free-text answer: which objects it names, what it says of left and right, its verdict.
 
 The reading is prompt-neutral; `judge` decides what it means for a given query. A relation word
 becomes a claim with the object named just before it in the same sentence (its subject) and the
-object named right after `of the` (its object); `not`/`n't` just before it flips left and right;
-a sentence that offers relations joined by `or` (an echo of the question) asserts none of them.
+object named right after `of the`, or before it in `the mug's left` (its object). A `not` flips
+left and right only where it governs the relation phrase (`not to the left`, `isn't on the mug's
+left`), never from an aside (`the bottle, which is not tall, is ...`). Alternatives set aside
+(`..., not the right`, `rather than to the right`, `the bottle, not the mug, ...`) are no claims and
+no subjects. Relation phrases joined only by `or` (`to the left of or to the right of`, an echo of
+the question) assert none of them, unless a `not` governs them all (`not to the right or inside`).
 """
 
 from __future__ import annotations
@@ -16,17 +20,45 @@ from functools import cached_property
 from tabletest.score.lexicon import Lexicon, Mention
 
 RELATION = re.compile(r"\b(left|right|inside)\b")
-VERDICT = re.compile(r"\b(true|false|yes|no|correct|incorrect|wrong)\b")
-NEGATION = re.compile(r"\b(?:not|never|neither|nor)\b|n't\b")
-BREAK = re.compile(r"[.!?;:\n]")
-DISJUNCTION = re.compile(r"\b(?:left|right|inside)\b[^.!?;:\n]*\bor\b[^.!?;:\n]*\b(?:left|right|inside)\b")
-OBJECT_GAP = re.compile(r"\s*(?:-?\s*hand\s*)?(?:side\s+)?(?:of|from)\s+(?:the\s+|a\s+|an\s+)?$")
-OF_NEXT = re.compile(r"\s*(?:-?\s*hand\s*)?of\b")
-NUMBERED = re.compile(
-    r"\b(?:option|choice|number|statement|answer)\s*(?:#|no\.?\s*)?([1-4])\b"
-    r"|\b(first|second|third|fourth)\s+(?:option|one|choice|statement|relationship)\b"
+TRUTH = re.compile(r"\b(true|false)\b")
+# yes/no words count only where no true/false is said; `no` not as in "no doubt", `correct` not as in
+# "the correct answer is ..."
+NOUNS = r"(?!\s+(?:answer|option|statement|choice|response|one|relationship|relation)\b)"
+ASSENT = re.compile(
+    rf"\b(yes|no(?!\s+(?!(?:it|that|this|the|i)\b)[a-z])|(?<!the )correct|correct{NOUNS}"
+    rf"|(?<!the )incorrect|incorrect{NOUNS}|wrong)\b"
 )
-ALONE_NUMBER = re.compile(r"^\s*#?([1-4])[.):]?\s*$")
+VERDICT_ECHO = re.compile(r"\b(?:neither\s+)?(?:true\s+n?or\s+false|false\s+n?or\s+true)\b|\byes\s+or\s+no\b")
+# a relation phrase as the questions word it: "to the left of", "inside of", "left"
+PHRASE = r"(?:(?:to|on|at|in)\s+)?(?:the\s+)?(?:left|right|inside)\b(?:\s*-?\s*hand\b)?(?:\s+side\b)?(?:\s+of\b)?"
+NEGATOR = (
+    r"(?:\b(?:not|never|neither|nor)|n't)\s+(?:(?:at\s+all|really|actually|quite|exactly|necessarily|be|been)\s+)*"
+)
+NEGATED_VERDICT = re.compile(NEGATOR + "$")
+# `not` right before the relation phrase, or before a disjunction it is part of ("not to the right or inside")
+NEGATED_RELATION = re.compile(
+    NEGATOR + r"(?:(?:located|positioned|placed|situated|standing|sitting|found)\s+)?"
+    rf"(?:{PHRASE}\s*,?\s*n?or\s+)*(?:(?:to|on|at|in|towards?)\s+)?(?:(?:the|its|their)\s+)?(?:(?:far|immediate)\s+)?$"
+)
+ECHO = re.compile(rf"{PHRASE}(?:\s*,\s*{PHRASE})*\s*,?\s*\bor\s+{PHRASE}")  # the question's alternatives, offered back
+REJECTED = re.compile(
+    r",\s*(?:but\s+)?(?:not|rather\s+than|instead\s+of)\b[^,.!?;:\n]*"  # "..., not the right": the rest of the clause
+    rf"|\b(?:rather\s+than|instead\s+of)\s+{PHRASE}(?:\s*,?\s*(?:or|and|nor)\s+{PHRASE})*"
+)
+SET_ASIDE = re.compile(r"\b(?:not|rather\s+than|instead\s+of)\s+(?:the\s+|a\s+|an\s+)?$")  # "not the mug"
+BREAK = re.compile(r"[.!?;:\n]")
+OBJECT_GAP = re.compile(r"\s*(?:-?\s*hand\s*)?(?:side\s+)?(?:of|from)\s+(?:the\s+|a\s+|an\s+)?$")
+POSSESSIVE_GAP = re.compile(r"'s?\s+(?:(?:far|immediate)\s+)?(?:-?\s*hand\s+)?$")  # "the mug's left"
+OF_NEXT = re.compile(r"\s*(?:-?\s*hand\s*)?of\b")
+LIST_JOIN = r"\s*(?:,|&|and|or)\s*(?:the\s+)?"
+NUMBER_LIST = rf"[1-4](?:{LIST_JOIN}#?\s*[1-4])*"
+ORDINAL = r"(?:first|second|third|fourth)"
+NUMBERED = re.compile(
+    rf"\b(?:options?|choices?|numbers?|statements?|answers?)\s*(?:is\s+|are\s+)?(?:#|no\.?\s*)?({NUMBER_LIST})\b"
+    rf"|\b({ORDINAL}(?:{LIST_JOIN}{ORDINAL})*)\s+(?:options?|ones?|choices?|statements?|relationships?)\b"
+)
+ALONE_NUMBERS = re.compile(rf"^\s*#?({NUMBER_LIST})[.):]?\s*$")
+NUMBER = re.compile(rf"[1-4]|{ORDINAL}")
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 CLEAN = str.maketrans({c: " " for c in '*_`"“”[]()'} | {"’": "'", "‘": "'"})
 FLIP = {"left": "right", "right": "left"}
@@ -69,8 +101,9 @@ class Reading:
         return _claims(self.text, self.mentions) if RELATION.search(self.text) else []
 
     @cached_property
-    def verdicts(self) -> list[bool]:
-        return _verdicts(self.text)
+    def verdict(self) -> bool | None:
+        """True or false as the answer says it; None if it says neither."""
+        return _verdict(self.text)
 
     @cached_property
     def numbers(self) -> list[tuple[int, int]]:
@@ -84,52 +117,75 @@ def normalize(response: str) -> str:
 
 
 def _claims(text: str, mentions: list[Mention]) -> list[Claim]:
-    echoes = [m.span() for m in DISJUNCTION.finditer(text)]
+    echoes = [
+        m.span() for m in ECHO.finditer(text) if not NEGATED_RELATION.search(text, max(0, m.start() - 60), m.start())
+    ]
+    skipped = echoes + [m.span() for m in REJECTED.finditer(text)]
+    subjects = [
+        m
+        for m in mentions
+        if not _inside(m.start, skipped) and not SET_ASIDE.search(text, max(0, m.start - 20), m.start)
+    ]
     starts = _sentence_starts(text)
     claims = []
     previous_end = 0
     for match in RELATION.finditer(text):
         start, end = match.span()
-        floor = max(previous_end, starts[bisect_right(starts, start) - 1])
+        sentence = starts[bisect_right(starts, start) - 1]
+        floor = max(previous_end, sentence)
         previous_end = end
-        if any(a <= start < b for a, b in echoes):
+        if _inside(start, skipped):
             continue
-        subject = next((m for m in reversed(mentions) if floor <= m.start and m.end <= start), None)
-        window = text[max(subject.end if subject else floor, start - 30) : start]
-        obj = next((m for m in mentions if m.start >= end), None)
-        if obj is not None and not OBJECT_GAP.match(text[end : obj.start]):
-            obj = None
+        obj = next((m for m in reversed(mentions) if floor <= m.start and m.end <= start), None)
+        if obj is not None and POSSESSIVE_GAP.match(text, obj.end, start):
+            phrase = obj.start  # "the mug's left": the phrase begins at the possessor
+        else:
+            phrase = start
+            obj = next((m for m in mentions if m.start >= end), None)
+            if obj is not None and not OBJECT_GAP.match(text[end : obj.start]):
+                obj = None
+        subject = next((m for m in reversed(subjects) if floor <= m.start and m.end <= phrase), None)
+        window_start = max(subject.end if subject else sentence, phrase - 60)
         claims.append(
             Claim(
                 start=start,
                 subject=subject.names if subject else None,
                 relation=match.group(1),
                 object=obj.names if obj else None,
-                negated=bool(NEGATION.search(window)),
+                negated=bool(NEGATED_RELATION.search(text, window_start, phrase)),
                 side=obj is None and not OF_NEXT.match(text, end),
             )
         )
     return claims
 
 
+def _inside(position: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= position < b for a, b in spans)
+
+
 def _sentence_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in BREAK.finditer(text))]
 
 
-def _verdicts(text: str) -> list[bool]:
-    text = text.replace("true or false", " ")
+def _verdict(text: str) -> bool | None:
+    """The first true/false said; failing that, the first yes/no/correct/wrong. A governing `not` flips it."""
+    text = VERDICT_ECHO.sub(" ", text)
+    match = TRUTH.search(text) or ASSENT.search(text)
+    if match is None:
+        return None
     starts = _sentence_starts(text)
-    out = []
-    for match in VERDICT.finditer(text):
-        floor = starts[bisect_right(starts, match.start()) - 1]
-        window = text[max(floor, match.start() - 20) : match.start()]
-        value = match.group(1) in {"true", "yes", "correct"}
-        out.append(value != bool(NEGATION.search(window)))
-    return out
+    floor = starts[bisect_right(starts, match.start()) - 1]
+    said = match.group(1) in {"true", "yes", "correct"}
+    return said != bool(NEGATED_VERDICT.search(text, max(floor, match.start() - 40), match.start()))
 
 
 def _numbers(text: str) -> list[tuple[int, int]]:
-    alone = ALONE_NUMBER.match(text)
-    if alone:
-        return [(0, int(alone.group(1)))]
-    return [(m.start(), int(m.group(1)) if m.group(1) else ORDINALS[m.group(2)]) for m in NUMBERED.finditer(text)]
+    alone = ALONE_NUMBERS.match(text)
+    matches = [alone] if alone else list(NUMBERED.finditer(text))
+    out = []
+    for match in matches:
+        group = 1 if match.group(1) else 2
+        for number in NUMBER.finditer(text, match.start(group), match.end(group)):
+            word = number.group()
+            out.append((number.start(), int(word) if word.isdigit() else ORDINALS[word]))
+    return out

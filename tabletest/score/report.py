@@ -6,7 +6,7 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
-from tabletest.score.collect import Scored
+from tabletest.score.collect import Scored, Scoring
 from tabletest.score.plots import MODALITY_TITLE, density_figure
 from tabletest.score.tables import (
     ALL_MODELS,
@@ -21,6 +21,7 @@ from tabletest.score.tables import (
     models_of,
     per_object,
     table3,
+    unanswered,
 )
 from tabletest.write.jsonl import atomic_output
 
@@ -29,11 +30,13 @@ MAX_LEVELS_SHOWN = 4
 EXAMPLES = 12
 
 
-def write_report(rows: list[Scored], out: Path, inputs: dict[str, list[Path]]) -> list[Path]:
+def write_report(scoring: Scoring, out: Path, inputs: dict[str, list[Path]]) -> list[Path]:
     """Write every output under `out`; return the paths written."""
+    rows = scoring.rows
     out.mkdir(parents=True, exist_ok=True)
     tables = {
         "accuracy": accuracy(rows),
+        "unanswered": unanswered(rows, scoring.unanswered),
         "variations": by_variation(rows),
         "table3": table3(rows),
         "biases": biases(rows),
@@ -106,7 +109,7 @@ def _table(header: list[str], body: list[list[str]]) -> str:
 
 def _statistic(row: Row) -> str:
     if row["test"] == "wilcoxon":
-        return f"Wilcoxon z = {abs(row['z']):.2f}"
+        return f"Wilcoxon z = {abs(row['z']):.2f} ({row['nonzero_pairs']} of {row['blocks']} differ)"
     return f"Friedman χ² = {row['statistic']:.2f}"
 
 
@@ -121,6 +124,7 @@ def _markdown(
         + ".\n"
     )
     parts.append(_accuracy_section(tables["accuracy"], models, tables["model_tests"]))
+    parts.append(_unanswered_section(tables["unanswered"]))
     parts.append(_unparsed_section(rows))
     parts.append(_table3_section(tables["table3"], models))
     parts.append(_factor_section(tables["variations"], tables["factor_tests"]))
@@ -134,8 +138,9 @@ def _markdown(
     parts += [f"![{MODALITY_TITLE.get(p.stem.split('_', 1)[1], p.stem)}]({p.name})\n" for p in plots]
     parts.append(
         "## Files\n\n"
-        "`accuracy.csv` (Table 2, long form, with wrong and unparsed counts), `variations.csv` (accuracy at\n"
-        "every level of every factor), `table3.csv`, `biases.csv`, `consistency.csv`, `per_object.csv`,\n"
+        "`accuracy.csv` (Table 2, long form, with wrong and unparsed counts), `unanswered.csv`,\n"
+        "`variations.csv` (accuracy at every level of every factor), `table3.csv`, `biases.csv`,\n"
+        "`consistency.csv`, `per_object.csv`,\n"
         "`factor_tests.csv` and `model_tests.csv` (every test run), `scored.csv` (each answer: status,\n"
         "the world it describes, what it was read as saying).\n"
     )
@@ -177,6 +182,29 @@ def _accuracy_section(table: list[Row], models: list[str], tests: list[Row]) -> 
             ],
         )
     return text
+
+
+def _unanswered_section(table: list[Row]) -> str:
+    text = "## Unanswered queries\n\n"
+    if not table:
+        return text + "Every query was answered by every model.\n"
+    text += (
+        "Queries in the prompts files that a model has no answer to. They are left out of that model's "
+        "numbers (not counted as wrong); check that every responses file is complete.\n\n"
+    )
+    return text + _table(
+        ["Model", "Modality", "Prompt", "Unanswered", "Queries"],
+        [
+            [
+                r["model"],
+                MODALITY_TITLE.get(r["modality"], r["modality"]),
+                str(r["prompt_type"]),
+                str(r["unanswered"]),
+                str(r["queries"]),
+            ]
+            for r in table
+        ],
+    )
 
 
 def _unparsed_section(rows: list[Scored]) -> str:
@@ -273,7 +301,10 @@ def _factor_section(variations: list[Row], tests: list[Row]) -> str:
         "## Accuracy by variation factor\n\n"
         "Each factor should make no difference. Tests compare per-object-A accuracy between the levels "
         "(Wilcoxon signed-rank for two levels, Friedman for more), per model and pooled; z is given as a "
-        "magnitude, as the paper does (the CSV keeps scipy's signed value).\n\n"
+        "magnitude, as the paper does (the CSV keeps scipy's signed value), with how many of the objects A "
+        "scored at both levels differ between them: the signed-rank test ranks only those. The 24 option "
+        "orders of prompts 2 and 3 are too many levels for the objects A that saw each one; their test is on "
+        "`answer_position`, where the first acceptable option stands in the list.\n\n"
         + _table(["Modality", "Prompt", "Factor", "Model", "Accuracy by level", "Test", "p"], body)
         + "\nInteractions, all models pooled (does one factor's effect differ between the other's levels? "
         "per model in factor_tests.csv):\n\n" + _table(["Modality", "Prompt", "Factors", "Test", "p"], interactions)

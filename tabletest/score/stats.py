@@ -20,24 +20,26 @@ class Test:
     z: float | None  # Wilcoxon's normal approximation, as the paper reports it
     p: float
     blocks: int  # objects A with a score in every condition
+    nonzero_pairs: int | None  # Wilcoxon: the blocks whose two scores differ, the only ones it ranks
 
 
 def wilcoxon(x: Sequence[float], y: Sequence[float]) -> Test:
     """Paired two-sided signed-rank test with the normal approximation (zero differences dropped)."""
-    if all(a == b for a, b in zip(x, y, strict=True)):
-        return Test("wilcoxon", 0.0, 0.0, 1.0, len(x))
+    nonzero = sum(a != b for a, b in zip(x, y, strict=True))
+    if not nonzero:
+        return Test("wilcoxon", 0.0, 0.0, 1.0, len(x), 0)
     result = stats.wilcoxon(x, y, method="approx")
-    return Test("wilcoxon", float(result.statistic), float(result.zstatistic), float(result.pvalue), len(x))
+    return Test("wilcoxon", float(result.statistic), float(result.zstatistic), float(result.pvalue), len(x), nonzero)
 
 
 def friedman(groups: Sequence[Sequence[float]]) -> Test:
     """Friedman's rank test across three or more conditions; every block identical gives p = 1."""
     blocks = len(groups[0])
     if all(len(set(values)) == 1 for values in zip(*groups)):
-        return Test("friedman", 0.0, None, 1.0, blocks)
+        return Test("friedman", 0.0, None, 1.0, blocks, None)
     result = stats.friedmanchisquare(*groups)
     p = float(result.pvalue)
-    return Test("friedman", float(result.statistic), None, 1.0 if math.isnan(p) else p, blocks)
+    return Test("friedman", float(result.statistic), None, 1.0 if math.isnan(p) else p, blocks, None)
 
 
 def compare(groups: Sequence[Sequence[float]]) -> Test | None:

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from itertools import combinations
 
-from tabletest.prompts.templates import disjunction
+from tabletest.prompts.templates import OPTION_HOLDS, disjunction
 from tabletest.score.collect import Scored
 from tabletest.score.stats import Test, compare
 
@@ -23,6 +23,19 @@ def level_name(value: object) -> str:
 
 def _correct(row: Scored) -> float:
     return 1.0 if row.outcome.status == "correct" else 0.0
+
+
+def answer_position(ptype: int, option_order: str) -> int:
+    """Prompts 2 and 3: where the first acceptable option stands in the list shown (1-3)."""
+    return next(i for i, c in enumerate(option_order, start=1) if (int(c) in OPTION_HOLDS) == (ptype == 2))
+
+
+def _factors(row: Scored) -> dict:
+    """The query's variation, plus for prompts 2 and 3 the answer's position (see `factor_tests`)."""
+    order = row.variation.get("option_order")
+    if order is None:
+        return row.variation
+    return {**row.variation, "answer_position": answer_position(row.prompt_type, order)}
 
 
 def _with_pool(rows: list[Scored]) -> Iterable[tuple[str, Scored]]:
@@ -73,6 +86,15 @@ def _order(key: tuple) -> tuple:
     return (modality != "image", model == ALL_MODELS, model, *rest)
 
 
+def unanswered(rows: list[Scored], missing: Counter[tuple[str, str, int]]) -> list[Row]:
+    """Per model, modality and prompt type: the queries the model left unanswered, of all it was asked."""
+    answered = Counter((r.model, r.modality, r.prompt_type) for r in rows)
+    return [
+        {"model": key[0], "modality": key[1], "prompt_type": key[2], "unanswered": n, "queries": n + answered[key]}
+        for key, n in sorted(missing.items(), key=lambda kv: _order(kv[0]))
+    ]
+
+
 def per_object(rows: list[Scored]) -> list[Row]:
     """Accuracy per object A: the distributions behind the density plots and every test."""
     means = _means(((m, r.modality, r.prompt_type, r.object_a), _correct(r)) for m, r in _with_pool(rows))
@@ -87,7 +109,7 @@ def by_variation(rows: list[Scored]) -> list[Row]:
     pairs = (
         ((m, r.modality, r.prompt_type, factor, level_name(level)), _correct(r))
         for m, r in _with_pool(rows)
-        for factor, level in r.variation.items()
+        for factor, level in _factors(r).items()
     )
     return [
         {"model": k[0], "modality": k[1], "prompt_type": k[2], "factor": k[3], "level": k[4], "n": n, "accuracy": v}
@@ -116,11 +138,10 @@ def _query_shape(ptype: int, variation: dict) -> str:
 
 
 def biases(rows: list[Scored]) -> list[Row]:
-    """Prompts 2 and 3: how often the chosen option says `left`, and how often it puts A first."""
+    """Prompts 2 and 3: how often a chosen option says `left`, and how often it puts A first."""
     pairs = []
     for m, r in _with_pool(rows):
-        if r.outcome.choice:
-            relation, order = r.outcome.choice
+        for relation, order in r.outcome.choices:
             pairs.append(((m, r.modality, r.prompt_type, "left"), 1.0 if relation == "left" else 0.0))
             pairs.append(((m, r.modality, r.prompt_type, "AB order"), 1.0 if order == "AB" else 0.0))
     return [
@@ -165,7 +186,15 @@ def consistency(rows: list[Scored]) -> list[Row]:
 def _test_row(test: Test | None, **fields: object) -> Row | None:
     if test is None:
         return None
-    return {**fields, "test": test.name, "statistic": test.statistic, "z": test.z, "p": test.p, "blocks": test.blocks}
+    return {
+        **fields,
+        "test": test.name,
+        "statistic": test.statistic,
+        "z": test.z,
+        "p": test.p,
+        "blocks": test.blocks,
+        "nonzero_pairs": test.nonzero_pairs,
+    }
 
 
 def _scores_by_object(pairs: Iterable[tuple[tuple, float]]) -> dict[tuple, dict[str, float]]:
@@ -183,11 +212,18 @@ def _paired(conditions: dict[str, dict[str, float]]) -> list[list[float]]:
 
 
 def factor_tests(rows: list[Scored]) -> list[Row]:
-    """Between the levels of each factor, per model and pooled: Wilcoxon (2 levels) or Friedman."""
+    """Between the levels of each factor, per model and pooled: Wilcoxon (2 levels) or Friedman.
+
+    The 24 option orders of prompts 2 and 3 are not tested as such: the paper protocol shows each
+    scene one order, so hardly any object A sees all 24 and the paired test would rest on almost
+    none. An order acts only through where it puts the acceptable options, so the test is on where the
+    first acceptable one stands (`answer_position`, 1-3), a level every object A meets.
+    """
     scores = _scores_by_object(
         ((m, r.modality, r.prompt_type, f, level_name(v), r.object_a), _correct(r))
         for m, r in _with_pool(rows)
-        for f, v in r.variation.items()
+        for f, v in _factors(r).items()
+        if f != "option_order"
     )
     grouped: dict[tuple, dict[str, dict[str, float]]] = defaultdict(dict)
     for (model, modality, ptype, factor, level), by_object in scores.items():
@@ -254,12 +290,17 @@ def interaction_tests(rows: list[Scored]) -> list[Row]:
     return out
 
 
+def _share(choices: tuple[tuple[str, str], ...], part: int, value: str) -> float | None:
+    """The share of an answer's chosen options whose relation (part 0) or order (part 1) is `value`."""
+    return sum(c[part] == value for c in choices) / len(choices) if choices else None
+
+
 def model_tests(rows: list[Scored]) -> list[Row]:
     """Across models (Friedman, or Wilcoxon for two): accuracy per prompt, and the two biases."""
     measures: dict[str, Callable[[Scored], float | None]] = {
         "accuracy": _correct,
-        "left share": lambda r: None if not r.outcome.choice else float(r.outcome.choice[0] == "left"),
-        "AB order share": lambda r: None if not r.outcome.choice else float(r.outcome.choice[1] == "AB"),
+        "left share": lambda r: _share(r.outcome.choices, 0, "left"),
+        "AB order share": lambda r: _share(r.outcome.choices, 1, "AB"),
     }
     out = []
     for measure, value in measures.items():
