@@ -13,7 +13,7 @@ import trimesh
 from PIL import Image, ImageDraw, ImageFont
 
 from tabletest.assets.builtin.parts import Material, Part
-from tabletest.assets.builtin.recipes.common import BLACK_PLASTIC, CHROME, FACE_UP, Z_TO_MINUS_Y
+from tabletest.assets.builtin.recipes.common import BLACK_PLASTIC, CHROME, FACE_UP, Z_TO_MINUS_Y, front_extrude, merge
 from tabletest.assets.builtin.shapes import (
     arc,
     box,
@@ -30,18 +30,9 @@ from tabletest.assets.builtin.shapes import (
 )
 
 
-def _merge(*meshes: trimesh.Trimesh) -> trimesh.Trimesh:
-    return trimesh.util.concatenate(list(meshes))
-
-
 def _side_extrude(outline_yz: list[tuple[float, float]], width: float) -> trimesh.Trimesh:
     """A solid from a side outline in (y, z), `width` along x centred on x = 0 (wedge-shaped bodies)."""
     return moved(extrude(outline_yz, width), offset=(-width / 2, 0, 0), rotate_deg=(90, 0, 90))
-
-
-def _front_extrude(outline_xz: np.ndarray, depth: float) -> trimesh.Trimesh:
-    """A solid from a front outline in (x, z), `depth` along y centred on y = 0 (rounded cases)."""
-    return moved(extrude(outline_xz, depth), offset=(0, depth / 2, 0), rotate_deg=(90, 0, 0))
 
 
 def _font(size: int) -> ImageFont.FreeTypeFont:
@@ -73,14 +64,14 @@ def telephone() -> list[Part]:
     """A push-button desk phone: wedge body, keypad on the slope, handset in its cradle, coiled cord."""
     red = Material("telephone red", (0.72, 0.06, 0.05), roughness=0.3)
     body = _side_extrude([(-0.10, 0.0), (0.10, 0.0), (0.10, 0.075), (0.02, 0.075), (-0.10, 0.03)], 0.20)
-    cradles = _merge(moved(box((0.045, 0.065, 0.012), bottom_z=0.072), (-0.075, 0.055, 0)),
+    cradles = merge(moved(box((0.045, 0.065, 0.012), bottom_z=0.072), (-0.075, 0.055, 0)),
                      moved(box((0.045, 0.065, 0.012), bottom_z=0.072), (0.075, 0.055, 0)))
     slope = np.degrees(np.arctan2(0.045, 0.12))
     keys = [["1", "2", "3"], ["4", "5", "6"], ["7", "8", "9"], ["*", "0", "#"]]
     keypad = moved(decal(0.075, 0.095), (0, -0.04 - 0.0008, 0.0525 + 0.001), rotate_deg=(slope - 90, 0, 0))
     x = np.linspace(-0.085, 0.085, 15)
     grip = tube(np.stack([x, np.full_like(x, 0.055), 0.108 + 0.01 * (1 - (x / 0.085) ** 2)], 1), 0.013, sections=14)
-    cups = _merge(*(moved(lathe([(0, 0), (0.024, 0), (0.027, 0.012), (0.02, 0.026), (0, 0.028)], 28),
+    cups = merge(*(moved(lathe([(0, 0), (0.024, 0), (0.027, 0.012), (0.02, 0.026), (0, 0.028)], 28),
                           (sx * 0.075, 0.055, 0.084)) for sx in (-1, 1)))
     t = np.linspace(0, 1, 420)
     centre = np.stack([-0.095 - 0.05 * np.sin(np.pi * t), 0.055 - 0.09 * t, 0.09 - 0.075 * t], 1)
@@ -90,7 +81,7 @@ def telephone() -> list[Part]:
         Part("cradles", cradles, red),
         Part("keypad", keypad, Material("keypad", (1, 1, 1), roughness=0.4,
                                          texture=_keypad_texture(keys, {}, panel=(35, 35, 35)))),
-        Part("handset", _merge(grip, cups), red),
+        Part("handset", merge(grip, cups), red),
         Part("cord", tube(coil, 0.0018, sections=6), Material("cord", (0.55, 0.05, 0.04), roughness=0.4)),
     ]
 
@@ -105,14 +96,14 @@ def lamp() -> list[Part]:
     for a, b in (((-0.045, 0.0, 0.03), elbow), (elbow, tip)):
         for dy in (-0.012, 0.012):
             arms.append(tube(np.linspace(np.add(a, (0, dy, 0)), np.add(b, (0, dy, 0)), 4), 0.0045, sections=10))
-    joints = _merge(*(moved(cylinder(0.012, 0.04, 20), (p[0], 0.02, p[2]), rotate_deg=(90, 0, 0))
+    joints = merge(*(moved(cylinder(0.012, 0.04, 20), (p[0], 0.02, p[2]), rotate_deg=(90, 0, 0))
                       for p in ((-0.045, 0, 0.035), elbow, tip)))
     outer = [(0.0, 0.0), (0.022, 0.0), (0.028, -0.035), (0.05, -0.08), (0.078, -0.13)]
     inner = [(0.074, -0.128), (0.047, -0.08), (0.025, -0.036), (0.0, -0.036)]
     tilt, at = (0, -28, 0), (tip[0] + 0.01, 0, tip[2] + 0.015)
     return [
         Part("base", base, paint),
-        Part("arm", _merge(*arms), CHROME),
+        Part("arm", merge(*arms), CHROME),
         Part("joints", joints, BLACK_PLASTIC),
         Part("shade", moved(lathe(outer, 40), at, tilt), paint),
         Part("shade lining", moved(lathe(inner, 40), at, tilt), Material("lining", (0.93, 0.93, 0.9), roughness=0.6)),
@@ -137,11 +128,11 @@ def camera() -> list[Part]:
     button = moved(cylinder(0.006, 0.005, 16), (-0.045, -0.012, 0.075))
     dial = moved(cylinder(0.011, 0.007, 20), (0.042, 0.004, 0.075))
     return [
-        Part("body", _merge(body, moved(hump, (lens_x, 0, 0.075)), grip), BLACK_PLASTIC),
+        Part("body", merge(body, moved(hump, (lens_x, 0, 0.075)), grip), BLACK_PLASTIC),
         Part("lens", barrel, Material("lens barrel", (0.06, 0.06, 0.065), roughness=0.35)),
-        Part("lens rings", _merge(ring, mount), CHROME),
+        Part("lens rings", merge(ring, mount), CHROME),
         Part("lens glass", glass, Material("glass", (0.08, 0.12, 0.25), roughness=0.05, metallic=0.6)),
-        Part("buttons", _merge(button, dial), CHROME),
+        Part("buttons", merge(button, dial), CHROME),
     ]
 
 
@@ -164,9 +155,9 @@ def headphones() -> list[Part]:
     return [
         Part("headband", band, Material("band metal", (0.6, 0.61, 0.63), roughness=0.3, metallic=1.0)),
         Part("band pad", pad, Material("band pad", (0.08, 0.08, 0.08), roughness=0.7)),
-        Part("ear cups", _merge(*cups), Material("cup", (0.72, 0.08, 0.1), roughness=0.35)),
-        Part("cushions", _merge(*cushions), Material("cushion", (0.05, 0.05, 0.05), roughness=0.8)),
-        Part("cup caps", _merge(*caps), CHROME),
+        Part("ear cups", merge(*cups), Material("cup", (0.72, 0.08, 0.1), roughness=0.35)),
+        Part("cushions", merge(*cushions), Material("cushion", (0.05, 0.05, 0.05), roughness=0.8)),
+        Part("cup caps", merge(*caps), CHROME),
     ]
 
 
@@ -268,11 +259,11 @@ def _dial_texture() -> Image.Image:
 def radio() -> list[Part]:
     """A retro portable radio: rounded case, round speaker grille, tuning dial, knobs, handle, antenna."""
     width, height, depth = 0.25, 0.15, 0.08
-    case = moved(_front_extrude(rounded_rect(width, height, 0.03), depth), (0, 0, height / 2))
+    case = moved(front_extrude(rounded_rect(width, height, 0.03), depth), (0, 0, height / 2))
     front = -depth / 2 - 0.0008
     grille = moved(decal(0.11, 0.11, elliptical=True), (-0.055, front, 0.075))
     dial = moved(decal(0.095, 0.045), (0.06, front, 0.1))
-    knobs = _merge(*(moved(lathe([(0, 0), (0.014, 0), (0.014, 0.012), (0.011, 0.016), (0, 0.016)], 24),
+    knobs = merge(*(moved(lathe([(0, 0), (0.014, 0), (0.014, 0.012), (0.011, 0.016), (0, 0.016)], 24),
                            (x, -depth / 2, 0.042), Z_TO_MINUS_Y) for x in (0.035, 0.085)))
     grip = tube(arc(0.075, 15, 165, points=24) + (0, 0, height - 0.025), 0.008, sections=12)
     antenna = tube(np.linspace((0.095, 0.02, height - 0.005), (0.175, 0.02, height + 0.14), 3), [0.004, 0.003, 0.002],
@@ -317,8 +308,8 @@ def fan() -> list[Part]:
         Part("stand", stand, white),
         Part("motor", motor, white),
         Part("hub", hub, Material("hub", (0.35, 0.55, 0.8), roughness=0.3)),
-        Part("blades", _merge(*blades), Material("blade", (0.45, 0.7, 0.92), roughness=0.2)),
-        Part("cage", _merge(*wires), Material("cage", (0.8, 0.81, 0.83), roughness=0.3, metallic=0.9)),
+        Part("blades", merge(*blades), Material("blade", (0.45, 0.7, 0.92), roughness=0.2)),
+        Part("cage", merge(*wires), Material("cage", (0.8, 0.81, 0.83), roughness=0.3, metallic=0.9)),
         Part("badge", badge, Material("badge", (0.2, 0.35, 0.7), roughness=0.3)),
     ]
 

@@ -13,7 +13,7 @@ import trimesh
 from PIL import Image, ImageDraw, ImageFont
 
 from tabletest.assets.builtin.parts import Material, Part
-from tabletest.assets.builtin.recipes.common import CHROME, FACE_UP, Z_TO_MINUS_Y
+from tabletest.assets.builtin.recipes.common import CHROME, FACE_UP, Z_TO_MINUS_Y, front_extrude, merge
 from tabletest.assets.builtin.shapes import (
     arc,
     box,
@@ -34,15 +34,6 @@ BRASS = Material("brass", (0.85, 0.66, 0.3), roughness=0.3, metallic=1.0)
 DARK_WOOD = Material("dark wood", (0.36, 0.2, 0.09), roughness=0.55)
 
 
-def _merge(*meshes: trimesh.Trimesh) -> trimesh.Trimesh:
-    return trimesh.util.concatenate(list(meshes))
-
-
-def _front_extrude(outline_xz: np.ndarray, depth: float) -> trimesh.Trimesh:
-    """A solid from a front outline in (x, z), `depth` along y centred on y = 0 (cases, boxes with round corners)."""
-    return moved(extrude(outline_xz, depth), offset=(0, depth / 2, 0), rotate_deg=(90, 0, 0))
-
-
 def _bands_texture(bands: list[tuple[float, float, tuple[int, int, int]]], base: tuple[int, int, int],
                    height: int = 256) -> Image.Image:
     """Horizontal colour bands for a lathe's v (0 = bottom of the profile): each (v0, v1, colour)."""
@@ -57,11 +48,11 @@ def briefcase() -> list[Part]:
     """A leather briefcase standing up: rounded case, lid seam, two brass latches, a top handle."""
     leather = Material("leather", (0.36, 0.18, 0.07), roughness=0.55)
     width, height, depth = 0.44, 0.32, 0.11
-    case = moved(_front_extrude(rounded_rect(width, height, 0.025), depth), (0, 0, height / 2))
-    seam = moved(_front_extrude(rounded_rect(width + 0.004, 0.008, 0.003), depth + 0.004), (0, 0, height - 0.06))
+    case = moved(front_extrude(rounded_rect(width, height, 0.025), depth), (0, 0, height / 2))
+    seam = moved(front_extrude(rounded_rect(width + 0.004, 0.008, 0.003), depth + 0.004), (0, 0, height - 0.06))
     latch = box((0.04, 0.012, 0.032))
-    latches = _merge(*(moved(latch, (x, -depth / 2 - 0.004, height - 0.075)) for x in (-0.14, 0.14)))
-    mounts = _merge(*(moved(box((0.03, 0.03, 0.012)), (x, 0, height - 0.003)) for x in (-0.07, 0.07)))
+    latches = merge(*(moved(latch, (x, -depth / 2 - 0.004, height - 0.075)) for x in (-0.14, 0.14)))
+    mounts = merge(*(moved(box((0.03, 0.03, 0.012)), (x, 0, height - 0.003)) for x in (-0.07, 0.07)))
     grip = tube(arc(0.06, 10, 170, points=20) + (0, 0, height + 0.0), 0.011, sections=12)
     return [
         Part("case", case, leather),
@@ -97,7 +88,7 @@ def book() -> list[Part]:
     width, length, board = 0.17, 0.24, 0.004
     pages_h = 0.028
     cloth = Material("book cloth", (0.55, 0.1, 0.12), roughness=0.7)
-    covers = _merge(box((width, length, board)), box((width, length, board), bottom_z=board + pages_h))
+    covers = merge(box((width, length, board)), box((width, length, board), bottom_z=board + pages_h))
     pages = moved(extrude(rounded_rect(width - 0.008, length - 0.008, 0.001), pages_h), (0.002, 0, board))
     spine = moved(cylinder(1.0, length, 32), (0, length / 2, 0), Z_TO_MINUS_Y)  # a unit rod along y, squashed next
     spine.apply_scale((0.009, 1, pages_h / 2 + board))
@@ -141,7 +132,7 @@ def alarm_clock() -> list[Part]:
                   Z_TO_MINUS_Y)
     face = moved(decal(0.088, 0.088, elliptical=True), (0, -depth / 2 - 0.0005, cz))
     pivot = (0, -depth / 2 - 0.0015, cz)
-    hands = _merge(
+    hands = merge(
         moved(box((0.004, 0.001, 0.026)), pivot, (0, -60, 0)),  # hour hand towards 10
         moved(box((0.003, 0.001, 0.037)), pivot, (0, 60, 0)),  # minute hand towards 2
     )
@@ -154,7 +145,7 @@ def alarm_clock() -> list[Part]:
         foot = np.radians(140)
         legs.append(moved(lathe([(0, 0), (0.008, 0), (0.006, 0.02), (0, 0.02)], 16),
                           (side * 0.052 * np.sin(foot), 0.01, cz + 0.052 * np.cos(foot) + 0.01), (0, side * 200, 0)))
-    hammer = _merge(cylinder(0.0025, 0.02, 10).apply_translation((0, 0, cz + radius - 0.002)),
+    hammer = merge(cylinder(0.0025, 0.02, 10).apply_translation((0, 0, cz + radius - 0.002)),
                     uv_sphere(0.006, 8, 12).apply_translation((0, 0, cz + radius + 0.02)))
     loop = tube(arc(0.022, 0, 180, points=16) + (0, 0.005, cz + radius + 0.01), 0.003, sections=8)
     return [
@@ -162,9 +153,9 @@ def alarm_clock() -> list[Part]:
         Part("bezel", bezel, CHROME),
         Part("face", face, Material("dial", (1, 1, 1), roughness=0.4, texture=_clock_face_texture())),
         Part("hands", hands, Material("hands", (0.05, 0.05, 0.05), roughness=0.4)),
-        Part("bells", _merge(*bells), CHROME),
-        Part("hammer and loop", _merge(hammer, loop), CHROME),
-        Part("legs", _merge(*legs), CHROME),
+        Part("bells", merge(*bells), CHROME),
+        Part("hammer and loop", merge(hammer, loop), CHROME),
+        Part("legs", merge(*legs), CHROME),
     ]
 
 
@@ -189,7 +180,7 @@ def candle() -> list[Part]:
                    (0, h + 0.046)], 24)
     dish = lathe([(0, -0.006), (0.05, -0.006), (0.055, 0.004), (0.052, 0.005), (0.046, -0.002), (0, -0.002)], 40)
     return [
-        Part("wax", _merge(wax, *drips), Material("wax", (0.97, 0.86, 0.62), roughness=0.45)),
+        Part("wax", merge(wax, *drips), Material("wax", (0.97, 0.86, 0.62), roughness=0.45)),
         Part("wick", wick, Material("wick", (0.05, 0.04, 0.03), roughness=0.8)),
         Part("flame", flame, Material("flame", (1, 1, 1), roughness=0.3, texture=_flame_texture())),
         Part("dish", dish, BRASS),
@@ -254,7 +245,7 @@ def globe() -> list[Part]:
     meridian = moved(tube(arc(r + 0.008, -95, 95, points=40) * (-1, 1, 1), 0.004, sections=8), (0, 0, centre_z),
                      (0, axis_tilt, 0))
     pin = cylinder(0.005, 0.02, 12)
-    pins = moved(_merge(moved(pin, (0, 0, r - 0.005)), moved(pin, (0, 0, -r - 0.015))), (0, 0, centre_z),
+    pins = moved(merge(moved(pin, (0, 0, r - 0.005)), moved(pin, (0, 0, -r - 0.015))), (0, 0, centre_z),
                  (0, axis_tilt, 0))
     low = meridian.vertices[np.argmin(meridian.vertices[:, 2])]
     pedestal = lathe([(0, 0), (0.012, 0), (0.009, 0.02), (0.014, 0.03), (0.008, 0.045), (0.006, low[2]),
@@ -264,8 +255,8 @@ def globe() -> list[Part]:
     base.apply_translation((low[0], low[1], 0))
     return [
         Part("globe", sphere, Material("map", (1, 1, 1), roughness=0.3, texture=_world_map_texture())),
-        Part("meridian", _merge(meridian, pins), BRASS),
-        Part("stand", _merge(pedestal, base), DARK_WOOD),
+        Part("meridian", merge(meridian, pins), BRASS),
+        Part("stand", merge(pedestal, base), DARK_WOOD),
     ]
 
 
@@ -284,11 +275,11 @@ def hourglass() -> list[Part]:
         return lathe([(0, z0 + plate_h)] * closed + ring + [(0, z1 + plate_h)] * closed, 40)
 
     # The glass is opaque, so the sand shows as bands hugging it: the lower pile and what is left above the neck.
-    sand = _merge(shell(0, 0.045, 1.015), shell(glass_h / 2, glass_h / 2 + 0.045, 1.015))
-    plates = _merge(cylinder(r_plate, plate_h, 40), moved(cylinder(r_plate, plate_h, 40), (0, 0, plate_h + glass_h)))
+    sand = merge(shell(0, 0.045, 1.015), shell(glass_h / 2, glass_h / 2 + 0.045, 1.015))
+    plates = merge(cylinder(r_plate, plate_h, 40), moved(cylinder(r_plate, plate_h, 40), (0, 0, plate_h + glass_h)))
     post = lathe([(0, 0), (0.005, 0), (0.007, 0.02), (0.004, 0.05), (0.0065, glass_h / 2), (0.004, glass_h - 0.05),
                   (0.007, glass_h - 0.02), (0.005, glass_h), (0, glass_h)], 12)
-    posts = _merge(*(moved(post, (0.044 * np.cos(a), 0.044 * np.sin(a), plate_h)) for a in np.radians([90, 210, 330])))
+    posts = merge(*(moved(post, (0.044 * np.cos(a), 0.044 * np.sin(a), plate_h)) for a in np.radians([90, 210, 330])))
     return [
         Part("glass", shell(0, glass_h, closed=True), Material("glass", (0.85, 0.92, 0.96), roughness=0.05)),
         Part("sand", sand, Material("sand", (0.86, 0.6, 0.26), roughness=0.9)),
@@ -309,14 +300,14 @@ def lantern() -> list[Part]:
     ring = arc(0.063, 0, 360, points=40, plane="xy")[:-1]
     guard += [loop(ring + (0, 0, zz), 0.0018, sections=6) for zz in (0.09, 0.135)]
     cap = lathe([(0, 0.172), (0.055, 0.172), (0.052, 0.18), (0.03, 0.2), (0.02, 0.215), (0.022, 0.225), (0, 0.228)], 40)
-    tubes = _merge(*(tube([(x, 0, 0.035), (x * 1.12, 0, 0.1), (x * 0.9, 0, 0.178)], 0.007, sections=12)
+    tubes = merge(*(tube([(x, 0, 0.035), (x * 1.12, 0, 0.1), (x * 0.9, 0, 0.178)], 0.007, sections=12)
                      for x in (-0.07, 0.07)))
     bail = tube(arc(0.075, 0, 180, points=28) * (1, 1, 1.15) + (0, 0, 0.178), 0.0022, sections=8)
     knob = moved(cylinder(0.008, 0.012, 16), (0, -0.055, 0.043), Z_TO_MINUS_Y)
     return [
         Part("tank", tank, paint),
         Part("glass", globe, Material("lit glass", (1.0, 0.86, 0.5), roughness=0.1)),
-        Part("guard", _merge(*guard), paint),
+        Part("guard", merge(*guard), paint),
         Part("cap", cap, paint),
         Part("side tubes", tubes, paint),
         Part("handle", bail, Material("wire", (0.25, 0.25, 0.27), roughness=0.4, metallic=0.8)),
@@ -331,20 +322,20 @@ def piggy_bank() -> list[Part]:
     body = moved(ellipsoid((0.06, 0.082, 0.058), 3), (0, 0, cz))
     snout = moved(lathe([(0, 0), (0.021, 0), (0.022, 0.018), (0.019, 0.024), (0, 0.025)], 32), (0, -0.07, cz - 0.005),
                   Z_TO_MINUS_Y)
-    nostrils = _merge(*(moved(decal(0.006, 0.009, elliptical=True, sections=12), (x, -0.0952, cz - 0.005))
+    nostrils = merge(*(moved(decal(0.006, 0.009, elliptical=True, sections=12), (x, -0.0952, cz - 0.005))
                         for x in (-0.007, 0.007)))
     ear = lathe([(0, 0), (0.015, 0), (0, 0.028)], 12)
     ear.apply_scale((1, 0.4, 1))
-    ears = _merge(*(moved(ear, (side * 0.03, -0.045, cz + 0.045), (-25, side * 25, 0)) for side in (-1, 1)))
-    eyes = _merge(*(moved(uv_sphere(0.005, 8, 12), (side * 0.021, -0.071, cz + 0.022)) for side in (-1, 1)))
-    legs = _merge(*(moved(cylinder(0.014, 0.03, 16), (sx * 0.033, sy * 0.045, 0)) for sx in (-1, 1) for sy in (-1, 1)))
+    ears = merge(*(moved(ear, (side * 0.03, -0.045, cz + 0.045), (-25, side * 25, 0)) for side in (-1, 1)))
+    eyes = merge(*(moved(uv_sphere(0.005, 8, 12), (side * 0.021, -0.071, cz + 0.022)) for side in (-1, 1)))
+    legs = merge(*(moved(cylinder(0.014, 0.03, 16), (sx * 0.033, sy * 0.045, 0)) for sx in (-1, 1) for sy in (-1, 1)))
     slot = box((0.028, 0.005, 0.004), bottom_z=cz + 0.056)
     t = np.linspace(0, 1, 40)
     curl = np.stack([0.006 * np.cos(t * 4 * np.pi), 0.078 + 0.02 * t, cz + 0.01 + 0.006 * np.sin(t * 4 * np.pi)], 1)
     tail = tube(curl, 0.0025, sections=8)
     dark = Material("dark", (0.08, 0.03, 0.04), roughness=0.4)
     return [
-        Part("body", _merge(body, tail), pink),
+        Part("body", merge(body, tail), pink),
         Part("legs", legs, pink),
         Part("snout", snout, Material("snout pink", (0.93, 0.5, 0.62), roughness=0.25)),
         Part("ears", ears, pink),
@@ -371,8 +362,8 @@ def potted_plant() -> list[Part]:
     return [
         Part("pot", pot, Material("terracotta", (0.74, 0.38, 0.22), roughness=0.75)),
         Part("soil", soil, Material("soil", (0.2, 0.13, 0.08), roughness=0.95)),
-        Part("leaves", _merge(*leaves_dark), Material("leaf", (0.13, 0.42, 0.14), roughness=0.5)),
-        Part("young leaves", _merge(*leaves_light), Material("young leaf", (0.3, 0.6, 0.2), roughness=0.5)),
+        Part("leaves", merge(*leaves_dark), Material("leaf", (0.13, 0.42, 0.14), roughness=0.5)),
+        Part("young leaves", merge(*leaves_light), Material("young leaf", (0.3, 0.6, 0.2), roughness=0.5)),
     ]
 
 
