@@ -7,6 +7,7 @@ the file, the entry and the fix (see `load_catalog`, `load_config`).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -116,6 +117,13 @@ class Catalog(Strict):
 
     def by_name(self, name: str) -> CatalogObject:
         return self.objects[self.index_of(name)]
+
+    def select(self, only: Sequence[str] | None) -> tuple[CatalogObject, ...]:
+        """The objects named in `only` (every object when None), each once, in catalog order; an unknown
+        name is refused with `index_of`'s message."""
+        if only is None:
+            return self.objects
+        return tuple(self.objects[i] for i in sorted({self.index_of(name) for name in only}))
 
 
 def unknown_name_message(name: str, names: tuple[str, ...]) -> str:

@@ -21,6 +21,13 @@ def png(width: int, height: int, rgb: tuple[int, int, int] = (200, 60, 40)) -> b
     return out.getvalue()
 
 
+def eps(width: int = 4, height: int = 4) -> bytes:
+    """An Encapsulated PostScript image: Pillow identifies it without help but decodes it with Ghostscript."""
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 60, 40)).save(out, format="EPS")
+    return out.getvalue()
+
+
 class Gltf:
     """A glTF document and its binary buffer, built up piece by piece, packed by `glb()`."""
 
@@ -180,6 +187,13 @@ def corrupt_texture() -> bytes:
     return g.glb()
 
 
+def eps_texture() -> bytes:
+    """A GLB whose embedded base-colour texture is an EPS image."""
+    g = Gltf()
+    g.node(mesh=g.box(material=g.textured_material(eps())))
+    return g.glb()
+
+
 def non_finite() -> bytes:
     g = Gltf()
     g.node(mesh=g.box())
@@ -218,3 +232,14 @@ def gltf_files(stem: str, extents=(0.3, 1.0, 0.3), texture_uri: str = "label.png
     g.node(mesh=g.box(extents=extents, material=g.textured_material(uri=texture_uri)))
     g.doc["buffers"] = [{"uri": f"{stem}.bin", "byteLength": len(g.bin)}]
     return {f"{stem}.gltf": json.dumps(g.doc).encode(), f"{stem}.bin": bytes(g.bin), "label.png": png(16, 16)}
+
+
+def obj_files(stem: str, texture_name: str, texture: bytes) -> dict[str, bytes]:
+    """An OBJ (a box, tallest along +Y) beside its MTL, whose `map_Kd` names the texture file: name -> bytes."""
+    box = trimesh.creation.box(extents=(0.2, 1.0, 0.4))
+    lines = [f"mtllib {stem}.mtl", "usemtl label"]
+    lines += [f"v {x:.6f} {y:.6f} {z:.6f}" for x, y, z in box.vertices]
+    lines += ["vt 0 0", "vt 1 0", "vt 1 1"]
+    lines += [f"f {a + 1}/1 {b + 1}/2 {c + 1}/3" for a, b, c in box.faces]
+    mtl = f"newmtl label\nKd 1 1 1\nmap_Kd {texture_name}\n"
+    return {f"{stem}.obj": "\n".join(lines).encode() + b"\n", f"{stem}.mtl": mtl.encode(), texture_name: texture}

@@ -4,19 +4,25 @@ size, with more than one colour, byte-identically on a rerun; `assets check` cat
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+import trimesh
 from PIL import Image
 from typer.testing import CliRunner
 
-from tabletest.assets.builtin.build import MAX_TRIANGLES, build_assets
-from tabletest.assets.canonical import load_world
+from tabletest.assets.builtin.build import MAX_TRIANGLES, build_assets, canonical_scene
+from tabletest.assets.builtin.parts import Material, Part
+from tabletest.assets.builtin.recipes import RECIPES
+from tabletest.assets.canonical import WORLD_TO_GLTF, load_world
 from tabletest.assets.check import TOLERANCE, check_assets
 from tabletest.assets.cli import assets_app
-from tabletest.assets.manifest import MANIFEST_NAME, load_manifest
+from tabletest.assets.manifest import MANIFEST_NAME, load_manifest, save_manifest
+from tabletest.assets.store import store_asset
 from tabletest.config import load_catalog, unknown_name_message
 from tabletest.errors import UserError
 from tabletest.render.sheet import BACKGROUND, render_sheet
@@ -36,6 +42,16 @@ def built(tmp_path_factory) -> Path:
 def copy(built, tmp_path) -> Path:
     """A private copy of the built library that a test may damage."""
     return Path(shutil.copytree(built, tmp_path / "assets"))
+
+
+def pin(folder: Path, name: str, data: bytes) -> None:
+    """Make `data` the model of `name` and pin its bytes in the manifest, as a build would."""
+    manifest = load_manifest(folder)
+    entry = manifest.objects[name]
+    (folder / entry.file).write_bytes(data)
+    pinned = {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+    manifest.objects[name] = entry.model_copy(update=pinned)
+    save_manifest(folder, manifest)
 
 
 def test_every_catalog_object_is_built_with_its_manifest_entry(built):
@@ -97,18 +113,109 @@ def test_only_with_an_unknown_name_is_refused(copy):
 
 
 def test_check_reports_a_corrupted_and_a_missing_file_by_name_with_the_fix(copy):
-    (copy / "banana.glb").write_bytes((copy / "banana.glb").read_bytes()[:500])
+    pin(copy, "banana", (copy / "banana.glb").read_bytes()[:500])  # the pinned bytes, but cut short
     (copy / "mug.glb").unlink()
-    shutil.copy(copy / "apple.glb", copy / "pumpkin.glb")  # loads fine, but the wrong bytes and size
+    shutil.copy(copy / "apple.glb", copy / "pumpkin.glb")  # not the pinned bytes: reported, never parsed
+    pin(copy, "cake", (copy / "apple.glb").read_bytes())  # the pinned bytes, loads fine, but the wrong size
     result = runner.invoke(assets_app, ["check", "--assets", str(copy)])
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.startswith("error:")]
-    by_name = {name: [line for line in lines if line.startswith(f"error: {name}:")] for name in ("banana", "mug", "pumpkin")}
+    names = ("banana", "mug", "pumpkin", "cake")
+    by_name = {name: [line for line in lines if line.startswith(f"error: {name}:")] for name in names}
     assert "does not load" in by_name["banana"][0] and '--only "banana"' in by_name["banana"][0]
     assert "missing" in by_name["mug"][0] and '--only "mug"' in by_name["mug"][0]
-    assert any("sha256" in line for line in by_name["pumpkin"]) and any("largest extent" in line for line in by_name["pumpkin"])
+    assert by_name["pumpkin"] == [
+        (
+            f"error: pumpkin: {copy / 'pumpkin.glb'} differs from the bytes pinned in manifest.json (sha256), so it "
+            'is not read; rebuild it with `tabletest assets build --only "pumpkin"`'
+        )
+    ]
+    assert any("largest extent" in line for line in by_name["cake"]) and '--only "cake"' in by_name["cake"][0]
     assert len(lines) == sum(len(v) for v in by_name.values())
-    assert "3 of 64 objects have problems" in result.output
+    assert "4 of 64 objects have problems" in result.output
+
+
+def test_check_measures_the_model_as_a_renderer_sees_it(copy):
+    """In the world frame, every node's transform applied: raw vertex coordinates are not the model."""
+    mug = canonical_scene(CATALOG.by_name("mug"))
+    # a correct +Y-up file whose meshes are stored turned and shifted, and whose nodes move them back
+    shift = trimesh.transformations.translation_matrix([0.5, 0.0, 0.2])
+    moved = trimesh.Scene()
+    for name, geometry in mug.geometry.items():
+        mesh = geometry.copy()
+        mesh.apply_transform(shift @ WORLD_TO_GLTF)
+        moved.add_geometry(mesh, node_name=name, geom_name=name, transform=np.linalg.inv(shift))
+    pin(copy, "mug", moved.export(file_type="glb"))
+    assert check_assets(CATALOG, copy, ["mug"]) == []
+    # the canonical model written without the turn into glTF's +Y up: upright in trimesh, on its side in Blender
+    pin(copy, "mug", mug.export(file_type="glb"))
+    messages = [p.message for p in check_assets(CATALOG, copy, ["mug"])]
+    assert len(messages) == 2 and messages[0].startswith("lowest point at z = -0.0")
+    assert messages[1].startswith("footprint centred at (")
+
+
+def test_a_manifest_cannot_name_a_file_outside_its_folder(copy, tmp_path):
+    manifest = load_manifest(copy)
+    shutil.move(copy / "mug.glb", tmp_path / "outside.glb")  # the pinned bytes, one folder up
+    manifest.objects["mug"] = manifest.objects["mug"].model_copy(update={"file": "../outside.glb"})
+    save_manifest(copy, manifest)
+    with pytest.raises(UserError) as err:
+        check_assets(CATALOG, copy, ["mug"])
+    assert str(err.value) == (
+        f"{copy / MANIFEST_NAME} is not a valid asset manifest (objects.mug.file: String should match pattern "
+        "'^[a-z0-9_]+\\.glb$'); rebuild it with `tabletest assets build`"
+    )
+
+
+def test_only_selects_each_object_once_in_catalog_order(copy):
+    names = ["mug", " Banana", "mug", "tomato"]
+    assert [o.name for o in CATALOG.select(names)] == ["tomato", "banana", "mug"]
+    assert CATALOG.select(None) == CATALOG.objects
+    for name in ("mug", "banana", "tomato"):
+        (copy / f"{CATALOG.by_name(name).slug}.glb").unlink()
+    assert [p.name for p in check_assets(CATALOG, copy, names)] == ["tomato", "banana", "mug"]
+    with pytest.raises(UserError) as err:
+        CATALOG.select(["mug", "tomatoe"])
+    assert str(err.value) == unknown_name_message("tomatoe", CATALOG.names)
+    result = runner.invoke(assets_app, ["check", "--assets", str(copy), "--only", "mug,Mug,banana"])
+    assert "2 of 2 objects have problems" in result.output
+
+
+def test_a_recipe_over_the_triangle_limit_is_a_user_error_with_the_fix(monkeypatch, tmp_path):
+    def dense_mug() -> list[Part]:
+        return [Part("body", trimesh.creation.icosphere(subdivisions=6), Material("white", (1, 1, 1)))]
+
+    monkeypatch.setitem(RECIPES, "mug", dense_mug)
+    with pytest.raises(UserError) as err:
+        build_assets(CATALOG, tmp_path, ["mug"], jobs=1)
+    assert str(err.value) == (
+        f"recipe 'mug' makes 81920 triangles, more than the {MAX_TRIANGLES} a built-in model may have; use fewer "
+        f"segments or parts in {__name__}.dense_mug"
+    )
+    assert load_manifest(tmp_path).objects == {} and not (tmp_path / "mug.glb").exists()
+
+
+def test_models_and_manifest_are_synced_before_they_replace_the_old_ones(copy, monkeypatch):
+    synced: list[int] = []
+    fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(os.fstat(fd).st_ino) or fsync(fd))
+    entry = store_asset(copy, "mug", "mug", canonical_scene(CATALOG.by_name("mug")), "builtin")
+    manifest = load_manifest(copy)
+    save_manifest(copy, manifest.model_copy(update={"objects": {**manifest.objects, "mug": entry}}))
+    assert synced == [(copy / "mug.glb").stat().st_ino, (copy / MANIFEST_NAME).stat().st_ino]
+
+
+def test_a_failed_manifest_write_keeps_the_old_one_and_leaves_no_temporary_file(copy, monkeypatch):
+    before = (copy / MANIFEST_NAME).read_bytes()
+
+    def full_disk(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    with pytest.raises(OSError):
+        save_manifest(copy, load_manifest(copy).model_copy(update={"objects": {}}))
+    assert (copy / MANIFEST_NAME).read_bytes() == before
+    assert [p.name for p in copy.iterdir() if p.name.endswith(".tmp")] == []
 
 
 def test_check_without_a_manifest_says_how_to_build(tmp_path):

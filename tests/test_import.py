@@ -4,6 +4,7 @@ through the same normalisation and store as downloads; naming mistakes are refus
 from __future__ import annotations
 
 import io
+import subprocess
 from pathlib import Path
 
 import glbmaker as gm
@@ -11,12 +12,12 @@ import numpy as np
 import pytest
 import trimesh
 from hubserver import write_catalog
-from PIL import Image
+from PIL import EpsImagePlugin, Image
 
 from tabletest.assets.canonical import load_world
 from tabletest.assets.check import check_assets
 from tabletest.assets.importer import import_folder
-from tabletest.assets.manifest import load_manifest
+from tabletest.assets.manifest import load_manifest, save_manifest, sha256_of
 from tabletest.assets.normalize import read_glb
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
@@ -94,11 +95,117 @@ def test_a_bad_file_is_reported_and_the_others_imported(models, tmp_path):
     assert len(report.imported) == 4 and list(report.failed) == ["broken"]
     assert (
         report.failed["broken"]
-        == f"{models / 'broken.glb'} is truncated or padded: its header says 1528 bytes, the file has 1464"
+        == f"{models / 'broken.glb'} is truncated or padded: its header says 1528 bytes, the file has 1464; "
+        f"copy the whole file again, or re-export it as glTF 2.0 binary (.glb), or move broken.glb out of {models}"
     )
     assert (
         not (tmp_path / "assets" / "broken.glb").exists() and "broken" not in load_manifest(tmp_path / "assets").objects
     )
+
+
+@pytest.fixture
+def ghostscript(tmp_path, monkeypatch) -> Path:
+    """Pillow's Ghostscript replaced by a script that leaves a marker file: if the marker appears, a
+    model file has made Pillow run an external program. Returns the marker's path."""
+    marker, script = tmp_path / "ghostscript-ran", tmp_path / "fake-gs"
+    script.write_text(f"#!/bin/sh\ntouch '{marker}'\nexit 1\n")
+    script.chmod(0o755)
+    monkeypatch.setattr(EpsImagePlugin, "gs_binary", str(script))
+    monkeypatch.setattr(EpsImagePlugin, "gs_windows_binary", str(script))
+    return marker
+
+
+def prove_ghostscript_would_run(marker: Path) -> None:
+    """The fixture is live: decoding the same EPS image outside a model load does run the script."""
+    with pytest.raises(subprocess.CalledProcessError), Image.open(io.BytesIO(gm.eps())) as image:
+        image.load()
+    assert marker.exists()
+
+
+@pytest.mark.parametrize(
+    "files, reason",
+    [
+        ({"mug.glb": gm.eps_texture()}, "has image 0 in EPS format, which is not read as a texture"),
+        (gm.obj_files("mug", "label.eps", gm.eps()), "has a texture in EPS format, which is not read as a texture"),
+    ],
+    ids=["glb", "obj"],
+)
+def test_an_eps_texture_is_refused_and_ghostscript_never_runs(tmp_path, ghostscript, files, reason):
+    folder = write_folder(tmp_path / "models", files)
+    report = import_folder(catalog_at(tmp_path), folder, tmp_path / "assets", log=lambda _: None)
+    assert not report.imported and list(report.failed) == ["mug"]
+    assert reason in report.failed["mug"] and "(only PNG, JPEG, WebP, BMP and TGA are)" in report.failed["mug"]
+    assert "; convert it to PNG or JPEG" in report.failed["mug"]
+    assert not ghostscript.exists() and not (tmp_path / "assets" / "mug.glb").exists()
+    prove_ghostscript_would_run(ghostscript)
+
+
+def test_check_never_runs_ghostscript_on_a_pinned_model(models, tmp_path, ghostscript):
+    """A hostile assets folder: its manifest pins a GLB with an EPS texture. `check` refuses it unrun."""
+    catalog, out = catalog_at(tmp_path), tmp_path / "assets"
+    import_folder(catalog, models, out, ["mug"], log=lambda _: None)
+    (out / "mug.glb").write_bytes(gm.eps_texture())
+    manifest = load_manifest(out)
+    manifest.objects["mug"] = manifest.objects["mug"].model_copy(update={"sha256": sha256_of(out / "mug.glb")})
+    save_manifest(out, manifest)
+    [problem] = check_assets(catalog, out, ["mug"])
+    assert f"{out / 'mug.glb'} does not load as a GLB (has image 0 in EPS format" in problem.message
+    assert not ghostscript.exists()
+    prove_ghostscript_would_run(ghostscript)
+
+
+REEXPORT = "re-export it as glTF 2.0 binary (.glb)"
+
+
+@pytest.mark.parametrize(
+    "files, problem_and_fix",
+    [
+        (
+            {"mug.glb": b"<html>"},
+            f"is not a GLB file (it does not start with the 'glTF' magic); {REEXPORT}",
+        ),
+        (
+            {"mug.glb": gm.external_texture()},
+            (
+                "has image 0 referring to the external file 'diffuse.png', which a GLB cannot carry; "
+                "re-export it as a GLB with its textures embedded"
+            ),
+        ),
+        (
+            {"mug.glb": gm.corrupt_texture()},
+            (
+                "has image 0 in no image format Pillow knows (it starts like PNG, but is not one); "
+                "convert it to PNG or JPEG"
+            ),
+        ),
+        (
+            {"mug.glb": gm.camera_only()},
+            "has no mesh with faces; export it again with its meshes, not only cameras or lights",
+        ),
+        (
+            {"mug.glb": gm.non_finite()},
+            f"has non-finite vertex coordinates (NaN or infinity); repair the mesh, then {REEXPORT}",
+        ),
+        (
+            {"mug.glb": gm.degenerate()},
+            "cannot be scaled to size (degenerate extent 0.0); re-export it with its real geometry",
+        ),
+        (
+            gm.gltf_files("mug", texture_uri="gone.png"),
+            (
+                "has image 0 referring to 'gone.png', which is not a file in {folder}; "
+                f"put that file in {{folder}} beside the model, or {REEXPORT}"
+            ),
+        ),
+    ],
+    ids=["not-glb", "external-texture", "corrupt-texture", "no-mesh", "nan", "degenerate", "missing-texture"],
+)
+def test_every_refusal_names_the_problem_and_the_fix(tmp_path, files, problem_and_fix):
+    folder = write_folder(tmp_path / "models", files)
+    model = next(name for name in files if name.startswith("mug."))
+    report = import_folder(catalog_at(tmp_path), folder, tmp_path / "assets", log=lambda _: None)
+    expected = f"{folder / model} {problem_and_fix.format(folder=folder)}, or move {model} out of {folder}"
+    assert report.failed == {"mug": expected}
 
 
 def test_a_gltf_may_not_reach_outside_its_folder(tmp_path):

@@ -23,6 +23,7 @@ from tabletest.assets.canonical import load_world
 from tabletest.assets.check import check_assets
 from tabletest.assets.manifest import MANIFEST_NAME, load_manifest, sha256_of
 from tabletest.assets.normalize import read_glb
+from tabletest.assets.objaverse import fetch
 from tabletest.assets.objaverse.fetch import fetch_assets
 from tabletest.assets.objaverse.hub import HUB_URL, Network, hub_endpoint, session
 from tabletest.assets.objaverse.lock import LOCK_NAME, load_lock
@@ -46,6 +47,7 @@ CASES = {
     "not a glb": (b"<html><body>Too many requests</body></html>", "by", 0.1, False, "not a GLB file"),
     "external texture": (gm.external_texture(), "by", 0.1, False, "external file 'diffuse.png'"),
     "corrupt texture": (gm.corrupt_texture(), "by", 0.1, False, "image 0 in no image format"),
+    "eps texture": (gm.eps_texture(), "by", 0.1, False, "has image 0 in EPS format, which is not read as a texture"),
     "nan": (gm.non_finite(), "by", 0.1, False, "non-finite vertex coordinates"),
     "camera only": (gm.camera_only(), "by", 0.1, False, "no mesh with faces"),
     "degenerate": (gm.degenerate(), "by", 0.1, False, "cannot be scaled to size (degenerate extent 0.0)"),
@@ -159,6 +161,40 @@ def test_textures_above_2048_px_are_downscaled(fetched):
         start = view.get("byteOffset", 0)
         sizes.append(Image.open(io.BytesIO(binary[start : start + view["byteLength"]])).size)
     assert sizes == [(2048, 32)]
+
+
+def test_what_is_stored_is_the_model_that_was_verified(tmp_path, monkeypatch):
+    """Another fetch sharing the cache may replace a file between its check and its use: the bytes that
+    passed the checks are the ones normalised and stored."""
+    catalog = load_catalog(
+        write_catalog(tmp_path / "c.yaml", [{"name": "cup", "size_m": 0.1, "candidates": [uid_of("a")]}])
+    )
+    cache, verified = tmp_path / "cache", fetch._transfer_problem
+
+    def then_replaced(data: bytes, expected: object) -> str:
+        problem = verified(data, expected)
+        next(cache.rglob(f"{uid_of('a')}.glb")).write_bytes(gm.plain_box(extents=(1.0, 1.0, 3.0)))
+        return problem
+
+    monkeypatch.setattr(fetch, "_transfer_problem", then_replaced)
+    served = gm.plain_box(extents=(1.0, 0.5, 0.8))
+    with HubServer(serve({"a": served})) as server, session(server.url, cache, FAST) as hub:
+        report = fetch_assets(catalog, tmp_path / "assets", hub, POLICY, log=ignore)
+    assert report.fetched and load_lock(tmp_path / "assets").objects["cup"].sha256 == hashlib.sha256(served).hexdigest()
+    # the served box is 1 wide, 0.5 tall (+Y), 0.8 deep: at 0.1 m it is 0.1 x 0.08 x 0.05 in the world
+    assert np.allclose(_extents(tmp_path / "assets" / "cup.glb"), [0.1, 0.08, 0.05], atol=1e-6)
+
+
+def test_only_fetches_in_catalog_order(tmp_path):
+    names = ["first", "second", "third"]
+    catalog = load_catalog(
+        write_catalog(tmp_path / "c.yaml", [{"name": n, "size_m": 0.1, "candidates": [uid_of(n)]} for n in names])
+    )
+    only, fixture = ["third", "first", "third"], serve({n: gm.plain_box() for n in names})
+    with HubServer(fixture) as server, session(server.url, tmp_path / "cache", FAST) as hub:
+        report = fetch_assets(catalog, tmp_path / "assets", hub, POLICY, only, jobs=1, log=ignore)
+    assert [e.name for e in report.fetched] == ["first", "third"]
+    assert [p.rsplit("/", 1)[1] for p in server.glb_requests()] == [f"{uid_of('first')}.glb", f"{uid_of('third')}.glb"]
 
 
 # ---- choosing a uid: candidates, LVIS, pins ----

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import trimesh
 
+from tabletest.assets.images import textures_only
+
 # world (x, y, z) -> glTF (x, z, -y): a −90° turn about +X.
 WORLD_TO_GLTF = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]], dtype=float)
 GLTF_TO_WORLD = np.linalg.inv(WORLD_TO_GLTF)
@@ -74,10 +76,12 @@ def glb_bytes(world_scene: trimesh.Scene) -> bytes:
 
 
 def load_world(path: Path | str | bytes) -> trimesh.Scene:
-    """Load a GLB written by `glb_bytes` back into the world frame (+Z up)."""
-    if isinstance(path, bytes):
-        scene = trimesh.load(io.BytesIO(path), file_type="glb", force="scene")
-    else:
-        scene = trimesh.load(str(path), file_type="glb", force="scene")
+    """Load a GLB written by `glb_bytes` back into the world frame (+Z up); its images are read only as
+    plain texture formats (`images.py`), and one in any other format is an error."""
+    with textures_only():
+        if isinstance(path, bytes):
+            scene = trimesh.load(io.BytesIO(path), file_type="glb", force="scene")
+        else:
+            scene = trimesh.load(str(path), file_type="glb", force="scene")
     scene.apply_transform(GLTF_TO_WORLD)
     return scene

@@ -1,17 +1,23 @@
 """Verify an assets folder against the catalog, whatever the models' source: every selected object has
 a manifest entry and a file with the pinned bytes that loads, has finite geometry, the catalog size
-and the canonical frame (+Z up, resting on z = 0, footprint centred)."""
+and the canonical frame (+Z up, resting on z = 0, footprint centred).
+
+A file is read once; its bytes are checked against the pin before anything parses them, and the model
+is measured as a whole in the world frame, every node's transform applied, as a renderer would see it.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from tabletest.assets.canonical import load_world
-from tabletest.assets.manifest import MANIFEST_NAME, AssetEntry, load_manifest, sha256_of
+from tabletest.assets.canonical import bake, load_world
+from tabletest.assets.manifest import MANIFEST_NAME, AssetEntry, load_manifest
+from tabletest.assets.normalize import ModelError, check_gltf, read_glb
 from tabletest.config import Catalog, CatalogObject
 from tabletest.errors import UserError
 
@@ -41,9 +47,8 @@ def check_assets(catalog: Catalog, assets_dir: Path, only: Sequence[str] | None 
     if not (assets_dir / MANIFEST_NAME).is_file():
         raise UserError(f"no {MANIFEST_NAME} in {assets_dir}: build the models with `tabletest assets build --out {assets_dir}`")
     manifest = load_manifest(assets_dir)
-    objects = catalog.objects if only is None else [catalog.by_name(n) for n in dict.fromkeys(only)]
     problems: list[Problem] = []
-    for obj in objects:
+    for obj in catalog.select(only):
         entry = manifest.objects.get(obj.name)
         if entry is None:
             build = f'`tabletest assets build --only "{obj.name}"`'
@@ -58,19 +63,22 @@ def _check_entry(obj: CatalogObject, entry: AssetEntry, assets_dir: Path) -> lis
     fix = _REMAKE[entry.source].format(name=obj.name)
     if not path.is_file():
         return [f"file {path} is missing; {fix}"]
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != entry.sha256:
+        return [f"{path} differs from the bytes pinned in manifest.json (sha256), so it is not read; {fix}"]
     try:
-        scene = load_world(path)
+        check_gltf(*read_glb(data))
+        meshes = bake(load_world(data))
+    except ModelError as err:
+        return [f"{path} does not load as a GLB ({err.problem}); {fix}"]
     except Exception as err:  # noqa: BLE001 - any reader failure means the same thing: the file is broken
         return [f"{path} does not load as a GLB ({type(err).__name__}: {err}); {fix}"]
-    vertices = [g.vertices for g in scene.geometry.values() if len(getattr(g, "faces", ())) > 0]
-    if not vertices:
+    if not meshes:
         return [f"{path} has no geometry; {fix}"]
-    points = np.concatenate(vertices)
+    points = np.concatenate([mesh.vertices for _, mesh in meshes])
     if not np.all(np.isfinite(points)):
         return [f"{path} has non-finite coordinates; {fix}"]
     problems = []
-    if sha256_of(path) != entry.sha256:
-        problems.append(f"{path} differs from the bytes pinned in manifest.json (sha256); {fix}")
     lo, hi = points.min(axis=0), points.max(axis=0)
     size, tol = obj.size_m, TOLERANCE * obj.size_m
     extent = float(np.max(hi - lo))

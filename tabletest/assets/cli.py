@@ -77,7 +77,7 @@ def check(only: NamesOpt = None, assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog
     problems = check_assets(cat, assets, names)
     for problem in problems:
         typer.echo(f"error: {problem}", err=True)
-    checked = len(cat) if names is None else len(set(names))
+    checked = len(cat.select(names))
     if problems:
         typer.echo(f"{len({p.name for p in problems})} of {checked} objects have problems", err=True)
         raise typer.Exit(1)

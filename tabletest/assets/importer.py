@@ -55,7 +55,7 @@ def model_files(catalog: Catalog, folder: Path, only: Sequence[str] | None = Non
         )
     if only is None:
         return [(obj, found[obj.slug]) for obj in catalog.objects if obj.slug in found]
-    wanted = [catalog.objects[i] for i in sorted({catalog.index_of(name) for name in only})]
+    wanted = catalog.select(only)
     absent = [obj.name for obj in wanted if obj.slug not in found]
     if absent:
         raise UserError(
@@ -80,8 +80,8 @@ def import_folder(
         try:
             scene = normalise(path, obj)
         except ModelError as err:
-            report.failed[obj.name] = f"{path} {err}"
-            log(f"{obj.name}: not imported: {path} {err}")
+            report.failed[obj.name] = f"{path} {err}, or move {path.name} out of {folder}"  # err: problem; fix
+            log(f"{obj.name}: not imported: {report.failed[obj.name]}")
             continue
         entry = store_asset(assets_dir, obj.name, obj.slug, scene, "dir")
         manifest.objects[obj.name] = entry

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tabletest.errors import UserError
+from tabletest.write.jsonl import atomic_bytes
 
 MANIFEST_NAME = "manifest.json"
 DEFAULT_ASSETS_DIR = Path("assets")
@@ -34,7 +34,7 @@ class AssetEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    file: str  # relative to the assets folder: `<slug>.glb`
+    file: str = Field(pattern=r"^[a-z0-9_]+\.glb$")  # `<slug>.glb`, a plain name: nothing outside the folder
     source: Literal["builtin", "objaverse", "dir"]
     uid: str | None = None
     license: str | None = None
@@ -71,19 +71,21 @@ def load_manifest(assets_dir: Path) -> Manifest:
     if not path.exists():
         return Manifest()
     try:
-        return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError as err:
-        raise UserError(f"{path} is not a valid asset manifest ({str(err).splitlines()[0]}); rebuild it with `tabletest assets build`") from None
+        return Manifest.model_validate_json(path.read_bytes())
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        detail = f"{where}: {first['msg']}" if where else first["msg"]
+        raise UserError(
+            f"{path} is not a valid asset manifest ({detail}); rebuild it with `tabletest assets build`"
+        ) from None
 
 
 def save_manifest(assets_dir: Path, manifest: Manifest) -> None:
     """Write atomically, objects sorted by name, so reruns give the same bytes."""
-    path = Path(assets_dir) / MANIFEST_NAME
     data = manifest.model_dump(mode="json")
     data["objects"] = dict(sorted(data["objects"].items()))
-    tmp = path.with_name(f".{MANIFEST_NAME}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_bytes(Path(assets_dir) / MANIFEST_NAME, (json.dumps(data, indent=1, sort_keys=False) + "\n").encode())
 
 
 def manifest_digest(assets_dir: Path) -> str:

@@ -1,9 +1,12 @@
 """One normalisation path for any model file (GLB, glTF, OBJ, PLY), whatever its source.
 
 A file is checked (a GLB's container and every texture must be complete and self-contained), loaded
-without running anything from it, baked to world-frame meshes (every root and node of the scene with
-its transform applied; cameras, lights, armatures and animation carry no faces and drop out), turned
-+Z up, its textures capped at `MAX_TEXTURE_PX`, and put in the canonical frame at the catalog size.
+without running anything from it (its images are read only in the plain formats of `images.py`), baked
+to world-frame meshes (every root and node of the scene with its transform applied; cameras, lights,
+armatures and animation carry no faces and drop out), turned +Z up, its textures capped at
+`MAX_TEXTURE_PX`, and put in the canonical frame at the catalog size.
+
+Every refusal is a ModelError naming the problem and how the file's owner can fix it.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from urllib.parse import unquote
 
 import numpy as np
 import trimesh
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from tabletest.assets.canonical import GLTF_TO_WORLD, bake, to_canonical
+from tabletest.assets.images import TextureRefused, decode_texture, textures_only
 from tabletest.config import CatalogObject
 
 MAX_TEXTURE_PX = 2048
@@ -38,43 +42,65 @@ _TEXTURE_SLOTS = (
 )
 
 
+# How the owner of a model file fixes each kind of problem.
+REEXPORT = "re-export it as glTF 2.0 binary (.glb)"
+RECOPY = f"copy the whole file again, or {REEXPORT}"
+CONVERT_TEXTURE = "convert it to PNG or JPEG"
+
+
 class ModelError(ValueError):
-    """A model file that cannot become an asset; the message says what is wrong with it."""
+    """A model file that cannot become an asset: what is wrong with it, and how its owner can fix that."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}; {fix}")
+        self.problem, self.fix = problem, fix
 
 
-def normalise(path: Path, obj: CatalogObject) -> trimesh.Scene:
-    """The model at `path` as a canonical-frame scene of `obj`: +Z up, on z = 0, footprint centred, size_m."""
-    meshes = world_meshes(path, obj.up_axis)
+def normalise(model: Path | bytes, obj: CatalogObject) -> trimesh.Scene:
+    """The model (a file, or a GLB's bytes) as a canonical-frame scene of `obj`: +Z up, on z = 0, footprint
+    centred, size_m."""
+    meshes = world_meshes(model, obj.up_axis)
     try:
         return to_canonical(meshes, obj.size_m, obj.yaw_deg)
     except ValueError as err:  # a model with no extent cannot be scaled
-        raise ModelError(f"cannot be scaled to size ({err})") from None
+        raise ModelError(f"cannot be scaled to size ({err})", "re-export it with its real geometry") from None
 
 
-def world_meshes(path: Path, up_axis: str | None = None) -> list[tuple[str, trimesh.Trimesh]]:
-    """Check and load a model file; its meshes baked into one +Z-up frame, textures capped."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in MODEL_SUFFIXES:
-        raise ModelError(f"{suffix or 'no suffix'} is not a model format; use one of {', '.join(MODEL_SUFFIXES)}")
+def world_meshes(model: Path | bytes, up_axis: str | None = None) -> list[tuple[str, trimesh.Trimesh]]:
+    """Check and load a model; its meshes baked into one +Z-up frame, textures capped.
+
+    `model` is a file, or the bytes of a GLB that the caller has read (and verified) already, so that
+    what is loaded is exactly what was checked.
+    """
+    if isinstance(model, bytes):
+        suffix, path, data = ".glb", None, model
+    else:
+        path = Path(model)
+        suffix = path.suffix.lower()
+        if suffix not in MODEL_SUFFIXES:
+            formats = ", ".join(MODEL_SUFFIXES)
+            raise ModelError(f"{suffix or 'no suffix'} is not a model format", f"export it as one of {formats}")
+        data = path.read_bytes() if suffix == ".glb" else b""
     try:
-        if suffix == ".glb":
-            data = path.read_bytes()
-            check_gltf(*read_glb(data))
-            scene = trimesh.load(io.BytesIO(data), file_type="glb", force="scene", process=False)
-        else:
-            if suffix == ".gltf":
-                check_gltf(_read_json(path.read_bytes()), b"", base_dir=path.parent)
-            scene = trimesh.load(str(path), force="scene", process=False)
+        with textures_only():
+            if suffix == ".glb":
+                check_gltf(*read_glb(data))
+                scene = trimesh.load(io.BytesIO(data), file_type="glb", force="scene", process=False)
+            else:
+                if suffix == ".gltf":
+                    check_gltf(_read_json(path.read_bytes()), b"", base_dir=path.parent)
+                scene = trimesh.load(str(path), force="scene", process=False)
     except ModelError:
         raise
+    except TextureRefused as err:
+        raise ModelError(f"has {err}", CONVERT_TEXTURE) from None
     except Exception as err:  # noqa: BLE001 - any reader failure means the same thing: the file cannot be read
-        raise ModelError(f"does not load ({type(err).__name__}: {err})") from None
+        raise ModelError(f"does not load ({type(err).__name__}: {err})", REEXPORT) from None
     meshes = bake(scene)
     if not meshes:
-        raise ModelError("has no mesh with faces")
+        raise ModelError("has no mesh with faces", "export it again with its meshes, not only cameras or lights")
     if not all(np.all(np.isfinite(mesh.vertices)) for _, mesh in meshes):
-        raise ModelError("has non-finite vertex coordinates (NaN or infinity)")
+        raise ModelError("has non-finite vertex coordinates (NaN or infinity)", f"repair the mesh, then {REEXPORT}")
     if (up_axis or DEFAULT_UP_AXIS[suffix]) == "y":
         for _, mesh in meshes:
             mesh.apply_transform(GLTF_TO_WORLD)
@@ -86,24 +112,24 @@ def world_meshes(path: Path, up_axis: str | None = None) -> list[tuple[str, trim
 def read_glb(data: bytes) -> tuple[dict, bytes]:
     """The JSON and binary chunks of a GLB whose header, length and chunks are all complete."""
     if len(data) < 20 or data[:4] != b"glTF":
-        raise ModelError("is not a GLB file (it does not start with the 'glTF' magic)")
+        raise ModelError("is not a GLB file (it does not start with the 'glTF' magic)", REEXPORT)
     version, length = struct.unpack_from("<II", data, 4)
     if version != 2:
-        raise ModelError(f"is GLB version {version}; only glTF 2.0 is supported")
+        raise ModelError(f"is GLB version {version}, and only glTF 2.0 is read", REEXPORT)
     if length != len(data):
-        raise ModelError(f"is truncated or padded: its header says {length} bytes, the file has {len(data)}")
+        raise ModelError(f"is truncated or padded: its header says {length} bytes, the file has {len(data)}", RECOPY)
     chunks: list[tuple[int, bytes]] = []
     offset = 12
     while offset < length:
         if offset + 8 > length:
-            raise ModelError("is truncated inside a chunk header")
+            raise ModelError("is truncated inside a chunk header", RECOPY)
         size, kind = struct.unpack_from("<II", data, offset)
         if offset + 8 + size > length:
-            raise ModelError("is truncated: a chunk runs past the end of the file")
+            raise ModelError("is truncated: a chunk runs past the end of the file", RECOPY)
         chunks.append((kind, data[offset + 8 : offset + 8 + size]))
         offset += 8 + size
     if not chunks or chunks[0][0] != _GLB_JSON:
-        raise ModelError("has no JSON chunk first, as GLB requires")
+        raise ModelError("has no JSON chunk first, as GLB requires", REEXPORT)
     binary = next((chunk for kind, chunk in chunks[1:] if kind == _GLB_BIN), b"")
     return _read_json(chunks[0][1]), binary
 
@@ -112,9 +138,9 @@ def _read_json(raw: bytes) -> dict:
     try:
         gltf = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ModelError(f"has a glTF JSON part that is not valid JSON ({err})") from None
+        raise ModelError(f"has a glTF JSON part that is not valid JSON ({err})", REEXPORT) from None
     if not isinstance(gltf, dict):
-        raise ModelError("has a glTF JSON part that is not an object")
+        raise ModelError("has a glTF JSON part that is not an object", REEXPORT)
     return gltf
 
 
@@ -125,16 +151,14 @@ def check_gltf(gltf: dict, binary: bytes, base_dir: Path | None = None) -> None:
     for i, texture in enumerate(gltf.get("textures", [])):
         source = texture.get("source")
         if not isinstance(source, int) or not 0 <= source < len(images):
-            raise ModelError(f"has texture {i} without a valid image (source {source!r} of {len(images)} images)")
+            problem = f"has texture {i} without a valid image (source {source!r} of {len(images)} images)"
+            raise ModelError(problem, REEXPORT)
     for i, image in enumerate(images):
         raw = _image_bytes(gltf, binary, image, base_dir, f"image {i}")
         try:
-            with Image.open(io.BytesIO(raw)) as decoded:
-                decoded.load()
-        except UnidentifiedImageError:
-            raise ModelError(f"has image {i} in no image format PIL knows") from None
-        except Exception as err:  # noqa: BLE001 - whatever else PIL raises, the texture cannot be shown
-            raise ModelError(f"has image {i} that does not decode ({type(err).__name__}: {err})") from None
+            decode_texture(raw)
+        except TextureRefused as err:
+            raise ModelError(f"has image {i} {err}", CONVERT_TEXTURE) from None
 
 
 def _image_bytes(gltf: dict, binary: bytes, image: dict, base_dir: Path | None, what: str) -> bytes:
@@ -142,24 +166,24 @@ def _image_bytes(gltf: dict, binary: bytes, image: dict, base_dir: Path | None, 
         return _buffer_view(gltf, binary, image["bufferView"], base_dir, what)
     uri = image.get("uri")
     if not isinstance(uri, str):
-        raise ModelError(f"has {what} with neither a bufferView nor a uri")
+        raise ModelError(f"has {what} with neither a bufferView nor a uri", REEXPORT)
     return _uri_bytes(uri, base_dir, what)
 
 
 def _buffer_view(gltf: dict, binary: bytes, index: object, base_dir: Path | None, what: str) -> bytes:
     views, buffers = gltf.get("bufferViews", []), gltf.get("buffers", [])
     if not isinstance(index, int) or not 0 <= index < len(views):
-        raise ModelError(f"has {what} pointing at bufferView {index!r}, which does not exist")
+        raise ModelError(f"has {what} pointing at bufferView {index!r}, which does not exist", REEXPORT)
     view = views[index]
     buffer_index = view.get("buffer", 0)
     if not isinstance(buffer_index, int) or not 0 <= buffer_index < len(buffers):
-        raise ModelError(f"has {what} in buffer {buffer_index!r}, which does not exist")
+        raise ModelError(f"has {what} in buffer {buffer_index!r}, which does not exist", REEXPORT)
     uri = buffers[buffer_index].get("uri")
     data = binary if uri is None else _uri_bytes(uri, base_dir, f"buffer {buffer_index}")
     start = int(view.get("byteOffset", 0))
     end = start + int(view.get("byteLength", 0))
     if end > len(data):
-        raise ModelError(f"has {what} running past the end of its buffer ({end} > {len(data)} bytes)")
+        raise ModelError(f"has {what} running past the end of its buffer ({end} > {len(data)} bytes)", REEXPORT)
     return data[start:end]
 
 
@@ -167,17 +191,23 @@ def _uri_bytes(uri: str, base_dir: Path | None, what: str) -> bytes:
     if uri.startswith("data:"):
         header, _, payload = uri.partition(",")
         if not header.endswith(";base64"):
-            raise ModelError(f"has {what} as a data URI that is not base64")
+            raise ModelError(f"has {what} as a data URI that is not base64", REEXPORT)
         try:
             return base64.b64decode(payload, validate=True)
         except ValueError:
-            raise ModelError(f"has {what} as a data URI that is not valid base64") from None
+            raise ModelError(f"has {what} as a data URI that is not valid base64", REEXPORT) from None
     if base_dir is None:
-        raise ModelError(f"has {what} referring to the external file {uri!r}, which a GLB cannot carry")
+        raise ModelError(
+            f"has {what} referring to the external file {uri!r}, which a GLB cannot carry",
+            "re-export it as a GLB with its textures embedded",
+        )
     root = base_dir.resolve()
     target = (root / unquote(uri)).resolve()
     if not target.is_relative_to(root) or not target.is_file():
-        raise ModelError(f"has {what} referring to {uri!r}, which is not a file in {base_dir}")
+        raise ModelError(
+            f"has {what} referring to {uri!r}, which is not a file in {base_dir}",
+            f"put that file in {base_dir} beside the model, or {REEXPORT}",
+        )
     return target.read_bytes()
 
 

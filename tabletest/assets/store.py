@@ -7,7 +7,6 @@ source yields the same file layout and the same manifest fields.
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import trimesh
 
 from tabletest.assets.canonical import glb_bytes
 from tabletest.assets.manifest import AssetEntry, MaterialInfo
+from tabletest.write.jsonl import atomic_bytes
 
 
 def material_infos(world_scene: trimesh.Scene) -> tuple[MaterialInfo, ...]:
@@ -47,17 +47,10 @@ def store_asset(
     uid: str | None = None,
     license: str | None = None,
 ) -> AssetEntry:
-    """Write the GLB (temporary name, then rename) and return its manifest entry."""
-    assets_dir = Path(assets_dir)
-    assets_dir.mkdir(parents=True, exist_ok=True)
+    """Write the GLB (temporary name, synced, then renamed) and return its manifest entry."""
     data = glb_bytes(world_scene)
-    path = assets_dir / f"{slug}.glb"
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    path = Path(assets_dir) / f"{slug}.glb"
+    atomic_bytes(path, data)
     lo, hi = world_scene.bounds
     return AssetEntry(
         name=name,

@@ -36,6 +36,12 @@ def atomic_output(path: Path | str) -> Iterator[IO[str]]:
         tmp.unlink(missing_ok=True)
 
 
+def atomic_bytes(path: Path | str, data: bytes) -> None:
+    """Write `data` so that it appears under `path` only when complete and on disk (as `atomic_output`)."""
+    with atomic_output(path) as fh:
+        fh.buffer.write(data)  # beneath the text layer, which has nothing buffered; it flushes this too
+
+
 def write_lines(path: Path | str, lines: Iterable[str]) -> int:
     """Write text lines atomically (buffered in chunks, so memory stays flat); return the count."""
     count = 0

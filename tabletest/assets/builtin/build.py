@@ -73,10 +73,14 @@ def _ramps(lengths: np.ndarray) -> np.ndarray:
 
 def canonical_scene(obj: CatalogObject) -> trimesh.Scene:
     """One catalog object built from its recipe, in the canonical frame at its catalog size."""
-    parts = RECIPES[obj.name]()
+    recipe = RECIPES[obj.name]
+    parts = recipe()
     triangles = sum(len(p.mesh.faces) for p in parts)
     if triangles > MAX_TRIANGLES:
-        raise ValueError(f"recipe {obj.name!r} makes {triangles} triangles, more than {MAX_TRIANGLES}")
+        raise UserError(
+            f"recipe {obj.name!r} makes {triangles} triangles, more than the {MAX_TRIANGLES} a built-in model "
+            f"may have; use fewer segments or parts in {recipe.__module__}.{recipe.__name__}"
+        )
     return canonical.to_canonical(canonical.bake(part_scene(parts)), obj.size_m, obj.yaw_deg)
 
 
@@ -87,11 +91,7 @@ def _build_one(obj: CatalogObject, out_dir: Path) -> AssetEntry:
 
 def select(catalog: Catalog, only: Sequence[str] | None) -> list[CatalogObject]:
     """The catalog objects to build, in catalog order; an unknown name or one without a recipe is refused."""
-    if only is None:
-        objects = list(catalog.objects)
-    else:
-        wanted = {catalog.index_of(name) for name in only}
-        objects = [catalog.objects[i] for i in sorted(wanted)]
+    objects = list(catalog.select(only))
     missing = [o.name for o in objects if o.name not in RECIPES]
     if missing:
         raise UserError(

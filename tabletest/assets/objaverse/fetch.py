@@ -121,11 +121,11 @@ class Resolver:
             raise Refused(
                 f"is {_mb(announced)} by its metadata, over the {_mb(self.policy.max_bytes)} limit (--max-mb)"
             )
-        path, data = self.download(uid, expected)
+        data = self.download(uid, expected)
         try:
-            scene = normalise(path, obj)
+            scene = normalise(data, obj)  # the verified bytes: the cached file may be replaced meanwhile
         except ModelError as err:
-            raise Refused(str(err)) from None
+            raise Refused(err.problem) from None
         user = meta.get("user") or {}
         return (
             Locked(
@@ -140,8 +140,8 @@ class Resolver:
             scene,
         )
 
-    def download(self, uid: str, expected: Locked | None) -> tuple[Path, bytes]:
-        """The cached GLB of `uid` and its bytes, complete and (with a lock) the pinned bytes.
+    def download(self, uid: str, expected: Locked | None) -> bytes:
+        """The bytes of the cached GLB of `uid`, complete and (with a lock) the pinned bytes.
 
         A file that is cut short, not a GLB, or not the locked bytes is deleted from the cache and
         downloaded once more; if it is still wrong it is refused, never used.
@@ -157,7 +157,7 @@ class Resolver:
                 raise Refused(f"is {_mb(len(data))}, over the {_mb(self.policy.max_bytes)} limit (--max-mb)")
             problem = _transfer_problem(data, expected)
             if not problem:
-                return path, data
+                return data
             path.unlink(missing_ok=True)
             if attempt == 0:
                 self.log(f"{uid}: {problem}; downloading it again")
@@ -173,7 +173,7 @@ def _transfer_problem(data: bytes, expected: Locked | None) -> str:
     try:
         read_glb(data)
     except ModelError as err:
-        return str(err)
+        return err.problem
     return ""
 
 
@@ -199,7 +199,7 @@ def fetch_assets(
 ) -> FetchReport:
     """Fetch the selected objects (all by default) into `assets_dir`; manifest and lock are saved after
     each object, so a kill loses at most the objects in flight and a rerun completes the rest."""
-    objects = catalog.objects if only is None else [catalog.by_name(n) for n in dict.fromkeys(only)]
+    objects = catalog.select(only)
     assets_dir = Path(assets_dir)
     lock, manifest = load_lock(assets_dir), load_manifest(assets_dir)
     resolver = Resolver(hub, policy, lock_path(assets_dir), log)
