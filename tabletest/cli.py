@@ -13,6 +13,7 @@ from tabletest import __version__
 from tabletest.assets.cli import assets_app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
+from tabletest.export.cli import export
 from tabletest.options import CatalogOpt
 from tabletest.prompts.cli import prompts
 from tabletest.render.cli import render
@@ -52,6 +53,7 @@ app.command()(vignettes)
 app.command()(render)
 app.command()(prompts)
 app.command()(score)
+app.command()(export)
 app.add_typer(assets_app, name="assets")
 
 

@@ -1,0 +1,106 @@
+"""`tabletest export`: a render (and its prompts) as files that VLM training and evaluation tools load as they are."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from tabletest.config import load_catalog
+from tabletest.errors import UserError
+from tabletest.export.split import check_fraction
+from tabletest.options import CatalogOpt
+from tabletest.prompts.battery import parse_types
+
+QUESTIONS = {"variations", "types"}
+SPLITS = {"split_by", "val_fraction"}
+SHARDS = {"shard_size", "shard_mb"}
+# format -> (module:function, the format's own options); modules load on use, so other commands stay quick
+FORMATS = {
+    "imagefolder": ("huggingface:export_imagefolder", SPLITS),
+    "parquet": ("huggingface:export_parquet", SPLITS | SHARDS),
+    "webdataset": ("wds:export_webdataset", SPLITS | SHARDS),
+    "llava": ("instruct:export_llava", QUESTIONS | SPLITS),
+    "sharegpt": ("instruct:export_sharegpt", QUESTIONS | SPLITS),
+    "vlmevalkit": ("vlmevalkit:export_vlmevalkit", QUESTIONS),
+    "lmms-eval": ("lmms_eval:export_lmms_eval", QUESTIONS),
+    "coco": ("coco:export_coco", SPLITS | {"segmentation"}),
+}
+EVALUATION = {"vlmevalkit", "lmms-eval"}  # every scene is a test item
+
+
+def export(
+    ctx: typer.Context,
+    dataset: Annotated[Path, typer.Option("--dataset", help="A render's output folder (metadata.jsonl, images/).")],
+    fmt: Annotated[str, typer.Option("--format", help=f"One of: {', '.join(FORMATS)}.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Export folder: new, empty, or an earlier export to replace.")
+    ],
+    variations: Annotated[
+        Literal["all", "paper", "one"],
+        typer.Option(help="Questions per scene: every variation, the study's protocol, or one per prompt type."),
+    ] = "paper",
+    types: Annotated[
+        str, typer.Option("--types", help="Prompt types to ask, comma-separated, e.g. 1,4,5.")
+    ] = "1,2,3,4,5,6,7,8",
+    split_by: Annotated[
+        Literal["object", "scene"] | None,
+        typer.Option("--split-by", help="Hold out a validation split: unseen objects, or random scenes."),
+    ] = None,
+    val_fraction: Annotated[
+        float | None, typer.Option("--val-fraction", help="Share of objects (or scenes) held out; default 0.1.")
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order and --variations one.")] = 0,
+    shard_size: Annotated[
+        int, typer.Option("--shard-size", min=1, help="Most samples per shard (parquet, webdataset).")
+    ] = 1000,
+    shard_mb: Annotated[
+        float, typer.Option("--shard-mb", min=0.001, help="Most MB per shard (parquet, webdataset).")
+    ] = 500.0,
+    assets: Annotated[
+        Path | None,
+        typer.Option(
+            "--assets", help="Assets folder the render used, for the card's credits (default: from run.json)."
+        ),
+    ] = None,
+    segmentation: Annotated[
+        bool | None,
+        typer.Option("--segmentation/--no-segmentation", help="COCO: RLE masks (default: when the render has masks)."),
+    ] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Export a render to a training or evaluation format (no Blender needed)."""
+    from tabletest.export.run import ExportOptions, run_export
+
+    if fmt not in FORMATS:
+        raise UserError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}; e.g. --format parquet")
+    target, own = FORMATS[fmt]
+    given = {
+        name
+        for name in QUESTIONS | SPLITS | SHARDS | {"segmentation"}
+        if ctx.get_parameter_source(name).name != "DEFAULT"
+    }
+    if given - own:
+        name = min(given - own)
+        why = " (an evaluation set: every scene is a test item)" if fmt in EVALUATION and name in SPLITS else ""
+        option = "--" + name.replace("_", "-")
+        raise UserError(f"{option} does not apply to --format {fmt}{why}; drop it")
+    options = ExportOptions(
+        variations=variations,
+        types=parse_types(types),
+        split_by=split_by,
+        val_fraction=check_fraction(val_fraction, split_by),
+        seed=seed,
+        shard_size=shard_size,
+        shard_mb=shard_mb,
+        assets=assets,
+        segmentation=segmentation,
+        evaluation=fmt in EVALUATION,
+    )
+    module, function = target.split(":")
+    exporter = getattr(importlib.import_module(f"tabletest.export.{module}"), function)
+    summary = run_export(fmt, exporter, dataset, out, options, load_catalog(catalog))
+    counts = ", ".join(f"{n} {split}" for split, n in summary["scenes"].items())
+    typer.echo(f"exported {counts} scenes as {fmt} to {out} in {summary['wall_s']:.1f} s", err=True)

@@ -1,0 +1,88 @@
+"""The render folder an export reads: checked up front, then streamed one record at a time."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tabletest.errors import UserError
+from tabletest.prompts.battery import SceneInput
+from tabletest.prompts.reading import read_records, require
+from tabletest.prompts.sources import METADATA_FIELDS
+from tabletest.write.run_output import METADATA, RUN
+
+NOT_A_RENDER = "give the output folder of `tabletest render` (it holds metadata.jsonl and images/)"
+FIELDS = (*METADATA_FIELDS, "render")
+MASK = "mask_file_name"
+
+
+@dataclass(frozen=True)
+class RenderDataset:
+    root: Path
+
+    @classmethod
+    def open(cls, root: Path) -> RenderDataset:
+        """The folder, once it is known to be a render: a metadata file whose first record has every field."""
+        if not root.is_dir():
+            raise UserError(f"--dataset {root} is not a folder; {NOT_A_RENDER}")
+        if not (root / METADATA).is_file():
+            raise UserError(f"--dataset {root} has no {METADATA}; {NOT_A_RENDER}")
+        dataset = cls(root)
+        if next(dataset.records(), None) is None:
+            raise UserError(f"--dataset {root}: {METADATA} holds no images yet; render some first")
+        return dataset
+
+    @property
+    def metadata(self) -> Path:
+        return self.root / METADATA
+
+    def records(self) -> Iterator[dict]:
+        """Each render record in file order; a record without a required field stops with its line number."""
+        for line, record in read_records(self.metadata, "metadata file"):
+            require(record, FIELDS, self.metadata, line, NOT_A_RENDER)
+            yield record
+
+    def image(self, record: dict) -> Path:
+        return self._file(record["file_name"])
+
+    def has_masks(self) -> bool:
+        """Whether the render was made with `--masks` (judged by its first record)."""
+        return MASK in next(self.records())
+
+    def mask(self, record: dict) -> Path | None:
+        """The object mask (`tabletest render --masks`: pixel value = 1 + position from the left), if rendered."""
+        return self._file(record[MASK]) if MASK in record else None
+
+    def _file(self, relative: str) -> Path:
+        path = self.root / relative
+        if not path.is_file():
+            raise UserError(
+                f"--dataset {self.root}: {relative} is listed in {METADATA} but missing; "
+                "rerun the same `tabletest render` command to complete the folder"
+            )
+        return path
+
+    def digest(self) -> str:
+        """sha256 of the metadata: an interrupted export resumes only on the same render."""
+        sha = hashlib.sha256()
+        with open(self.metadata, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                sha.update(block)
+        return sha.hexdigest()
+
+    def run_info(self) -> dict:
+        path = self.root / RUN
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def names(record: dict) -> tuple[str, ...]:
+    """The scene's object names, left to right."""
+    return tuple(o["name"] for o in record["objects"])
+
+
+def scene_input(record: dict) -> SceneInput:
+    """What the prompt battery needs of a render record."""
+    return SceneInput(record["id"], record["index"], names(record), record["vignettes"], record["file_name"])

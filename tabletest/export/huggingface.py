@@ -1,0 +1,124 @@
+"""Hugging Face datasets: an ImageFolder (the render layout, one schema for every row) and Parquet shards.
+
+Parquet shards embed the PNG bytes and carry the `datasets` feature of the image column in their
+schema metadata, so `load_dataset` gives an `image` column of pictures, not a struct of bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tabletest.export.records import RECORD_FIELDS, columnar
+from tabletest.export.run import Job
+from tabletest.export.shards import close_all, pending, split_shards
+from tabletest.write.jsonl import atomic_output, dumps
+
+ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
+IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+FIELDS_NOTE = (
+    "Each row is one image (and, for renders made with `--masks`, its object `mask`: pixel value = 1 + the "
+    "object's position from the left, 0 for the background) with its scene: `id`, `index`, `n_objects`, `objects` (left to right: `name`, `slot`, "
+    "`source`, `uid`, `position_m`, `yaw_deg`, `size_m`, `center_px`, `bbox_px`), `relations` (`left_of`, "
+    "`right_of`, `between`, and `table_side` as `[name, side]` pairs), `vignettes` and `render`."
+)
+
+
+def export_imagefolder(job: Job) -> dict:
+    with contextlib.ExitStack() as stack:
+        metadata = {
+            s: stack.enter_context(atomic_output(job.staging.file(job.in_split(s, "metadata.jsonl"))))
+            for s in job.split.names
+        }
+        for split, record in job.scenes():
+            job.place_image(record, job.in_split(split), with_mask=True)
+            metadata[split].write(dumps(columnar(record)) + "\n")
+    job.write_card(
+        "TableTest (ImageFolder)",
+        f"""Images of everyday objects side by side on a table, with exact spatial ground truth.
+
+```python
+import datasets
+ds = datasets.load_dataset("imagefolder", data_dir="{job.out}")
+```
+
+{FIELDS_NOTE}""",
+        {"task_categories": ["visual-question-answering"]},
+    )
+    return {"images": sum(job.scene_counts.values())}
+
+
+def schema(with_mask: bool) -> pa.Schema:
+    """The columns of a shard; the image columns (and `mask`, for renders with masks) load as pictures."""
+    pictures = ["image", "mask"] if with_mask else ["image"]
+    features = {name: {"_type": "Image"} for name in pictures}
+    return pa.schema(
+        [*((name, IMAGE) for name in pictures), *RECORD_FIELDS],
+        metadata={"huggingface": json.dumps({"info": {"features": features}})},
+    )
+
+
+class _ParquetShard:
+    def __init__(self, path: Path, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.writer = pq.ParquetWriter(path, schema, compression="zstd")
+        self.rows: list[dict] = []
+
+    def write(self, row: dict) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= ROW_GROUP:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.rows:
+            self.writer.write_table(pa.Table.from_pylist(self.rows, schema=self.schema))
+            self.rows = []
+
+    def close(self) -> None:
+        self._flush()
+        self.writer.close()
+
+
+def export_parquet(job: Job) -> dict:
+    columns = schema(job.dataset.has_masks())
+    shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", lambda p: _ParquetShard(p, columns))
+    for split, record in pending(job.scenes(), shards):
+        row = {**columnar(record), "image": _embedded(job.dataset.image(record), record["id"])}
+        mask = job.dataset.mask(record)
+        row["mask"] = _embedded(mask, f"{record['id']}.mask") if mask else None
+        shards[split].add(row, len(row["image"]["bytes"]) + 2048)
+    files = {split: _final_names(job, names) for split, names in close_all(shards).items()}
+    data_files = [{"split": s, "path": f"data/{s}-*"} for s in job.split.names if files[s]]
+    job.write_card(
+        "TableTest (Parquet)",
+        f"""Images of everyday objects side by side on a table, with exact spatial ground truth, as Parquet
+shards with the PNG images embedded.
+
+```python
+import datasets
+ds = datasets.load_dataset("{job.out}")            # or: load_dataset("parquet", data_dir="{job.out}/data")
+```
+
+{FIELDS_NOTE}""",
+        {
+            "task_categories": ["visual-question-answering"],
+            "configs": [{"config_name": "default", "data_files": data_files}],
+        },
+    )
+    return {"shards": files}
+
+
+def _embedded(path: Path, stem: str) -> dict:
+    return {"bytes": path.read_bytes(), "path": f"{stem}.png"}
+
+
+def _final_names(job: Job, names: list[str]) -> list[str]:
+    """`data/train-00000.parquet` -> `data/train-00000-of-00003.parquet`, once the count is known."""
+    final = [name.replace(".parquet", f"-of-{len(names):05d}.parquet") for name in names]
+    for name, new in zip(names, final):
+        (job.staging.path / name).replace(job.staging.path / new)
+    return final

@@ -1,0 +1,138 @@
+"""Instruction-tuning files: LLaVA's JSON and the ShareGPT `messages` form LLaMA-Factory reads.
+
+Each sample is one question of the prompt battery about one image, answered with its gold text;
+`--variations` sets how many of the study's variations each scene gives, `--split-by` holds out
+scenes or whole objects. Images sit under `images/`, referenced relative to the export folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections import Counter
+from collections.abc import Callable
+from typing import IO
+
+from tabletest.export.run import Job
+from tabletest.write.jsonl import atomic_output, dumps
+
+IMAGE_TOKEN = "<image>"
+
+
+def llava_sample(query: dict, image: str) -> dict:
+    return {
+        "id": query["qid"],
+        "image": image,
+        "conversations": [
+            {"from": "human", "value": f"{IMAGE_TOKEN}\n{query['text']}"},
+            {"from": "gpt", "value": query["gold"]},
+        ],
+    }
+
+
+def sharegpt_sample(query: dict, image: str) -> dict:
+    return {
+        "id": query["qid"],
+        "messages": [
+            {"role": "user", "content": f"{IMAGE_TOKEN}{query['text']}"},
+            {"role": "assistant", "content": query["gold"]},
+        ],
+        "images": [image],
+    }
+
+
+class _JsonArray:
+    """A JSON array written one element at a time (LLaVA's loader reads one JSON document)."""
+
+    def __init__(self, fh: IO[str]) -> None:
+        self.fh, self.first = fh, True
+        fh.write("[")
+
+    def write(self, item: dict) -> None:
+        self.fh.write(("\n" if self.first else ",\n") + dumps(item))
+        self.first = False
+
+    def close(self) -> None:
+        self.fh.write("\n]\n")
+
+
+class _JsonLines:
+    def __init__(self, fh: IO[str]) -> None:
+        self.fh = fh
+
+    def write(self, item: dict) -> None:
+        self.fh.write(dumps(item) + "\n")
+
+    def close(self) -> None:
+        pass
+
+
+def _write_samples(job: Job, suffix: str, writer: Callable, sample: Callable) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    with contextlib.ExitStack() as stack:
+        files = {
+            s: writer(stack.enter_context(atomic_output(job.staging.file(f"{s}{suffix}")))) for s in job.split.names
+        }
+        for split, record in job.scenes():
+            image = job.place_image(record)
+            for query in job.queries(record):
+                files[split].write(sample(query, image))
+                counts[split] += 1
+        for f in files.values():
+            f.close()
+    return counts
+
+
+def _describe(job: Job) -> str:
+    options = job.options
+    return (
+        f"Questions: prompt types {','.join(map(str, options.types))} of the TableTest study, "
+        f"`--variations {options.variations}`, seed {options.seed}; each answered with its gold text."
+    )
+
+
+def export_llava(job: Job) -> dict:
+    counts = _write_samples(job, ".json", _JsonArray, llava_sample)
+    job.write_card(
+        "TableTest (LLaVA instruction tuning)",
+        f"""Questions about where everyday objects stand on a table, with their true answers, in LLaVA's
+conversation format (`id`, `image` relative to this folder, `conversations`).
+
+```bash
+python llava/train/train_mem.py --data_path {job.out}/train.json --image_folder {job.out} ...
+```
+
+{_describe(job)}""",
+        {"task_categories": ["visual-question-answering"]},
+        sum(counts.values()),
+    )
+    return {"samples": dict(counts)}
+
+
+def export_sharegpt(job: Job) -> dict:
+    counts = _write_samples(job, ".jsonl", _JsonLines, sharegpt_sample)
+    info = {
+        f"tabletest_{split}": {
+            "file_name": f"{split}.jsonl",
+            "formatting": "sharegpt",
+            "columns": {"messages": "messages", "images": "images"},
+            "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user", "assistant_tag": "assistant"},
+        }
+        for split in job.split.names
+    }
+    with atomic_output(job.staging.file("dataset_info.json")) as fh:
+        fh.write(json.dumps(info, indent=2) + "\n")
+    job.write_card(
+        "TableTest (ShareGPT / LLaMA-Factory)",
+        f"""Questions about where everyday objects stand on a table, with their true answers, in the ShareGPT
+`messages` form with a LLaMA-Factory `dataset_info.json` (datasets {", ".join(info)}).
+
+```bash
+llamafactory-cli train --dataset_dir {job.out} --dataset tabletest_train --template qwen2_vl ...
+```
+
+{_describe(job)}""",
+        {"task_categories": ["visual-question-answering"]},
+        sum(counts.values()),
+    )
+    return {"samples": dict(counts)}

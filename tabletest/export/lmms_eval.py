@@ -1,0 +1,98 @@
+"""An lmms-eval task group: `tabletest_p1` ... `tabletest_p8`, one per prompt type, scored as the study does.
+
+Layout of the export folder (pass it to lmms-eval with `--include_path`):
+`tabletest.yaml` (the group), `tabletest_p<N>.yaml` (a task each), `utils.py` (hooks, from
+`lmms_task_utils.py`), `data/p<N>.jsonl` (the battery's queries with their gold text) and `images/`.
+lmms-eval loads the data with `datasets.load_dataset("json", data_files=...)`, which resolves a
+relative path against the working directory, so the YAML files name the data by absolute path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+from tabletest.export.run import Job
+from tabletest.write.jsonl import atomic_output, dumps
+
+GROUP = "tabletest"
+UTILS = Path(__file__).with_name("lmms_task_utils.py")
+
+
+class Function(str):
+    """A hook in utils.py, written as lmms-eval's `!function utils.<name>` tag."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(Function, lambda dumper, name: dumper.represent_scalar("!function", f"utils.{name}"))
+
+
+def task_config(task: str, data: Path) -> dict:
+    return {
+        "task": task,
+        "dataset_path": "json",
+        "dataset_kwargs": {"data_files": {"test": str(data)}},
+        "test_split": "test",
+        "output_type": "generate_until",
+        "doc_to_visual": Function("doc_to_visual"),
+        "doc_to_text": Function("doc_to_text"),
+        "doc_to_target": "gold",
+        "generation_kwargs": {"max_new_tokens": 64, "temperature": 0, "do_sample": False},
+        "process_results": Function("process_results"),
+        "metric_list": [
+            {"metric": "accuracy", "aggregation": "mean", "higher_is_better": True},
+            {"metric": "unparsed", "aggregation": "mean", "higher_is_better": False},
+        ],
+        "lmms_eval_specific_kwargs": {"default": {"pre_prompt": "", "post_prompt": ""}},
+        "metadata": {"version": 0.1},
+    }
+
+
+def _write_yaml(path: Path, config: dict) -> None:
+    path.write_text(yaml.dump(config, Dumper=_Dumper, sort_keys=False), encoding="utf-8")
+
+
+def export_lmms_eval(job: Job) -> dict:
+    types = job.options.types
+    counts: Counter[int] = Counter()
+    with contextlib.ExitStack() as stack:
+        files = {t: stack.enter_context(atomic_output(job.staging.file(f"data/p{t}.jsonl"))) for t in types}
+        for _, record in job.scenes():
+            job.place_image(record)
+            for query in job.queries(record):
+                files[query["prompt_type"]].write(dumps(query) + "\n")
+                counts[query["prompt_type"]] += 1
+    data = job.out.resolve() / "data"
+    for t in types:
+        _write_yaml(job.staging.file(f"{GROUP}_p{t}.yaml"), task_config(f"{GROUP}_p{t}", data / f"p{t}.jsonl"))
+    group = {
+        "group": GROUP,
+        "task": [f"{GROUP}_p{t}" for t in types],
+        "aggregate_metric_list": [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": True}],
+        "metadata": {"version": 0.1},
+    }
+    _write_yaml(job.staging.file(f"{GROUP}.yaml"), group)
+    shutil.copyfile(UTILS, job.staging.file("utils.py"))
+    job.write_card(
+        "TableTest (lmms-eval)",
+        f"""The TableTest study's eight prompt types as an lmms-eval group (`{GROUP}`, tasks `{GROUP}_p1` ...
+`{GROUP}_p8`), scored with the study's lenient reading of answers (`accuracy`, and `unparsed`: answers
+that could not be read, counted as wrong). TableTest must be installed where lmms-eval runs.
+
+```bash
+lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-7B-Instruct \\
+    --include_path {job.out} --tasks {GROUP} --batch_size 1 --log_samples --output_path results/
+```
+
+The data files are named by absolute path in the task YAML files: export again after moving this folder.""",
+        {"task_categories": ["visual-question-answering"]},
+        sum(counts.values()),
+    )
+    return {"questions": {f"{GROUP}_p{t}": counts[t] for t in types}}

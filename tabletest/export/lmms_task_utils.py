@@ -1,0 +1,40 @@
+"""lmms-eval hooks of the TableTest tasks: the image, the study's question, and the study's scoring.
+
+`tabletest export --format lmms-eval` copies this file beside the task YAML files as `utils.py`;
+lmms-eval imports it from there (`!function utils.process_results`), so TableTest must be installed
+in the environment that runs lmms-eval. Answers are judged by `tabletest score`'s lenient reader.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image
+
+from tabletest.config import load_catalog
+from tabletest.score.judge import judge
+from tabletest.score.lexicon import Lexicon, load_lexicon
+
+HERE = Path(__file__).resolve().parent
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    return load_lexicon(load_catalog())
+
+
+def doc_to_visual(doc: dict) -> list[Image.Image]:
+    with Image.open(HERE / doc["image"]) as image:
+        return [image.convert("RGB")]
+
+
+def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kwargs = lmms_eval_specific_kwargs or {}
+    return f"{kwargs.get('pre_prompt', '')}{doc['text']}{kwargs.get('post_prompt', '')}"
+
+
+def process_results(doc: dict, results: list[str]) -> dict[str, float]:
+    """`accuracy`: the answer is correct; `unparsed`: it could not be read as any answer (counted wrong)."""
+    outcome = judge(doc, results[0], lexicon())
+    return {"accuracy": float(outcome.status == "correct"), "unparsed": float(outcome.status == "unparsed")}

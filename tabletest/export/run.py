@@ -1,0 +1,141 @@
+"""One export from start to finish: check the inputs, stream the render into a format, land it whole.
+
+`tabletest export` is a thin layer of flags over `run_export`; each format module holds one
+`export(job)` function that streams `job.scenes()` into files under `job.staging`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from tabletest import __version__
+from tabletest.config import Catalog
+from tabletest.errors import UserError
+from tabletest.export import card
+from tabletest.export.dataset import MASK, RenderDataset, names, scene_input
+from tabletest.export.queries import Variations, queries
+from tabletest.export.split import TEST, TRAIN, Split, SplitBy, make_split
+from tabletest.export.staging import Staging, check_out, place
+from tabletest.prompts.battery import PROMPT_TYPES
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    variations: Variations = "paper"
+    types: tuple[int, ...] = PROMPT_TYPES
+    split_by: SplitBy | None = None
+    val_fraction: float = 0.0
+    seed: int = 0
+    shard_size: int = 1000
+    shard_mb: float = 500.0
+    assets: Path | None = None
+    segmentation: bool | None = None  # COCO masks: None takes them when the render has them
+    evaluation: bool = False  # an evaluation set: its one split is `test`
+
+
+class Job:
+    """What every format needs: the render's records with their split, images placed, the card written."""
+
+    def __init__(self, fmt: str, dataset: RenderDataset, out: Path, options: ExportOptions, catalog: Catalog) -> None:
+        self.fmt, self.dataset, self.out, self.options, self.catalog = fmt, dataset, out, options, catalog
+        objects = (n for r in dataset.records() for n in names(r)) if options.split_by == "object" else ()
+        whole = TEST if options.evaluation else TRAIN
+        self.split: Split = make_split(options.split_by, options.val_fraction, options.seed, objects, whole)
+        fingerprint = {
+            "tabletest": __version__,
+            "format": fmt,
+            "dataset": str(dataset.root.resolve()),
+            "metadata_sha256": dataset.digest(),
+            "options": {**asdict(self.options), "assets": str(options.assets) if options.assets else None},
+        }
+        self.staging = Staging(out, fingerprint)
+        self.scene_counts: Counter[str] = Counter()
+        self.objaverse: dict[str, str] = {}
+
+    def scenes(self) -> Iterator[tuple[str, dict]]:
+        """(split, record) for every scene of the render, in file order."""
+        for record in self.dataset.records():
+            split = self.split.of(record["id"], names(record))
+            self.scene_counts[split] += 1
+            for obj in record["objects"]:
+                if obj["source"] == "objaverse":
+                    self.objaverse[obj["name"]] = obj["uid"]
+            yield split, record
+
+    def in_split(self, split: str, relative: str = "") -> str:
+        """Where a split's file goes: OUT itself without --split-by, else OUT/train/ and OUT/validation/."""
+        return relative if self.split.by is None else f"{split}/{relative}"
+
+    def queries(self, record: dict) -> Iterator[dict]:
+        return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
+
+    def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:
+        """Put the record's image (and its mask, if asked and rendered) under `folder` of the export, hard-linked
+        when possible; return the image's path in the export. Paths inside `folder` are the record's own."""
+        place(self.dataset.image(record), self.staging.file(folder + record["file_name"]))
+        mask = self.dataset.mask(record) if with_mask else None
+        if mask is not None:
+            place(mask, self.staging.file(folder + record[MASK]))
+        return folder + record["file_name"]
+
+    def write_card(self, title: str, body: str, header: dict | None = None, samples: int | None = None) -> None:
+        assets = self.options.assets or Path(self.dataset.run_info().get("assets", {}).get("folder", "assets"))
+        text = card.card(
+            title,
+            header or {},
+            body + "\n\n" + self.summary_markdown(),
+            card.credits(self.catalog, assets, self.objaverse),
+            samples if samples is not None else sum(self.scene_counts.values()),
+        )
+        with open(self.staging.file("README.md"), "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    def summary_markdown(self) -> str:
+        lines = [
+            "## Contents",
+            "",
+            (
+                f"Exported by `tabletest export --format {self.fmt}` (TableTest {__version__}) from a render of "
+                f"{sum(self.scene_counts.values())} scenes; scene ids (`2obj-000123`) join every file with the "
+                "render's `metadata.jsonl`, the prompts and the scores."
+            ),
+            "",
+            *(f"- {split}: {self.scene_counts[split]} scenes" for split in self.split.names),
+        ]
+        if self.split.by == "object":
+            lines.append(f"- held out of training (validation only): {', '.join(self.split.held_out)}")
+        elif self.split.by == "scene":
+            lines.append(
+                f"- validation: scenes drawn with probability {self.split.val_fraction} (seed {self.split.seed})"
+            )
+        return "\n".join(lines)
+
+
+Exporter = Callable[[Job], dict]
+
+
+def run_export(
+    fmt: str, exporter: Exporter, dataset: Path, out: Path, options: ExportOptions, catalog: Catalog
+) -> dict:
+    started = time.time()
+    check_out(out)
+    job = Job(fmt, RenderDataset.open(dataset), out, options, catalog)
+    job.staging.open()
+    try:
+        details = exporter(job)
+    except UserError:
+        job.staging.discard_unless_resumable()
+        raise
+    summary = {
+        "scenes": dict(job.scene_counts),
+        "split": job.split.describe(),
+        **details,
+        "wall_s": round(time.time() - started, 3),
+        "resumed": job.staging.resumed,
+    }
+    job.staging.finish(summary)
+    return summary

@@ -1,0 +1,68 @@
+"""Held-out splits, decided per scene so that all of a scene's questions land in the same split.
+
+`scene`: each scene goes to validation with probability `val_fraction` (seeded by the scene id, so
+the choice streams and never depends on the order or on the other scenes). `object`: that fraction
+of the dataset's objects is held out; validation gets every scene showing one of them, training
+the rest, so a model trained on it has never seen a validation object.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from tabletest.errors import UserError
+
+SplitBy = Literal["object", "scene"]
+TRAIN, VALIDATION, TEST = "train", "validation", "test"
+
+
+@dataclass(frozen=True)
+class Split:
+    by: SplitBy | None = None
+    val_fraction: float = 0.0
+    seed: int = 0
+    held_out: tuple[str, ...] = ()
+    whole: str = TRAIN  # the one split's name when nothing is held out (`test` for evaluation sets)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.whole,) if self.by is None else (TRAIN, VALIDATION)
+
+    def of(self, scene_id: str, objects: tuple[str, ...]) -> str:
+        if self.by is None:
+            return self.whole
+        if self.by == "object":
+            return VALIDATION if set(objects) & set(self.held_out) else TRAIN
+        return VALIDATION if random.Random(f"{self.seed}:{scene_id}").random() < self.val_fraction else TRAIN
+
+    def describe(self) -> dict:
+        return {
+            "by": self.by,
+            "val_fraction": self.val_fraction,
+            "seed": self.seed,
+            "held_out_objects": list(self.held_out),
+        }
+
+
+def check_fraction(val_fraction: float | None, by: SplitBy | None) -> float:
+    if val_fraction is None:
+        return 0.1 if by else 0.0
+    if by is None:
+        raise UserError("--val-fraction needs --split-by object|scene; add one, or drop --val-fraction")
+    if not 0 < val_fraction < 1:
+        raise UserError(f"--val-fraction {val_fraction} is outside (0, 1); give e.g. --val-fraction 0.1")
+    return val_fraction
+
+
+def make_split(by: SplitBy | None, val_fraction: float, seed: int, objects: Iterable[str], whole: str = TRAIN) -> Split:
+    """`objects`: every object name of the dataset (needed only to hold some out)."""
+    if by != "object":
+        return Split(by, val_fraction, seed, whole=whole)
+    pool = sorted(set(objects))
+    if len(pool) < 2:
+        raise UserError(f"--split-by object needs at least two different objects, and the dataset shows {len(pool)}")
+    count = min(max(1, round(val_fraction * len(pool))), len(pool) - 1)
+    return Split(by, val_fraction, seed, tuple(sorted(random.Random(seed).sample(pool, count))))

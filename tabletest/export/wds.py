@@ -1,0 +1,56 @@
+"""WebDataset tar shards: `<id>.png`, `<id>.json` (the render record) and, for renders made with
+`--masks`, `<id>.mask.png` per sample; a few hundred MB each.
+
+Members carry fixed owners and times, so the same render and options give the same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+from tabletest.export.run import Job
+from tabletest.export.shards import close_all, pending, split_shards
+from tabletest.write.jsonl import dumps
+
+
+class _TarShard:
+    def __init__(self, path: Path) -> None:
+        self.tar = tarfile.open(path, "w", format=tarfile.USTAR_FORMAT)
+
+    def write(self, sample: list[tuple[str, bytes]]) -> None:
+        for name, data in sample:
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(data), 0o644, 0
+            self.tar.addfile(info, io.BytesIO(data))
+
+    def close(self) -> None:
+        self.tar.close()
+
+
+def export_webdataset(job: Job) -> dict:
+    shards = split_shards(job, lambda split, i: job.in_split(split, f"shard-{i:06d}.tar"), _TarShard)
+    for split, record in pending(job.scenes(), shards):
+        key = record["id"]
+        members = [(f"{key}.png", job.dataset.image(record).read_bytes()), (f"{key}.json", dumps(record).encode())]
+        mask = job.dataset.mask(record)
+        if mask is not None:
+            members.append((f"{key}.mask.png", mask.read_bytes()))
+        shards[split].add(members, sum(len(data) for _, data in members) + 1024 * len(members))
+    files = close_all(shards)
+    train = files[job.split.names[0]]
+    pattern = job.in_split(job.split.names[0], f"shard-{{000000..{max(len(train) - 1, 0):06d}}}.tar")
+    job.write_card(
+        "TableTest (WebDataset)",
+        f"""Images of everyday objects side by side on a table, with exact spatial ground truth, as WebDataset
+tar shards: per sample `<id>.png` (the image), `<id>.json` (the render's metadata record) and, for renders
+made with `--masks`, `<id>.mask.png` (pixel value = 1 + the object's position from the left).
+
+```python
+import webdataset as wds
+ds = wds.WebDataset("{job.out}/{pattern}", shardshuffle=False).decode("pil").to_tuple("png", "json")
+```""",
+        {"task_categories": ["visual-question-answering"]},
+    )
+    return {"shards": files}

@@ -1,0 +1,471 @@
+"""Exports, each loaded back with the library its users load it with: counts, fields, and that every image
+and every answer still belongs to its own scene. One tiny render (with masks) serves every test."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import webdataset as wds
+import yaml
+from conftest import run_cli
+from PIL import Image
+from pycocotools import mask as coco_mask
+from pycocotools.coco import COCO
+from typer.testing import CliRunner
+
+from tabletest.assets.builtin.build import build_assets
+from tabletest.assets.manifest import load_manifest, save_manifest
+from tabletest.assets.objaverse.lock import Lock, Locked, save_lock
+from tabletest.cli import app
+from tabletest.config import load_catalog
+from tabletest.export import huggingface
+from tabletest.export.dataset import RenderDataset
+from tabletest.export.queries import queries
+from tabletest.export.rle import encode
+from tabletest.export.run import ExportOptions, run_export
+from tabletest.prompts.battery import SceneInput
+from tabletest.score.judge import judge
+from tabletest.score.lexicon import load_lexicon
+
+NAMES = ("mug", "banana", "lamp", "apple")
+TINY = ["--engine", "cycles", "--samples", "1", "--resolution", "64x48", "--masks", "--quiet"]
+LEXICON = load_lexicon(load_catalog())
+
+
+@pytest.fixture(scope="module")
+def render(tmp_path_factory) -> Path:
+    """12 two-object and 6 three-object scenes of four objects in one folder, with masks."""
+    root = tmp_path_factory.mktemp("export")
+    assets = root / "assets"
+    build_assets(load_catalog(), assets, list(NAMES), jobs=1)
+    out = root / "render"
+    for extra in (["--objects", "2"], ["--objects", "3", "--limit", "6"]):
+        result = run_cli("render", "--out", str(out), "--assets", str(assets), "--only", ",".join(NAMES), *TINY, *extra)
+        assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def records(render) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, (render / "metadata.jsonl").read_text().splitlines())}
+
+
+@pytest.fixture(scope="module")
+def prompts(render, tmp_path_factory) -> dict[str, dict]:
+    """The render's queries as `tabletest prompts` writes them (the paper protocol), by qid."""
+    path = tmp_path_factory.mktemp("prompts") / "prompts.jsonl"
+    result = CliRunner().invoke(app, ["prompts", "--dataset", str(render), "--out", str(path)])
+    assert result.exit_code == 0, result.output
+    return {q["qid"]: q for q in map(json.loads, path.read_text().splitlines())}
+
+
+def export(render: Path, fmt: str, out: Path, *args: str) -> dict:
+    """Run `tabletest export`; return the summary it recorded."""
+    result = CliRunner().invoke(app, ["export", "--dataset", str(render), "--format", fmt, "--out", str(out), *args])
+    assert result.exit_code == 0, result.output
+    assert not (out.parent / f".{out.name}.partial").exists()
+    return json.loads((out / ".tabletest-export.json").read_text())
+
+
+def pixels(image) -> np.ndarray:
+    if isinstance(image, (bytes, Path)):
+        image = Image.open(io.BytesIO(image) if isinstance(image, bytes) else image)
+    return np.asarray(image.convert("RGB"))
+
+
+def assert_same_image(image, render: Path, record: dict) -> None:
+    assert np.array_equal(pixels(image), pixels(render / record["file_name"])), record["id"]
+
+
+def scene_of(qid: str) -> str:
+    return "-".join(qid.split("-")[:2])
+
+
+def assert_answer_fits(answer: str, qid: str, prompts: dict[str, dict]) -> None:
+    """The answer is right about the scene the qid names, read as `tabletest score` reads answers."""
+    assert judge(prompts[qid], answer, LEXICON).status == "correct", (qid, answer)
+
+
+def load(builder: str, **kwargs) -> datasets.DatasetDict:
+    datasets.disable_progress_bars()
+    return datasets.load_dataset(builder, **kwargs)
+
+
+def test_imagefolder_loads_with_datasets_with_images_masks_and_fields(render, records, tmp_path):
+    out = tmp_path / "imagefolder"
+    export(render, "imagefolder", out)
+    ds = load("imagefolder", data_dir=str(out), cache_dir=str(tmp_path / "cache"))["train"]
+    assert ds.num_rows == len(records) == 18
+    assert {"image", "mask", "id", "index", "objects", "relations", "vignettes", "render"} <= set(ds.column_names)
+    for row in ds:
+        record = records[row["id"]]
+        assert_same_image(row["image"], render, record)
+        assert set(np.unique(np.asarray(row["mask"]))) <= set(range(len(record["objects"]) + 1))
+        assert [o["name"] for o in row["objects"]] == [o["name"] for o in record["objects"]]
+        assert row["relations"]["table_side"] == [list(p) for p in record["relations"]["table_side"].items()]
+        assert row["vignettes"] == record["vignettes"]
+
+
+def test_parquet_shards_embed_images_and_load_by_their_card(render, records, tmp_path):
+    out = tmp_path / "parquet"
+    summary = export(render, "parquet", out, "--shard-size", "5")
+    names = sorted(p.name for p in (out / "data").iterdir())
+    assert (
+        names
+        == [f"train-{i:05d}-of-00004.parquet" for i in range(4)]
+        == [Path(n).name for n in summary["shards"]["train"]]
+    )
+    card = (out / "README.md").read_text()
+    assert card.startswith("---\n") and yaml.safe_load(card.split("---\n")[1])["configs"][0]["data_files"] == [
+        {"split": "train", "path": "data/train-*"}
+    ]
+    ds = load(str(out), cache_dir=str(tmp_path / "cache"))["train"]
+    assert ds.num_rows == 18 and ds.features["image"] == datasets.Image() and ds.features["mask"] == datasets.Image()
+    assert sorted(ds["id"]) == sorted(records)
+    for row in ds:
+        assert_same_image(row["image"], render, records[row["id"]])
+        assert np.array_equal(
+            np.asarray(row["mask"]), np.asarray(Image.open(render / records[row["id"]]["mask_file_name"]))
+        )
+
+
+def test_webdataset_shards_read_back_with_webdataset_per_split(render, records, tmp_path):
+    out = tmp_path / "wds"
+    summary = export(render, "webdataset", out, "--shard-size", "4", "--split-by", "scene", "--val-fraction", "0.3")
+    seen = {}
+    for split in ("train", "validation"):
+        shards = sorted(str(p) for p in (out / split).glob("shard-*.tar"))
+        assert [Path(s).name for s in shards] == [f"shard-{i:06d}.tar" for i in range(len(shards))]
+        for sample in wds.WebDataset(shards, shardshuffle=False).decode("pil"):
+            record = records[sample["__key__"]]
+            assert sample["json"] == record
+            assert_same_image(sample["png"], render, record)
+            mask = np.asarray(sample["mask.png"])[..., 0]  # decode("pil") gives RGB; the values stay 0..n
+            assert np.array_equal(mask, np.asarray(Image.open(render / record["mask_file_name"])))
+            seen[sample["__key__"]] = split
+    assert sorted(seen) == sorted(records)
+    assert Counter(seen.values()) == summary["scenes"] and 0 < summary["scenes"]["validation"] < 18
+
+
+def test_webdataset_size_limit_closes_shards(render, tmp_path):
+    out = tmp_path / "wds"
+    export(render, "webdataset", out, "--shard-mb", "0.001")
+    assert len(list(out.glob("shard-*.tar"))) == 18  # every sample is larger than the limit: one per shard
+
+
+def test_llava_holds_out_objects_and_answers_each_scene(render, records, prompts, tmp_path):
+    out = tmp_path / "llava"
+    summary = export(render, "llava", out, "--split-by", "object", "--val-fraction", "0.25")
+    (held,) = summary["split"]["held_out_objects"]
+    total = 0
+    for split in ("train", "validation"):
+        ds = load("json", data_files=str(out / f"{split}.json"), cache_dir=str(tmp_path / "cache"))["train"]
+        for row in ds:
+            scene = scene_of(row["id"])
+            human, gpt = row["conversations"]
+            assert (human["from"], gpt["from"]) == ("human", "gpt") and human["value"].startswith("<image>\n")
+            assert row["image"] == f"images/{scene}.png" and human["value"][8:] == prompts[row["id"]]["text"]
+            assert_same_image(out / row["image"], render, records[scene])
+            assert_answer_fits(gpt["value"], row["id"], prompts)
+            shows_held = held in [o["name"] for o in records[scene]["objects"]]
+            assert shows_held == (split == "validation"), (split, scene)
+        total += ds.num_rows
+    assert total == len(prompts)
+
+
+@pytest.mark.parametrize("variations", ["one", "all"])
+def test_variations_set_the_questions_per_scene(render, records, tmp_path, variations):
+    out = tmp_path / variations
+    summary = export(render, "llava", out, "--variations", variations)
+    samples = json.loads((out / "train.json").read_text())
+    assert len(samples) == summary["samples"]["train"]
+    per_scene = Counter(scene_of(s["id"]) for s in samples)
+    if variations == "one":
+        assert set(per_scene.values()) == {8}
+    else:
+        result = CliRunner().invoke(app, ["prompts", "--dataset", str(render), "--protocol", "full", "--out", "-"])
+        assert len(samples) == len(result.stdout.splitlines())
+    assert set(per_scene) == set(records)
+
+
+def test_sharegpt_loads_as_llama_factory_reads_its_dataset_info(render, records, prompts, tmp_path):
+    out = tmp_path / "sharegpt"
+    export(render, "sharegpt", out, "--split-by", "scene", "--val-fraction", "0.5")
+    info = json.loads((out / "dataset_info.json").read_text())
+    assert set(info) == {"tabletest_train", "tabletest_validation"}
+    total = 0
+    for entry in info.values():
+        assert entry["formatting"] == "sharegpt"
+        columns, tags = entry["columns"], entry["tags"]
+        ds = load("json", data_files=str(out / entry["file_name"]), cache_dir=str(tmp_path / "cache"))["train"]
+        for row in ds:
+            user, assistant = row[columns["messages"]]
+            assert user[tags["role_tag"]] == tags["user_tag"] and assistant[tags["role_tag"]] == tags["assistant_tag"]
+            content = user[tags["content_tag"]]
+            assert content.count("<image>") == len(row[columns["images"]]) == 1
+            assert_same_image(out / row[columns["images"]][0], render, records[scene_of(row["id"])])
+            assert_answer_fits(assistant[tags["content_tag"]], row["id"], prompts)
+        total += ds.num_rows
+    assert total == len(prompts)
+
+
+def vlmevalkit_images(data: pd.DataFrame) -> dict[str, str]:
+    """VLMEvalKit's reading of the `image` column: base64, or the index of the row that holds it."""
+    image_map = dict(zip(data["index"].astype(str), data["image"].astype(str)))
+    return {k: image_map[v] if len(v) <= 64 else v for k, v in image_map.items()}
+
+
+def test_vlmevalkit_tsvs_read_as_vlmevalkit_reads_them(render, records, prompts, tmp_path):
+    out = tmp_path / "vlmevalkit"
+    export(render, "vlmevalkit", out)
+    total = 0
+    for kind, letters in (("YN", False), ("MCQ", True), ("VQA", False)):
+        data = pd.read_csv(out / f"TableTest_{kind}.tsv", sep="\t")  # VLMEvalKit's load() of a .tsv
+        assert list(data.columns[:3]) == ["index", "image", "question"] and "answer" in data
+        assert ("A" in data and "B" in data) == letters  # what makes VLMEvalKit treat a custom TSV as MCQ
+        images = vlmevalkit_images(data)
+        for _, line in data.iterrows():
+            record = records[line["scene_id"]]
+            assert_same_image(base64.b64decode(images[str(line["index"])]), render, record)
+            query = prompts[line["qid"]]
+            assert line["question"] == query["text"]
+            if kind == "YN":
+                statement = re.search(r": the (.+) is to the (left|right) of the (.+)$", line["question"])
+                x, relation, y = statement.groups()
+                holds = [x, y] in record["relations"][f"{relation}_of"]
+                assert line["answer"] == ("Yes" if holds else "No")
+            elif kind == "MCQ":
+                options = [line[c] for c in "ABCD" if not pd.isna(line[c])]
+                assert options == query["options"]
+                x, y = query["answer"]["names"]
+                chosen = line[line["answer"]]
+                assert [x, y] in record["relations"][f"{chosen}_of"]
+            else:
+                assert_answer_fits(line["answer"], line["qid"], prompts)
+        assert data["scene_id"].nunique() == 18 and (data["image"].astype(str).str.len() > 64).sum() == 18
+        total += len(data)
+    assert total == len(prompts) == len((out / "prompts.jsonl").read_text().splitlines())
+
+
+def load_lmms_task(path: Path) -> dict:
+    """A task YAML read as lmms-eval reads it: `!function utils.x` is x from utils.py beside the YAML."""
+    spec = importlib.util.spec_from_file_location(f"tabletest_task_utils_{id(path)}", path.parent / "utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor(
+        "!function", lambda loader, node: getattr(utils, loader.construct_scalar(node).split(".")[1])
+    )
+    return yaml.load(path.read_text(), Loader=Loader)
+
+
+def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(render, records, prompts, tmp_path):
+    out = tmp_path / "lmms"
+    summary = export(render, "lmms-eval", out)
+    group = yaml.safe_load((out / "tabletest.yaml").read_text())
+    assert group["group"] == "tabletest" and group["task"] == [f"tabletest_p{t}" for t in range(1, 9)]
+    by_type = Counter(q["prompt_type"] for q in prompts.values())
+    for ptype in range(1, 9):
+        config = load_lmms_task(out / f"tabletest_p{ptype}.yaml")
+        assert config["task"] == f"tabletest_p{ptype}" and config["output_type"] == "generate_until"
+        docs = load(config["dataset_path"], cache_dir=str(tmp_path / "cache"), **config["dataset_kwargs"])
+        docs = docs[config["test_split"]]
+        assert docs.num_rows == by_type[ptype] == summary["questions"][f"tabletest_p{ptype}"]
+        for doc in docs:
+            (image,) = config["doc_to_visual"](doc)
+            assert_same_image(image, render, records[doc["scene_id"]])
+            assert config["doc_to_text"](doc, {"pre_prompt": "", "post_prompt": ""}) == prompts[doc["qid"]]["text"]
+            gold = doc[config["doc_to_target"]]
+            assert config["process_results"](doc, [gold]) == {"accuracy": 1.0, "unparsed": 0.0}
+            assert config["process_results"](doc, ["I cannot tell."])["accuracy"] == 0.0
+
+
+def test_coco_reads_with_pycocotools_boxes_and_masks_of_each_scene(render, records, tmp_path):
+    out = tmp_path / "coco"
+    export(render, "coco", out)
+    coco = COCO(str(out / "annotations" / "instances_train.json"))
+    catalog = load_catalog()
+    assert [c["name"] for c in coco.loadCats(coco.getCatIds())] == list(catalog.names)
+    assert len(coco.getImgIds()) == 18 and len(coco.getAnnIds()) == 12 * 2 + 6 * 3
+    for image in coco.loadImgs(coco.getImgIds()):
+        record = records[image["scene_id"]]
+        assert_same_image(out / "images" / image["file_name"], render, record)
+        assert (image["width"], image["height"]) == (64, 48)
+        masks = np.asarray(Image.open(render / record["mask_file_name"]))
+        annotations = coco.loadAnns(coco.getAnnIds(imgIds=image["id"]))
+        assert [coco.loadCats(a["category_id"])[0]["name"] for a in annotations] == [
+            o["name"] for o in record["objects"]
+        ]
+        for position, (annotation, obj) in enumerate(zip(annotations, record["objects"])):
+            x0, y0, x1, y1 = obj["bbox_px"]
+            assert annotation["bbox"] == pytest.approx([x0, y0, x1 - x0, y1 - y0], abs=1e-3)
+            assert np.array_equal(coco.annToMask(annotation), masks == position + 1)
+            assert annotation["area"] == int((masks == position + 1).sum()) > 0
+
+
+def test_coco_without_masks_gives_boxes_or_one_line_asking_for_masks(render, tmp_path, cli):
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    lines = (render / "metadata.jsonl").read_text().splitlines()
+    (bare / "metadata.jsonl").write_text(
+        "".join(
+            json.dumps({k: v for k, v in json.loads(line).items() if k != "mask_file_name"}) + "\n" for line in lines
+        )
+    )
+    (bare / "images").symlink_to(render / "images")
+    result = cli("export", "--dataset", str(bare), "--format", "coco", "--out", str(tmp_path / "seg"), "--segmentation")
+    assert (
+        result.returncode == 2 and "tabletest render --masks" in result.stderr and len(result.stderr.splitlines()) == 1
+    )
+    assert not (tmp_path / "seg").exists() and not (tmp_path / ".seg.partial").exists()
+    export(bare, "coco", tmp_path / "boxes")
+    coco = COCO(str(tmp_path / "boxes" / "annotations" / "instances_train.json"))
+    assert len(coco.getAnnIds()) == 42 and all("segmentation" not in a for a in coco.loadAnns(coco.getAnnIds()))
+
+
+def test_rle_encoding_matches_pycocotools():
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        h, w = rng.integers(1, 60, 2)
+        mask = rng.random((h, w)) < [0.5, 0.0, 1.0, 0.02][trial % 4]
+        expected = coco_mask.encode(np.asfortranarray(mask.astype(np.uint8)))
+        assert encode(mask) == {"size": [int(h), int(w)], "counts": expected["counts"].decode()}
+
+
+def test_gold_answers_are_read_as_correct_for_every_variation():
+    scene = SceneInput("3obj-000000", 0, ("wine bottle", "mug", "teapot"), {"left_first": "", "right_first": ""})
+    answered = list(queries(scene, tuple(range(1, 9)), "all", seed=5))
+    assert {q["prompt_type"] for q in answered} == set(range(1, 9))
+    for query in answered:
+        assert judge(query, query["gold"], LEXICON).status == "correct", query
+
+
+def test_interrupted_export_leaves_no_output_and_resumes_after_its_closed_shards(render, tmp_path, monkeypatch):
+    out, clean = tmp_path / "parquet", tmp_path / "clean"
+    real_image, calls = RenderDataset.image, []
+
+    def dies_on_the_eighth(self, record):
+        calls.append(record["id"])
+        if len(calls) == 8:
+            raise KeyboardInterrupt  # a kill mid-shard
+        return real_image(self, record)
+
+    monkeypatch.setattr(RenderDataset, "image", dies_on_the_eighth)
+    options = ExportOptions(shard_size=3)
+    with pytest.raises(KeyboardInterrupt):
+        run_export("parquet", huggingface.export_parquet, render, out, options, load_catalog())
+    monkeypatch.setattr(RenderDataset, "image", real_image)
+    partial = tmp_path / ".parquet.partial"
+    assert not out.exists() and sorted(p.name for p in (partial / "data").iterdir()) == [
+        ".train-00002.parquet.tmp",
+        "train-00000.parquet",
+        "train-00001.parquet",
+    ]
+    kept = {name: (partial / "data" / name).stat().st_ino for name in ("train-00000.parquet", "train-00001.parquet")}
+
+    summary = export(render, "parquet", out, "--shard-size", "3")
+    assert summary["resumed"] is True and not partial.exists()
+    for name, inode in kept.items():  # what was complete was not written again
+        assert (out / "data" / name.replace(".parquet", "-of-00006.parquet")).stat().st_ino == inode
+    export(render, "parquet", clean, "--shard-size", "3")
+    for path in sorted((clean / "data").iterdir()):
+        assert pq.read_table(out / "data" / path.name).equals(pq.read_table(path))
+
+
+def test_an_export_replaces_an_earlier_one_in_the_same_folder(render, tmp_path):
+    out = tmp_path / "again"
+    export(render, "webdataset", out, "--shard-size", "100")
+    export(render, "webdataset", out, "--shard-size", "5")
+    assert sorted(p.name for p in out.glob("shard-*.tar")) == [f"shard-{i:06d}.tar" for i in range(4)]
+
+
+def test_card_credits_the_objaverse_models_a_render_used(render, tmp_path, cli):
+    """A render whose mug came from Objaverse: the card lists its author and licence from the assets' lock."""
+    uid = "a" * 32
+    dataset = tmp_path / "objaverse-render"
+    dataset.mkdir()
+    for folder in ("images", "masks"):
+        (dataset / folder).symlink_to(render / folder)
+    lines = []
+    for line in (render / "metadata.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        for obj in record["objects"]:
+            if obj["name"] == "mug":
+                obj.update(source="objaverse", uid=uid)
+        lines.append(json.dumps(record) + "\n")
+    (dataset / "metadata.jsonl").write_text("".join(lines))
+    assets = tmp_path / "assets"
+    build_assets(load_catalog(), assets, ["mug"], jobs=1)
+    manifest = load_manifest(assets)
+    manifest.objects["mug"] = manifest.objects["mug"].model_copy(update={"source": "objaverse", "uid": uid})
+    save_manifest(assets, manifest)
+    locked = Locked(
+        uid=uid,
+        sha256="0" * 64,
+        bytes=1,
+        license="by",
+        title="Blue Mug",
+        author="Ada Potter",
+        url="https://sketchfab.com/3d-models/" + uid,
+    )
+    save_lock(assets, Lock(objects={"mug": locked}))
+
+    export(dataset, "imagefolder", tmp_path / "credited", "--assets", str(assets))
+    card = (tmp_path / "credited" / "README.md").read_text()
+    assert "| mug | Blue Mug | Ada Potter | [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/) |" in card
+    assert yaml.safe_load(card.split("---\n")[1])["license"] == "other"
+
+    result = cli(
+        "export",
+        "--dataset",
+        str(dataset),
+        "--format",
+        "imagefolder",
+        "--out",
+        str(tmp_path / "uncredited"),
+        "--assets",
+        str(tmp_path),
+    )
+    assert result.returncode == 2 and "--assets" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "tfrecord"], "--format 'tfrecord' is not one of"),
+        (["--format", "llava", "--split-by", "scene", "--val-fraction", "1"], "--val-fraction 1.0 is outside (0, 1)"),
+        (["--format", "llava", "--split-by", "object", "--val-fraction", "0"], "--val-fraction 0.0 is outside (0, 1)"),
+        (["--format", "vlmevalkit", "--split-by", "scene"], "--split-by does not apply to --format vlmevalkit (an"),
+        (["--format", "parquet", "--variations", "one"], "--variations does not apply to --format parquet"),
+        (["--format", "llava", "--shard-size", "5"], "--shard-size does not apply to --format llava"),
+    ],
+)
+def test_bad_options_get_one_line(cli, render, tmp_path, args, message):
+    result = cli("export", "--dataset", str(render), "--out", str(tmp_path / "out"), *args)
+    assert result.returncode == 2 and result.stderr.startswith("error: ") and message in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_folder_that_is_not_a_render_or_an_occupied_out_gets_one_line(cli, render, tmp_path):
+    result = cli("export", "--dataset", str(tmp_path), "--format", "coco", "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "has no metadata.jsonl" in result.stderr and len(result.stderr.splitlines()) == 1
+    occupied = tmp_path / "occupied"
+    occupied.mkdir()
+    (occupied / "notes.txt").write_text("mine")
+    result = cli("export", "--dataset", str(render), "--format", "coco", "--out", str(occupied))
+    assert result.returncode == 2 and "already exists and holds other files" in result.stderr
+    assert len(result.stderr.splitlines()) == 1 and (occupied / "notes.txt").read_text() == "mine"
