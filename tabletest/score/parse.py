@@ -45,7 +45,7 @@ REJECTED = re.compile(
     r",\s*(?:but\s+)?(?:not|rather\s+than|instead\s+of)\b[^,.!?;:\n]*"  # "..., not the right": the rest of the clause
     rf"|\b(?:rather\s+than|instead\s+of)\s+{PHRASE}(?:\s*,?\s*(?:or|and|nor)\s+{PHRASE})*"
 )
-SET_ASIDE = re.compile(r"\b(?:not|rather\s+than|instead\s+of)\s+(?:the\s+|a\s+|an\s+)?$")  # "not the mug"
+SET_ASIDE = re.compile(r"\b(?:not|rather\s+than|instead\s+of)\s+(?:(?:the|a|an)\s+)?")  # "not the mug"
 BREAK = re.compile(r"[.!?;:\n]")
 OBJECT_GAP = re.compile(r"\s*(?:-?\s*hand\s*)?(?:side\s+)?(?:of|from)\s+(?:the\s+|a\s+|an\s+)?$")
 POSSESSIVE_GAP = re.compile(r"'s?\s+(?:(?:far|immediate)\s+)?(?:-?\s*hand\s+)?$")  # "the mug's left"
@@ -117,15 +117,19 @@ def normalize(response: str) -> str:
 
 
 def _claims(text: str, mentions: list[Mention]) -> list[Claim]:
-    echoes = [
-        m.span() for m in ECHO.finditer(text) if not NEGATED_RELATION.search(text, max(0, m.start() - 60), m.start())
-    ]
-    skipped = echoes + [m.span() for m in REJECTED.finditer(text)]
-    subjects = [
-        m
-        for m in mentions
-        if not _inside(m.start, skipped) and not SET_ASIDE.search(text, max(0, m.start - 20), m.start)
-    ]
+    skipped: list[tuple[int, int]] = []
+    set_aside: set[int] = set()
+    # each scan needs a word most answers lack: looking for the word first saves the scan
+    if "or" in text:
+        skipped += [
+            m.span()
+            for m in ECHO.finditer(text)
+            if not NEGATED_RELATION.search(text, max(0, m.start() - 60), m.start())
+        ]
+    if "not" in text or "rather" in text or "instead" in text:
+        skipped += [m.span() for m in REJECTED.finditer(text)]
+        set_aside = {m.end() for m in SET_ASIDE.finditer(text)}
+    subjects = [m for m in mentions if m.start not in set_aside and not _inside(m.start, skipped)]
     starts = _sentence_starts(text)
     claims = []
     previous_end = 0
