@@ -21,7 +21,7 @@ from tabletest.config import load_catalog, load_config
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.layout.spec import scene_spec
 from tabletest.render.cli import parse_resolution
-from tabletest.render.run import RenderOptions, worker_slots
+from tabletest.render.context import RenderOptions, worker_slots
 from tabletest.render.supervisor import Supervisor
 
 
@@ -47,7 +47,7 @@ def main() -> None:
                    "samples": args.samples, "device": args.device},
             slots=worker_slots(options),
             log_dir=out / "logs",
-            tmp_image=lambda sid: out / f"{sid}.png",
+            request=lambda spec: {"op": "render", "spec": spec.to_json(), "out": str(out / f"{spec.id}.png")},
         )
         start = time.perf_counter()
         outcomes = list(supervisor.run(specs))

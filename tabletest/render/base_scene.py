@@ -11,6 +11,7 @@ import sys
 
 import bpy
 
+from tabletest.compose.view import DISPLAY
 from tabletest.config import Config, load_config
 from tabletest.layout.camera import PinholeCamera
 
@@ -26,6 +27,7 @@ def build(config: Config) -> bpy.types.Object:
     _world(config.lighting.ambient_strength)
     camera = _camera(config)
     scene.camera = camera
+    scene.display_settings.display_device = DISPLAY
     scene.view_settings.view_transform = config.render.view_transform
     scene.view_settings.look = "None"
     return camera

@@ -22,8 +22,13 @@ from tabletest.options import (
     ShardOpt,
     make_selection,
 )
+from tabletest.compose.layers import default_cache
+from tabletest.render.context import RenderOptions
 from tabletest.render.devices import DEVICE_CHOICES
-from tabletest.render.run import RenderOptions, render_run
+from tabletest.render.run import render_run
+
+
+LAYER_CACHE = default_cache()
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
@@ -49,6 +54,23 @@ def render(
     source: Annotated[
         Optional[Literal["builtin", "objaverse", "dir"]],
         typer.Option(help="Require every model to come from this source (default: whatever the assets folder holds)."),
+    ] = None,
+    mode: Annotated[
+        Literal["direct", "composite"],
+        typer.Option(
+            help="direct: path-trace every image; composite: compose them from cached renders of the empty table "
+            "and of each object alone at each slot."
+        ),
+    ] = "direct",
+    masks: Annotated[
+        bool,
+        typer.Option("--masks", help="Also write masks/<id>.png: 1 + the object's position from the left, 0 elsewhere."),
+    ] = False,
+    layer_cache: Annotated[
+        Path, typer.Option(help="Composite mode: the layer cache folder, to share between runs, shards and machines.")
+    ] = LAYER_CACHE,
+    compose_jobs: Annotated[
+        Optional[int], typer.Option(min=1, help="Composite mode: composer processes (default: one per core).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
@@ -87,6 +109,10 @@ def render(
         item_timeout=item_timeout,
         quiet=quiet,
         verbose=verbose,
+        mode=mode,
+        masks=masks,
+        layer_cache=layer_cache,
+        compose_jobs=compose_jobs,
     )
     summary = render_run(cat, cfg, selection, options)
     typer.echo(

@@ -5,6 +5,9 @@ Runs inside a worker. The device choice itself is made by `devices.choose_device
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import bpy
 
 from tabletest.render.devices import GPU_PREFERENCE, choose_device, denoiser_for
@@ -18,10 +21,8 @@ def configure(scene: bpy.types.Scene, setup: dict) -> str:
     render = scene.render
     render.resolution_x, render.resolution_y = width, height
     render.resolution_percentage = 100
-    render.image_settings.file_format = "PNG"
-    render.image_settings.color_mode = "RGB"
-    render.image_settings.color_depth = "8"
-    render.image_settings.compression = 15
+    render.dither_intensity = 0.0  # no noise added at 8-bit encoding: composites and direct renders compare exactly
+    png_output(scene)
     render.use_file_extension = False
     render.engine = ENGINE_IDS[setup["engine"]]
     if setup.get("threads"):
@@ -37,6 +38,30 @@ def configure(scene: bpy.types.Scene, setup: dict) -> str:
     shading.color_type = "MATERIAL"
     scene.display.render_aa = "8" if setup["samples"] >= 8 else "OFF"
     return "CPU/GPU raster (Workbench)"
+
+
+def png_output(scene: bpy.types.Scene) -> None:
+    """8-bit RGB PNG, zlib level 1: what `render.render(write_still=True)` writes for an image."""
+    settings = scene.render.image_settings
+    settings.media_type = "IMAGE"
+    settings.file_format = "PNG"
+    settings.color_mode = "RGB"
+    settings.color_depth = "8"
+    settings.compression = 15
+
+
+@contextlib.contextmanager
+def multilayer_exr_output(scene: bpy.types.Scene) -> Iterator[None]:
+    """Within the block, renders are saved as linear 32-bit float multilayer EXR with every pass."""
+    settings = scene.render.image_settings
+    settings.media_type = "MULTI_LAYER_IMAGE"
+    settings.file_format = "OPEN_EXR_MULTILAYER"
+    settings.color_depth = "32"
+    settings.exr_codec = "ZIP"
+    try:
+        yield
+    finally:
+        png_output(scene)
 
 
 def available_devices() -> dict[str, list[str]]:

@@ -57,6 +57,7 @@ class WorkerProcess:
         self.log_path = log_dir / f"worker-{slot.number}.log"
         self.verbose = verbose
         env = {**os.environ, **worker_env(slot.gpu)}
+        log_dir.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "a", encoding="utf-8")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tabletest.render.worker", "--log", str(self.log_path)],
@@ -119,7 +120,7 @@ class Supervisor:
     setup: dict
     slots: list[WorkerSlot]
     log_dir: Path
-    tmp_image: Callable[[str], Path]
+    request: Callable[[SceneSpec], dict]  # the worker message for a spec: what to render, and where to
     retries: int = 2
     item_timeout: float = 600.0
     verbose: bool = False
@@ -127,7 +128,6 @@ class Supervisor:
 
     def run(self, specs: Iterable[SceneSpec]) -> Iterator[Outcome]:
         """Render every spec; yield outcomes as they finish (in any order)."""
-        self.log_dir.mkdir(parents=True, exist_ok=True)
         todo: queue.Queue = queue.Queue(maxsize=4 * len(self.slots))
         results: queue.Queue = queue.Queue()
         threads = [threading.Thread(target=self._serve, args=(slot, todo, results), daemon=True) for slot in self.slots]
@@ -175,9 +175,8 @@ class Supervisor:
             if worker is None:
                 worker = WorkerProcess(slot, self.setup, self.log_dir, self.verbose)
                 self.started.append(worker.ready)
-            message = {"op": "render", "spec": spec.to_json(), "out": str(self.tmp_image(spec.id))}
             try:
-                answer = worker.request(message, self.item_timeout)
+                answer = worker.request(self.request(spec), self.item_timeout)
             except WorkerCrash as crash:
                 error, stderr = str(crash), worker.stderr_tail()
                 worker.close()

@@ -1,8 +1,9 @@
 """A render worker process: builds the base scene once, imports each asset once, then renders specs.
 
-Protocol, one JSON object per line: the supervisor writes `setup` then `render` messages on stdin;
-the worker answers `ready`, then `done` or `error` per item, on its original stdout. Blender's own
-console output is moved to stderr, which the supervisor keeps in the worker's log.
+Protocol, one JSON object per line: the supervisor writes `setup` then `render` (a scene to a PNG,
+optionally with its object mask) or `layer` (a layer of the composite mode to a linear multilayer
+EXR) messages on stdin; the worker answers `ready`, then `done` or `error` per item, on its original
+stdout. Blender's own console output is moved to stderr, which the supervisor keeps in the worker's log.
 Run as `python -m tabletest.render.worker`.
 """
 
@@ -14,9 +15,13 @@ import os
 import sys
 import time
 import traceback
+from pathlib import Path
 from typing import IO
 
 import numpy as np
+from PIL import Image
+
+from tabletest.compose.exr import read_passes
 
 
 def _protocol_stream() -> IO[str]:
@@ -64,7 +69,21 @@ class Worker:
         self.assets[name] = collection
         return collection
 
-    def render(self, spec: dict, out_path: str) -> dict:
+    def render(self, spec: dict, out_path: str, mask_path: str | None = None) -> dict:
+        """One scene to a PNG; with `mask_path`, also its object mask (pixel = 1 + position from the left)."""
+        facts = self._render(spec, out_path, object_index=mask_path is not None)
+        if mask_path:
+            self._write_mask(mask_path)
+        return facts
+
+    def layer(self, spec: dict, out_path: str) -> dict:
+        """A layer (the table alone, or with one object) to a linear EXR with its Object Index pass."""
+        from tabletest.render import engine
+
+        with engine.multilayer_exr_output(self.bpy.context.scene):
+            return self._render(spec, out_path, object_index=True)
+
+    def _render(self, spec: dict, out_path: str, object_index: bool) -> dict:
         bpy = self.bpy
         scene = bpy.context.scene
         wanted = {o["name"]: o for o in spec["objects"]}
@@ -72,10 +91,13 @@ class Worker:
             self._asset(obj["name"], obj["asset"])
         for name, collection in self.assets.items():
             collection.hide_render = name not in wanted
-        for name, obj in wanted.items():
+        for position, (name, obj) in enumerate(wanted.items()):
             root = bpy.data.objects[f"root:{name}"]
             root.location = obj["position_m"]
             root.rotation_euler = (0.0, 0.0, math.radians(obj["yaw_deg"]))
+            for part in self.assets[name].all_objects:
+                part.pass_index = position + 1
+        bpy.context.view_layer.use_pass_object_index = object_index
         if scene.render.engine == "CYCLES":
             scene.cycles.seed = spec["seed"]
         bpy.context.view_layer.update()
@@ -84,6 +106,20 @@ class Worker:
         bpy.ops.render.render(write_still=True)
         render_s = time.perf_counter() - start
         return {"objects": [self._measure(wanted[o["name"]], o["name"]) for o in spec["objects"]], "render_s": render_s}
+
+    def _write_mask(self, mask_path: str) -> None:
+        """The last render's Object Index pass as an 8-bit PNG, read back through a temporary EXR."""
+        from tabletest.render import engine
+
+        scene = self.bpy.context.scene
+        exr = Path(f"{mask_path}.exr")
+        with engine.multilayer_exr_output(scene):
+            self.bpy.data.images["Render Result"].save_render(str(exr), scene=scene)
+        try:
+            index = read_passes(exr)["Object Index"]
+        finally:
+            exr.unlink(missing_ok=True)
+        Image.fromarray(np.rint(index).astype(np.uint8)).save(mask_path, format="PNG")
 
     def _measure(self, obj: dict, name: str) -> dict:
         """Projected box centre and projected-mesh bounding box, in pixels (origin top-left), by Blender's camera."""
@@ -124,6 +160,14 @@ class Worker:
         return (ndc[:, 0] + 1) / 2 * width, (1 - ndc[:, 1]) / 2 * height
 
 
+def _ocio_config() -> str:
+    """The OpenColorIO config this Blender applies its view transforms with (`$OCIO` overrides its own)."""
+    import bpy
+
+    own = os.path.join(bpy.utils.system_resource("DATAFILES"), "colormanagement", "config.ocio")
+    return os.environ.get("OCIO") or own
+
+
 def main() -> None:
     protocol = _protocol_stream()
 
@@ -139,9 +183,13 @@ def main() -> None:
                 import bpy
 
                 worker = Worker(message)
-                send({"event": "ready", "device": worker.device, "blender": bpy.app.version_string})
+                blender = bpy.app.version_string
+                send({"event": "ready", "device": worker.device, "blender": blender, "ocio_config": _ocio_config()})
             elif op == "render":
-                facts = worker.render(message["spec"], message["out"])
+                facts = worker.render(message["spec"], message["out"], message.get("mask"))
+                send({"event": "done", "id": message["spec"]["id"], **facts})
+            elif op == "layer":
+                facts = worker.layer(message["spec"], message["out"])
                 send({"event": "done", "id": message["spec"]["id"], **facts})
             elif op == "quit":
                 break

@@ -7,8 +7,9 @@ from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import vignettes
 
 
-def image_record(spec: SceneSpec, measured: list[dict], render: dict) -> dict:
-    """`measured` holds per object (left to right) `center_px` and `bbox_px`; `render` the settings used."""
+def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool = False) -> dict:
+    """`measured` holds per object (left to right) `center_px` and `bbox_px`; `render` the settings used;
+    `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left)."""
     names = tuple(o.name for o in spec.objects)
     objects = []
     for obj, facts in zip(spec.objects, measured):
@@ -27,6 +28,7 @@ def image_record(spec: SceneSpec, measured: list[dict], render: dict) -> dict:
         )
     return {
         "file_name": f"images/{spec.id}.png",
+        **({"mask_file_name": f"masks/{spec.id}.png"} if mask else {}),
         "id": spec.id,
         "index": spec.index,
         "n_objects": spec.n_objects,

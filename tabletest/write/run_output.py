@@ -1,9 +1,10 @@
 """The output folder of a render run, kept consistent through kills and reruns.
 
-Commit protocol for one image: the worker writes `images/.<id>.png.tmp`; the writer appends the
-metadata line (flushed to disk), then renames the PNG into place. The metadata line is the commit
-point, so on restart `recover` can finish or undo any image caught half-way: no half-written image
-is ever kept, nothing complete is rendered again, and metadata has exactly one line per image.
+Commit protocol for one image: the worker writes `images/.<id>.png.tmp` (and, with masks,
+`masks/.<id>.png.tmp`); the writer appends the metadata line (flushed to disk), then renames the
+PNGs into place. The metadata line is the commit point, so on restart `recover` can finish or undo
+any image caught half-way: no half-written image is ever kept, nothing complete is rendered again,
+and metadata has exactly one line per image.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ RUN = "run.json"
 
 
 class RunOutput:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, masks: bool = False) -> None:
         self.root = Path(root)
         self.images = self.root / "images"
+        self.masks = self.root / "masks"
+        self.with_masks = masks
         self.metadata_path = self.root / METADATA
         self.failures_path = self.root / FAILURES
         self._metadata = None
@@ -36,9 +39,25 @@ class RunOutput:
     def final_image(self, scene_id: str) -> Path:
         return self.images / f"{scene_id}.png"
 
+    def tmp_mask(self, scene_id: str) -> Path:
+        return self.masks / f".{scene_id}.png.tmp"
+
+    def final_mask(self, scene_id: str) -> Path:
+        return self.masks / f"{scene_id}.png"
+
+    def _files(self, record: dict) -> list[tuple[Path, Path]]:
+        """(final, temporary) paths of a record's image and, if it has one, its mask."""
+        sid = record["id"]
+        files = [(self.final_image(sid), self.tmp_image(sid))]
+        if "mask_file_name" in record:
+            files.append((self.final_mask(sid), self.tmp_mask(sid)))
+        return files
+
     def recover(self) -> set[str]:
         """Bring the folder to a consistent state after any interruption; return the ids that are complete."""
         self.images.mkdir(parents=True, exist_ok=True)
+        if self.with_masks:
+            self.masks.mkdir(exist_ok=True)
         kept: list[str] = []
         done: set[str] = set()
         changed = False
@@ -49,22 +68,23 @@ class RunOutput:
                     if record is None or record["id"] in done:
                         changed = True
                         continue
-                    sid = record["id"]
-                    final, tmp = self.final_image(sid), self.tmp_image(sid)
-                    if not final.exists() and _decodes(tmp):
-                        os.replace(tmp, final)
-                    if final.exists():
+                    files = self._files(record)
+                    for final, tmp in files:
+                        if not final.exists() and _decodes(tmp):
+                            os.replace(tmp, final)
+                    if all(final.exists() for final, _ in files):
                         kept.append(line if line.endswith("\n") else line + "\n")
-                        done.add(sid)
+                        done.add(record["id"])
                     else:
                         changed = True
         if changed:
             with atomic_output(self.metadata_path) as fh:
                 fh.writelines(kept)
-        for path in self.images.iterdir():
-            is_tmp = path.name.startswith(".")
-            if is_tmp or (path.suffix == ".png" and path.stem not in done):
-                path.unlink()
+        for folder in (self.images, self.masks):
+            for path in folder.iterdir() if folder.is_dir() else ():
+                is_tmp = path.name.startswith(".")
+                if is_tmp or (path.suffix == ".png" and path.stem not in done):
+                    path.unlink()
         return done
 
     def open(self) -> None:
@@ -72,12 +92,12 @@ class RunOutput:
         self._failures = open(self.failures_path, "w", encoding="utf-8")
 
     def commit(self, record: dict) -> None:
-        """Append the record (the commit point), then move the finished PNG into place."""
-        sid = record["id"]
+        """Append the record (the commit point), then move the finished PNGs into place."""
         self._metadata.write(dumps(record) + "\n")
         self._metadata.flush()
         os.fsync(self._metadata.fileno())
-        os.replace(self.tmp_image(sid), self.final_image(sid))
+        for final, tmp in self._files(record):
+            os.replace(tmp, final)
 
     def fail(self, failure: dict) -> None:
         self._failures.write(dumps(failure) + "\n")

@@ -1,0 +1,143 @@
+"""What one render run shares between its modes (no bpy): the options, the scenes still to do, the
+Blender workers, and the one place where an outcome becomes a committed record or a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from tabletest.assets.manifest import AssetEntry
+from tabletest.compose.layers import default_cache
+from tabletest.config import Catalog, Config
+from tabletest.layout.selection import Scene, Selection, select_scenes
+from tabletest.layout.spec import SceneSpec, scene_spec
+from tabletest.render.devices import detect_nvidia_gpus, parse_gpus
+from tabletest.render.supervisor import Outcome, Supervisor, WorkerSlot
+from tabletest.write.records import image_record
+from tabletest.write.run_output import RunOutput
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    out: Path
+    assets: Path
+    build_missing_assets: bool
+    source: str | None = None
+    device: str = "auto"
+    workers: int | None = None
+    gpus: str | None = None
+    retries: int = 2
+    item_timeout: float = 600.0
+    quiet: bool = False
+    verbose: bool = False
+    mode: str = "direct"  # direct | composite
+    masks: bool = False
+    layer_cache: Path = field(default_factory=default_cache)
+    compose_jobs: int | None = None  # composer processes (default: one per core)
+
+
+def worker_slots(options: RenderOptions) -> list[WorkerSlot]:
+    """One worker per GPU on a GPU box (`--gpus`), else `--workers` CPU workers sharing the cores."""
+    gpus = parse_gpus(options.gpus, detect_nvidia_gpus()) if options.device != "cpu" else []
+    if gpus and options.workers is None:
+        return [WorkerSlot(i, gpu, None) for i, gpu in enumerate(gpus)]
+    count = options.workers or 1
+    cores = os.cpu_count() or 1
+    if gpus:
+        return [WorkerSlot(i, gpus[i % len(gpus)], None) for i in range(count)]
+    return [WorkerSlot(i, None, max(1, cores // count)) for i in range(count)]
+
+
+@dataclass
+class RunContext:
+    catalog: Catalog
+    config: Config
+    selection: Selection
+    options: RenderOptions
+    entries: dict[str, AssetEntry]
+    output: RunOutput
+    done: set[str]  # scene ids complete before this run started
+    console: Console
+
+    @property
+    def resolution(self) -> tuple[int, int]:
+        return tuple(self.config.render.resolution)
+
+    def pending_scenes(self) -> Iterator[Scene]:
+        return (scene for scene in select_scenes(self.catalog, self.selection) if scene.id not in self.done)
+
+    def spec(self, scene: Scene) -> SceneSpec:
+        return scene_spec(scene, self.config, self.entries, self.options.assets, self.resolution)
+
+    def render_info(self, mode: str, device: str | None = None) -> dict:
+        """The `render` field of this run's records (the seed is added per record)."""
+        settings = self.config.render
+        return {
+            "engine": settings.engine,
+            "device": device,
+            "samples": settings.samples,
+            "resolution": list(self.resolution),
+            "mode": mode,
+        }
+
+    def supervisor(self, request: Callable[[SceneSpec], dict]) -> Supervisor:
+        settings = self.config.render
+        return Supervisor(
+            setup={
+                "config": self.config.model_dump(mode="json"),
+                "resolution": list(self.resolution),
+                "engine": settings.engine,
+                "samples": settings.samples,
+                "device": self.options.device,
+            },
+            slots=worker_slots(self.options),
+            log_dir=self.options.out / "logs",
+            request=request,
+            retries=self.options.retries,
+            item_timeout=self.options.item_timeout,
+            verbose=self.options.verbose,
+        )
+
+    def direct_request(self, spec: SceneSpec) -> dict:
+        """A worker message that renders a scene straight into the output's temporary names."""
+        message = {"op": "render", "spec": spec.to_json(), "out": str(self.output.tmp_image(spec.id))}
+        if self.options.masks:
+            message["mask"] = str(self.output.tmp_mask(spec.id))
+        return message
+
+
+class Recorder:
+    """Commits outcomes through the writer and counts them."""
+
+    def __init__(self, run: RunContext) -> None:
+        self.run = run
+        self.rendered = self.failed = 0
+        self.blender_s = 0.0
+
+    def __call__(self, outcome: Outcome, render: dict) -> None:
+        if outcome.ok:
+            self.run.output.commit(image_record(outcome.spec, outcome.facts["objects"], render, self.run.options.masks))
+            self.rendered += 1
+            self.blender_s += outcome.facts.get("render_s", 0.0)
+        else:
+            self.run.output.fail(_failure(outcome))
+            self.failed += 1
+            self.run.console.print(
+                f"[red]failed[/red] {outcome.spec.id} after {outcome.attempts} attempt(s): {outcome.error}"
+            )
+
+
+def _failure(outcome: Outcome) -> dict:
+    return {
+        "id": outcome.spec.id,
+        "index": outcome.spec.index,
+        "objects": [o.name for o in outcome.spec.objects],
+        "attempts": outcome.attempts,
+        "error": outcome.error,
+        "blender_stderr": outcome.stderr,
+    }
