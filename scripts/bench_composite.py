@@ -44,6 +44,14 @@ def render(out: Path, *args: str) -> dict:
     return {**json.loads((out / "run.json").read_text()), "command_wall_s": wall}
 
 
+def _cpu_model() -> str:
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return platform.machine()
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), platform.machine())
+
+
 def psnr(a: Path, b: Path) -> float:
     x, y = (np.asarray(Image.open(p), dtype=float) for p in (a, b))
     return float(10 * np.log10(255**2 / np.mean((x - y) ** 2)))
@@ -61,7 +69,7 @@ def main() -> None:
     catalog = load_catalog()
     names = random.Random(args.seed).sample(catalog.names, args.objects)
     print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"machine: {_cpu_model()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, "
         f"load average {os.getloadavg()[0]:.2f} at the start"
     )
