@@ -5,10 +5,11 @@
 Builds a stand-in render folder: `metadata.jsonl` with one record per scene in the render record
 layout (the vignette record's fields; per object `name`, `slot`, `source`, `uid`, `position_m`,
 `yaw_deg`, `size_m`, `center_px`, `bbox_px` at the default 1024x768 slots; `render`;
-`mask_file_name`), and `images/<id>.png` and `masks/<id>.png` as hard links to one 64x48 placeholder
-image and one placeholder mask (so every export still places, reads or embeds one file per scene).
+`mask_file_name`), and `images/<id>.png` and `masks/<id>.png` as hard links to a 64x48 placeholder
+image and a placeholder mask (copies of them, 30,000 links each: ext4 allows 65,000), so every export
+still places, reads or embeds one file per scene.
 Then it times each `tabletest export` command as a user runs it (a fresh process each) and prints
-the wall time, the output size and the peak memory of the export processes so far.
+the wall time, the output size and the peak memory of each export process.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
@@ -34,17 +34,31 @@ from tabletest.truth.records import vignette_record
 from tabletest.truth.relations import table_sides
 from tabletest.write.jsonl import dumps, write_lines
 
-RUNS = {
-    "imagefolder": [],
-    "parquet": [],
-    "webdataset": [],
-    "coco": ["--no-segmentation"],
-    "coco-masks": ["--segmentation"],
-    "llava": ["--variations", "one"],
-    "sharegpt": ["--variations", "one"],
-    "vlmevalkit": ["--variations", "one"],
-    "lmms-eval": ["--variations", "one"],
+RUNS = {  # label: (format, options); `llava-paper` (11.7 million samples) runs only when asked for
+    "imagefolder": ("imagefolder", []),
+    "parquet": ("parquet", []),
+    "webdataset": ("webdataset", []),
+    "coco": ("coco", ["--no-segmentation"]),
+    "coco-masks": ("coco", ["--segmentation"]),
+    "llava": ("llava", ["--variations", "one"]),
+    "sharegpt": ("sharegpt", ["--variations", "one"]),
+    "vlmevalkit": ("vlmevalkit", ["--variations", "one"]),
+    "lmms-eval": ("lmms-eval", ["--variations", "one"]),
+    "llava-paper": ("llava", ["--variations", "paper"]),
 }
+DEFAULT_RUNS = [label for label in RUNS if label != "llava-paper"]
+# `tabletest` as the user runs it, reporting at exit its own peak memory (VmHWM: the high-water mark of this
+# process alone; getrusage and wait4 would also count the memory of the process it was started from).
+MEASURED_CLI = """
+import atexit, sys
+from tabletest.cli import main
+def peak():
+    hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM"))
+    print(f"peak_kib={hwm.split()[1]}", file=sys.stderr)
+atexit.register(peak)
+sys.argv[0] = "tabletest"
+main()
+"""
 LINKS_PER_FILE = 30_000
 SLOT_U = {"left": 312.0, "middle": 512.0, "right": 712.0}
 
@@ -98,16 +112,24 @@ def folder_size(folder: Path) -> int:
     return total
 
 
+def cpu_model() -> str:
+    cpuinfo = Path("/proc/cpuinfo")
+    names = (
+        [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
+        if cpuinfo.exists()
+        else []
+    )
+    return names[0] if names else platform.machine()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=249_984)
-    parser.add_argument("--formats", default=",".join(RUNS))
+    parser.add_argument("--formats", default=",".join(DEFAULT_RUNS), help=f"Any of {', '.join(RUNS)}.")
     parser.add_argument("--work", type=Path, default=None, help="Folder for the stand-in render and the exports.")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-export-", dir=args.work))
-    print(
-        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    )
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     start = time.perf_counter()
     count = stand_in_render(work / "render", args.scenes)
     print(
@@ -115,23 +137,23 @@ def main() -> None:
     )
     try:
         for run in args.formats.split(","):
-            fmt = run.removesuffix("-masks")
+            fmt, options = RUNS[run]
             out = work / run
             start = time.perf_counter()
             result = subprocess.run(
-                [sys.executable, "-m", "tabletest.cli", "export", "--dataset", str(work / "render"),
-                 "--format", fmt, "--out", str(out), *RUNS[run]],
+                [sys.executable, "-c", MEASURED_CLI, "export", "--dataset", str(work / "render"),
+                 "--format", fmt, "--out", str(out), *options],
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             wall = time.perf_counter() - start
             if result.returncode:
                 sys.exit(f"{run} failed: {result.stderr}")
-            peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            peak = int(result.stderr.rsplit("peak_kib=", 1)[1]) / 1024
             summary = json.loads((out / ".tabletest-export.json").read_text())
-            items = sum(sum(summary.get(key, {}).values()) for key in ("samples", "questions", "annotations"))
-            made = f"{items:,} {'samples' if 'samples' in summary else 'questions' if 'questions' in summary else 'annotations'}"
-            print(f"{run:12} {' '.join(RUNS[run]):22} {wall:6.1f} s  {count / wall:8,.0f} scenes/s  "
-                  f"{made if items else '':26} {folder_size(out) / 2**20:7,.0f} MiB written  peak RSS so far {peak:,.0f} MiB")  # fmt: skip
+            kind = next((key for key in ("samples", "questions", "annotations") if key in summary), None)
+            made = f"{sum(summary[kind].values()):,} {kind}" if kind else ""
+            print(f"{run:12} {' '.join(options):22} {wall:6.1f} s  {count / wall:8,.0f} scenes/s  "
+                  f"{made:26} {folder_size(out) / 2**20:7,.0f} MiB written  peak RSS {peak:,.0f} MiB")  # fmt: skip
             shutil.rmtree(out)
     finally:
         shutil.rmtree(work)

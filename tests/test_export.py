@@ -376,9 +376,11 @@ def test_interrupted_export_leaves_no_output_and_resumes_after_its_closed_shards
         "train-00001.parquet",
     ]
     kept = {name: (partial / "data" / name).stat().st_ino for name in ("train-00000.parquet", "train-00001.parquet")}
+    (partial / ".train.json.999.tmp").write_text("[")  # as a SIGKILL would leave a half-written file behind
 
     summary = export(render, "parquet", out, "--shard-size", "3")
     assert summary["resumed"] is True and not partial.exists()
+    assert not list(out.rglob("*.tmp"))
     for name, inode in kept.items():  # what was complete was not written again
         assert (out / "data" / name.replace(".parquet", "-of-00006.parquet")).stat().st_ino == inode
     export(render, "parquet", clean, "--shard-size", "3")

@@ -44,6 +44,8 @@ class Staging:
         marker = self.path / MARKER
         if marker.is_file() and _read(marker).get("fingerprint") == self.fingerprint:
             self.resumed = True
+            for leftover in self.path.rglob(".*.tmp"):  # files a kill caught half-written
+                leftover.unlink()
         elif self.path.exists():
             shutil.rmtree(self.path)
         self.path.mkdir(parents=True, exist_ok=True)
