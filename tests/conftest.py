@@ -31,3 +31,22 @@ def builtin_assets(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("builtin-assets")
     build_assets(load_catalog(), folder)
     return folder
+
+
+def copy_with_unloadable_model(assets: Path, folder: Path, name: str) -> Path:
+    """A copy of an assets folder in which `name`'s GLB is garbage that its manifest pins, so the
+    pre-flight sha256 check passes and only Blender can refuse it."""
+    import hashlib
+
+    from tabletest.assets.manifest import load_manifest, save_manifest
+
+    garbage = b"glTF but not really"
+    folder.mkdir()
+    manifest = load_manifest(assets)
+    for entry in manifest.objects.values():
+        (folder / entry.file).write_bytes((assets / entry.file).read_bytes())
+    entry = manifest.objects[name]
+    (folder / entry.file).write_bytes(garbage)
+    manifest.objects[name] = entry.model_copy(update={"sha256": hashlib.sha256(garbage).hexdigest()})
+    save_manifest(folder, manifest)
+    return folder

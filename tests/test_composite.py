@@ -8,7 +8,6 @@ render tiny images with few samples.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -19,12 +18,11 @@ import pytest
 from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
-from tabletest.assets.manifest import load_manifest, save_manifest
 from tabletest.compose.exr import read_passes
 from tabletest.compose.view import ViewTransform
 from tabletest.config import load_catalog
 
-from conftest import REPO, run_cli
+from conftest import REPO, copy_with_unloadable_model, run_cli
 
 QUALITY = ["--resolution", "128x96", "--samples", "256", "--masks", "--quiet"]
 TINY = ["--resolution", "64x48", "--samples", "8", "--quiet"]
@@ -232,16 +230,7 @@ def test_touching_objects_are_rendered_directly(tmp_path, assets):
 
 
 def test_failed_layer_fails_only_its_scenes(tmp_path, assets):
-    broken = tmp_path / "assets"
-    broken.mkdir()
-    manifest = load_manifest(assets)
-    for entry in manifest.objects.values():
-        (broken / entry.file).write_bytes((assets / entry.file).read_bytes())
-    (broken / "mug.glb").write_bytes(b"glTF but not really")
-    manifest.objects["mug"] = manifest.objects["mug"].model_copy(
-        update={"sha256": hashlib.sha256(b"glTF but not really").hexdigest()}
-    )
-    save_manifest(broken, manifest)
+    broken = copy_with_unloadable_model(assets, tmp_path / "assets", "mug")
     out = tmp_path / "out"
     result = run_cli(
         "render",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -16,11 +15,10 @@ import pytest
 from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
-from tabletest.assets.manifest import load_manifest, save_manifest
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.placement import slot_u
 
-from conftest import REPO, run_cli
+from conftest import REPO, copy_with_unloadable_model, run_cli
 
 NAMES = ("mug", "wine bottle", "lamp")
 TINY = ["--resolution", "64x48", "--samples", "4"]
@@ -138,15 +136,7 @@ def test_worker_crash_is_survived(tmp_path, assets):
 
 
 def test_corrupt_model_fails_its_scenes_only(tmp_path, assets):
-    broken = tmp_path / "assets"
-    broken.mkdir()
-    manifest = load_manifest(assets)
-    for entry in manifest.objects.values():
-        (broken / entry.file).write_bytes((assets / entry.file).read_bytes())
-    (broken / "mug.glb").write_bytes(b"glTF but not really")
-    fake = manifest.objects["mug"].model_copy(update={"sha256": hashlib.sha256(b"glTF but not really").hexdigest()})
-    manifest.objects["mug"] = fake
-    save_manifest(broken, manifest)
+    broken = copy_with_unloadable_model(assets, tmp_path / "assets", "mug")
     out = tmp_path / "out"
     result = render(out, broken, "--objects", "2", "--retries", "1")
     assert result.returncode == 1
