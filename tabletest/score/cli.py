@@ -12,7 +12,6 @@ from tabletest.config import load_catalog
 from tabletest.options import CatalogOpt
 from tabletest.score.collect import Scoring, score_responses
 from tabletest.score.lexicon import load_lexicon
-from tabletest.score.report import write_report
 
 
 def score(
@@ -38,6 +37,8 @@ def score(
     """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
     lexicon = load_lexicon(load_catalog(catalog), synonyms)
     scoring = score_responses(prompts, responses, lexicon)
+    from tabletest.score.report import write_report  # scipy and matplotlib: loaded only when a report is made
+
     written = write_report(scoring, out, {"prompts": prompts, "responses": responses})
     typer.echo(
         f"scored {len(scoring.rows)} answers; wrote {written[0]} and {len(written) - 1} more files to {out}", err=True
