@@ -38,6 +38,11 @@ def pixels(out: Path, name: str) -> np.ndarray:
         return np.asarray(img)
 
 
+def composite_flags(cache: Path, out: Path) -> list[str]:
+    """The flags that make a run composite, with its layer cache and output folder."""
+    return ["--mode", "composite", "--layer-cache", str(cache), "--out", str(out)]
+
+
 def psnr(a: np.ndarray, b: np.ndarray) -> float:
     mse = np.mean((a.astype(float) - b.astype(float)) ** 2)
     return float("inf") if mse == 0 else 10 * np.log10(255**2 / mse)
@@ -126,12 +131,7 @@ def test_warm_cache_renders_nothing_in_blender(random_scenes):
         "--assets",
         str(random_scenes["assets"]),
         *QUALITY,
-        "--mode",
-        "composite",
-        "--layer-cache",
-        str(random_scenes["cache"]),
-        "--out",
-        str(out),
+        *composite_flags(random_scenes["cache"], out),
     ]
     result = subprocess.run(
         [sys.executable, "-c", WARM_RUN, *args], capture_output=True, text=True, cwd=REPO, timeout=300
@@ -158,18 +158,7 @@ def test_one_object_composite_is_blenders_own_image(tmp_path, assets, view):
     index = load_catalog().index_of("mug")  # 1obj-<index>: direct mode's noise seed is seed + index
     select = ["--objects", "1", "--only", "mug", "--assets", str(assets), "--config", str(config), *TINY]
     cache = tmp_path / "cache"
-    composite = run_cli(
-        "render",
-        *select,
-        "--seed",
-        str(index),
-        "--mode",
-        "composite",
-        "--layer-cache",
-        str(cache),
-        "--out",
-        str(tmp_path / "c"),
-    )
+    composite = run_cli("render", *select, "--seed", str(index), *composite_flags(cache, tmp_path / "c"))
     direct = run_cli("render", *select, "--seed", "0", "--out", str(tmp_path / "d"))
     assert composite.returncode == direct.returncode == 0, composite.stderr + direct.stderr
     (record,) = records(tmp_path / "d")
@@ -202,12 +191,7 @@ def test_touching_objects_are_rendered_directly(tmp_path, assets):
         str(config),
         *TINY,
         "--masks",
-        "--mode",
-        "composite",
-        "--layer-cache",
-        str(tmp_path / "cache"),
-        "--out",
-        str(out),
+        *composite_flags(tmp_path / "cache", out),
     )
     assert result.returncode == 0, result.stderr
     modes = [r["render"]["mode"] for r in records(out)]
@@ -243,12 +227,7 @@ def test_failed_layer_fails_only_its_scenes(tmp_path, assets):
         *TINY,
         "--retries",
         "0",
-        "--mode",
-        "composite",
-        "--layer-cache",
-        str(tmp_path / "cache"),
-        "--out",
-        str(out),
+        *composite_flags(tmp_path / "cache", out),
     )
     assert result.returncode == 1 and "4 image(s) failed" in result.stderr
     failures = [json.loads(line) for line in (out / "failures.jsonl").read_text().splitlines()]
@@ -280,12 +259,7 @@ def test_composite_resumes_and_refuses_other_engines(tmp_path, assets):
         "--assets",
         str(assets),
         *TINY,
-        "--mode",
-        "composite",
-        "--layer-cache",
-        str(tmp_path / "cache"),
-        "--out",
-        str(tmp_path / "out"),
+        *composite_flags(tmp_path / "cache", tmp_path / "out"),
     ]
     assert run_cli("render", *select, "--limit", "2").returncode == 0
     first = {r["id"]: (tmp_path / "out" / r["file_name"]).stat().st_mtime_ns for r in records(tmp_path / "out")}
