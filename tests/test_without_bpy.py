@@ -1,32 +1,135 @@
-"""Everything that does not render imports and runs on a Python where bpy cannot be imported."""
+"""The light install: the base install declares no Blender (nor OpenEXR, OpenColorIO, objaverse, nor
+anything that holds NumPy below 2), and everything but rendering and downloads imports and runs where
+those modules cannot be imported. A command that needs them says, in one line, which extra to install."""
 
+from __future__ import annotations
+
+import json
 import subprocess
 import sys
+import tomllib
 
-from conftest import REPO
+from conftest import REPO, run_cli
+from packaging.markers import Marker
+from packaging.requirements import Requirement
 
-BPY_MODULES = {"tabletest.render.worker", "tabletest.render.base_scene", "tabletest.render.engine", "tabletest.render.sheet_worker"}
+from tabletest.extras import BPY_FOR_PYTHON
 
-PROBE = f"""
-import sys, pkgutil, importlib, runpy
-sys.modules["bpy"] = None            # `import bpy` now raises ImportError
-sys.modules["bpy_extras"] = None
-sys.modules["mathutils"] = None
-import tabletest
-names = [m.name for m in pkgutil.walk_packages(tabletest.__path__, "tabletest.")]
-skipped = {sorted(BPY_MODULES)!r}
-for name in names:
-    if name not in skipped:
-        importlib.import_module(name)
-print(len(names) - len(skipped), "modules imported")
-sys.argv = ["tabletest", "vignettes", "--objects", "3", "--limit", "2"]
-from tabletest.cli import main
-main()
-"""
+RENDER_EXTRA_PACKAGES = {"bpy", "openexr", "opencolorio", "objaverse"}
+# Their import names: blocked in the light process, so importing them raises ImportError.
+RENDER_EXTRA_MODULES = ("bpy", "bpy_extras", "mathutils", "OpenEXR", "Imath", "PyOpenColorIO", "objaverse")
+# The modules that import them at the top: Blender's worker processes and the Objaverse client.
+NEEDS_RENDER_EXTRA = {
+    "tabletest.render.worker",
+    "tabletest.render.base_scene",
+    "tabletest.render.engine",
+    "tabletest.render.sheet_worker",
+    "tabletest.assets.objaverse.hub",
+    "tabletest.assets.objaverse.fetch",
+}
+BLOCK = f"import sys\nfor name in {RENDER_EXTRA_MODULES!r}:\n    sys.modules[name] = None\n"
 
 
-def test_pure_python_part_needs_no_bpy():
-    result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=REPO, timeout=300)
+def run_light(code: str) -> subprocess.CompletedProcess:
+    """Run `code` in a Python where none of the render extra's modules can be imported."""
+    return subprocess.run(
+        [sys.executable, "-c", BLOCK + code], capture_output=True, text=True, cwd=REPO, timeout=300
+    )
+
+
+def light_cli(*args: str) -> subprocess.CompletedProcess:
+    return run_light(f"sys.argv = ['tabletest', *{list(args)!r}]\nfrom tabletest.cli import main\nmain()")
+
+
+def requirements() -> tuple[list[Requirement], dict[str, list[Requirement]]]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = {name: [Requirement(r) for r in reqs] for name, reqs in project["optional-dependencies"].items()}
+    return [Requirement(r) for r in project["dependencies"]], extras
+
+
+def test_base_install_declares_no_render_package_and_no_upper_bound():
+    base, extras = requirements()
+    assert not {r.name.lower() for r in base} & RENDER_EXTRA_PACKAGES
+    assert RENDER_EXTRA_PACKAGES <= {r.name.lower() for r in extras["render"]}
+    # An upper bound in the base install (numpy<2, pyarrow<26, ==) would move an evaluation environment's packages.
+    capped = [str(r) for r in base if any(s.operator in {"<", "<=", "==", "===", "~="} for s in r.specifier)]
+    assert capped == []
+
+
+def test_render_extra_installs_the_bpy_the_refusal_names():
+    _, extras = requirements()
+    for (major, minor), version in BPY_FOR_PYTHON.items():
+        env = {"python_version": f"{major}.{minor}", "platform_machine": "x86_64"}
+        (bpy,) = [r for r in extras["render"] if r.name == "bpy" and Marker(str(r.marker)).evaluate(env)]
+        assert bpy.specifier.contains(version)
+    env = {"python_version": "3.12", "platform_machine": "x86_64"}
+    assert not [r for r in extras["render"] if r.name == "bpy" and Marker(str(r.marker)).evaluate(env)]
+
+
+def test_every_module_but_the_render_extras_imports_without_it():
+    result = run_light(
+        "import importlib, pkgutil, tabletest\n"
+        "names = {m.name for m in pkgutil.walk_packages(tabletest.__path__, 'tabletest.')}\n"
+        f"assert {NEEDS_RENDER_EXTRA!r} <= names\n"
+        f"for name in sorted(names - {NEEDS_RENDER_EXTRA!r}):\n"
+        "    importlib.import_module(name)\n"
+        "print(len(names), 'modules')\n"
+    )
     assert result.returncode == 0, result.stderr
-    assert "modules imported" in result.stdout
-    assert result.stdout.count('"id": "3obj-00000') == 2
+    assert "modules" in result.stdout
+
+
+def test_vignettes_prompts_and_score_run_without_the_render_extra(tmp_path):
+    vignettes = light_cli("vignettes", "--objects", "3", "--limit", "2")
+    assert vignettes.returncode == 0, vignettes.stderr
+    assert vignettes.stdout.count('"id": "3obj-00000') == 2
+    prompts = tmp_path / "prompts.jsonl"
+    made = light_cli("prompts", "--text-only", "--objects", "2", "--limit", "2", "--types", "1", "--out", str(prompts))
+    assert made.returncode == 0, made.stderr
+    queries = [json.loads(line) for line in prompts.read_text().splitlines()]
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"qid": q["qid"], "response": str(q["answer"]["truth"]).lower()}) + "\n" for q in queries))
+    scored = light_cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(tmp_path / "report"))
+    assert scored.returncode == 0, scored.stderr
+    assert f"scored {len(queries)} answers" in scored.stderr
+    assert (tmp_path / "report" / "report.md").is_file()
+
+
+def test_export_runs_without_the_render_extra(tmp_path):
+    render = tmp_path / "render"
+    tiny = ("--engine", "workbench", "--resolution", "32x24", "--samples", "1", "--quiet")
+    made = run_cli("render", "--objects", "2", "--only", "mug,banana", "--out", str(render), *tiny)
+    assert made.returncode == 0, made.stderr
+    for fmt in ("parquet", "vlmevalkit"):
+        exported = light_cli("export", "--dataset", str(render), "--format", fmt, "--out", str(tmp_path / fmt))
+        assert exported.returncode == 0, exported.stderr
+        assert json.loads((tmp_path / fmt / ".tabletest-export.json").read_text())
+
+
+def test_commands_that_need_the_render_extra_name_it_in_one_line(tmp_path):
+    for args, command, missing in (
+        (["render", "--objects", "1", "--limit", "1", "--out", str(tmp_path / "out")], "render", "bpy"),
+        (["render", "--mode", "composite", "--out", str(tmp_path / "out")], "render", "bpy, OpenEXR, PyOpenColorIO"),
+        (["assets", "sheet", str(tmp_path / "sheet.png")], "assets sheet", "bpy"),
+        (["assets", "fetch", "--only", "mug", "--out", str(tmp_path / "assets")], "assets fetch", "objaverse"),
+    ):
+        result = light_cli(*args)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == (
+            f"error: `tabletest {command}` needs the render extra ({missing} not installed): "
+            "run pip install -e '.[render]'\n"
+        )
+    assert not [p.name for p in tmp_path.iterdir()]  # nothing started, nothing written
+
+
+def test_a_python_without_bpy_wheels_is_told_which_python_and_bpy_to_use():
+    result = run_light(
+        "from tabletest.extras import require_render_extra\n"
+        "require_render_extra('render', 'bpy', python=(3, 12))\n"
+    )
+    last = result.stderr.strip().splitlines()[-1]
+    assert last == (
+        "tabletest.errors.UserError: `tabletest render` needs Blender's bpy, which PyPI has for Python 3.11 "
+        "(bpy 5.0.1) or Python 3.13 (bpy 5.2.3) but not for this Python 3.12: make a venv with one of those "
+        "and run pip install -e '.[render]' in it"
+    )

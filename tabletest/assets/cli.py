@@ -14,6 +14,7 @@ from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, load_manifest
 from tabletest.assets.objaverse.policy import DEFAULT_LICENSES, DEFAULT_MAX_MB
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
+from tabletest.extras import require_render_extra
 from tabletest.layout.selection import parse_only
 from tabletest.options import CatalogOpt
 
@@ -96,6 +97,7 @@ def sheet(
     """Render a labelled contact sheet, each object alone in three-quarter view (Blender Workbench)."""
     from tabletest.render.sheet import render_sheet
 
+    require_render_extra("assets sheet", "bpy")
     cat = load_catalog(catalog)
     start = time.perf_counter()
     render_sheet(cat, assets, out, parse_only(only), cell, columns)
@@ -116,6 +118,7 @@ def fetch(
     catalog: CatalogOpt = None,
 ) -> None:
     """Download real models from Objaverse, check, pin (objaverse.lock.json), normalise and store them."""
+    require_render_extra("assets fetch", "objaverse")
     from tabletest.assets.objaverse.fetch import fetch_assets
     from tabletest.assets.objaverse.hub import Network, session
     from tabletest.assets.objaverse.lock import lock_path

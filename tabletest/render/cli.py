@@ -11,6 +11,7 @@ import typer
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
+from tabletest.extras import require_render_extra
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
@@ -83,6 +84,8 @@ def render(
     catalog: CatalogOpt = None,
 ) -> None:
     """Render the selected scenes: images/, metadata.jsonl, run.json, failures.jsonl under --out."""
+    exr_reader = ("OpenEXR",) if mode == "composite" or masks else ()
+    require_render_extra("render", "bpy", *exr_reader, *(("PyOpenColorIO",) if mode == "composite" else ()))
     cat = load_catalog(catalog)
     cfg = load_config(config)
     overrides = {
