@@ -13,6 +13,8 @@ from conftest import REPO, run_cli
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 
+from tabletest.assets.builtin.build import build_assets
+from tabletest.config import load_catalog
 from tabletest.extras import BPY_FOR_PYTHON
 
 RENDER_EXTRA_PACKAGES = {"bpy", "openexr", "opencolorio", "objaverse"}
@@ -27,14 +29,12 @@ NEEDS_RENDER_EXTRA = {
     "tabletest.assets.objaverse.hub",
     "tabletest.assets.objaverse.fetch",
 }
-BLOCK = f"import sys\nfor name in {RENDER_EXTRA_MODULES!r}:\n    sys.modules[name] = None\n"
 
 
-def run_light(code: str) -> subprocess.CompletedProcess:
-    """Run `code` in a Python where none of the render extra's modules can be imported."""
-    return subprocess.run(
-        [sys.executable, "-c", BLOCK + code], capture_output=True, text=True, cwd=REPO, timeout=300
-    )
+def run_light(code: str, blocked: tuple[str, ...] = RENDER_EXTRA_MODULES) -> subprocess.CompletedProcess:
+    """Run `code` in a Python where none of the `blocked` modules can be imported."""
+    block = f"import sys\nfor name in {blocked!r}:\n    sys.modules[name] = None\n"
+    return subprocess.run([sys.executable, "-c", block + code], capture_output=True, text=True, cwd=REPO, timeout=300)
 
 
 def light_cli(*args: str) -> subprocess.CompletedProcess:
@@ -64,6 +64,18 @@ def test_render_extra_installs_the_bpy_the_refusal_names():
         assert bpy.specifier.contains(version)
     env = {"python_version": "3.12", "platform_machine": "x86_64"}
     assert not [r for r in extras["render"] if r.name == "bpy" and Marker(str(r.marker)).evaluate(env)]
+
+
+def test_render_extra_on_python_311_rules_out_numpy_2_and_what_needs_it():
+    """bpy 5.0.1 allows only NumPy 1.x; without these bounds pip backtracks through the NumPy 2 releases
+    of numpy, pyarrow (26) and pandas (3.1) before it settles."""
+    _, extras = requirements()
+    env = {"python_version": "3.11", "platform_machine": "x86_64", "extra": "render"}
+    bounds = {r.name: r.specifier for r in extras["render"] if r.marker is None or r.marker.evaluate(env)}
+    for name, first_numpy_2_release in (("numpy", "2.0.0"), ("pyarrow", "26.0.0"), ("pandas", "3.1.0")):
+        assert not bounds[name].contains(first_numpy_2_release), name
+    env["python_version"] = "3.13"  # bpy 5.2 wants NumPy 2: no such bounds there
+    assert not {r.name for r in extras["render"] if r.marker is None or r.marker.evaluate(env)} & {"numpy", "pyarrow", "pandas"}
 
 
 def test_every_module_but_the_render_extras_imports_without_it():
@@ -109,7 +121,7 @@ def test_export_runs_without_the_render_extra(tmp_path):
 def test_commands_that_need_the_render_extra_name_it_in_one_line(tmp_path):
     for args, command, missing in (
         (["render", "--objects", "1", "--limit", "1", "--out", str(tmp_path / "out")], "render", "bpy"),
-        (["render", "--mode", "composite", "--out", str(tmp_path / "out")], "render", "bpy, OpenEXR, PyOpenColorIO"),
+        (["render", "--mode", "composite", "--out", str(tmp_path / "out")], "render", "OpenEXR, PyOpenColorIO"),
         (["assets", "sheet", str(tmp_path / "sheet.png")], "assets sheet", "bpy"),
         (["assets", "fetch", "--only", "mug", "--out", str(tmp_path / "assets")], "assets fetch", "objaverse"),
     ):
@@ -120,6 +132,23 @@ def test_commands_that_need_the_render_extra_name_it_in_one_line(tmp_path):
             "run pip install -e '.[render]'\n"
         )
     assert not [p.name for p in tmp_path.iterdir()]  # nothing started, nothing written
+
+
+def test_composite_with_layers_to_render_and_no_bpy_names_the_extra(tmp_path):
+    """Composite mode composes a warm cache without Blender (tests/test_composite.py); a cold one needs it."""
+    tiny = ["--resolution", "32x24", "--samples", "1", "--quiet", "--layer-cache", str(tmp_path / "cache")]
+    build_assets(load_catalog(), tmp_path / "assets", ["mug"], jobs=1)
+    result = run_light(
+        f"sys.argv = ['tabletest', 'render', '--mode', 'composite', '--objects', '1', '--only', 'mug', "
+        f"'--assets', {str(tmp_path / 'assets')!r}, '--out', {str(tmp_path / 'out')!r}, *{tiny!r}]\n"
+        "from tabletest.cli import main\nmain()\n",
+        blocked=("bpy",),
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "error: `tabletest render` needs the render extra (bpy not installed): run pip install -e '.[render]'"
+    )
+    assert not list((tmp_path / "out").glob("images/*.png"))
 
 
 def test_a_python_without_bpy_wheels_is_told_which_python_and_bpy_to_use():

@@ -84,8 +84,10 @@ def render(
     catalog: CatalogOpt = None,
 ) -> None:
     """Render the selected scenes: images/, metadata.jsonl, run.json, failures.jsonl under --out."""
-    exr_reader = ("OpenEXR",) if mode == "composite" or masks else ()
-    require_render_extra("render", "bpy", *exr_reader, *(("PyOpenColorIO",) if mode == "composite" else ()))
+    if mode == "composite":  # Blender only for layers missing from the cache: checked once that is known
+        require_render_extra("render", "OpenEXR", "PyOpenColorIO")
+    else:
+        require_render_extra("render", "bpy", *(("OpenEXR",) if masks else ()))
     cat = load_catalog(catalog)
     cfg = load_config(config)
     overrides = {

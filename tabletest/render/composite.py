@@ -19,6 +19,7 @@ from tabletest.compose.layers import Layer, LayerSet, LoadedLayer
 from tabletest.compose.pool import ComposeJob, compose_all
 from tabletest.compose.view import ViewTransform
 from tabletest.errors import UserError
+from tabletest.extras import require_render_extra
 from tabletest.layout.selection import Scene
 from tabletest.layout.spec import SceneSpec
 from tabletest.render.context import Recorder, RunContext
@@ -92,6 +93,8 @@ def render_composite(
     for scene in run.pending_scenes():
         needed.update((layer.stem, layer) for layer in layers.of(scene))
     missing = [layer for layer in needed.values() if not layers.set.is_cached(layer)]
+    if missing:
+        require_render_extra("render", "bpy")  # a warm cache composes without Blender
     layer_facts = (
         _render_layers(run, layers, missing, progress) if missing else {"rendered": 0, "blender_render_s": 0.0}
     )
