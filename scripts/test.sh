@@ -53,8 +53,8 @@ status=0
 summary=()
 for version in $PYTHONS; do
     venv="$VENVS/py$version"
-    log="$VENVS/py$version.pytest.log"
     mkdir -p "$VENVS"
+    log="$(mktemp "$VENVS/py$version.pytest.XXXXXX")"  # one per run: two runs at once keep their own
     if ! install_venv "$version" "$venv" || ! test_prerequisites "$venv"; then
         status=1
         summary+=("Python $version: setup failed (see above)")
@@ -66,6 +66,7 @@ for version in $PYTHONS; do
     code=${PIPESTATUS[0]}
     ((code == 0)) || status=1
     summary+=("Python $version, bpy $bpy: $(grep -E '^=*.* in [0-9.]+s' "$log" | tail -n 1 | tr -d '=' | xargs) (exit $code)")
+    rm -f "$log"
 done
 echo "== summary"
 printf '%s\n' "${summary[@]}"
