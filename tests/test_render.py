@@ -17,6 +17,7 @@ from PIL import Image
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.placement import slot_u
+from tabletest.write.run_output import read_runs
 
 from conftest import REPO, copy_with_unloadable_model, run_cli
 
@@ -53,7 +54,7 @@ def test_centres_sit_at_their_slots(tmp_path, assets, n):
             assert x0 < obj["center_px"][0] < x1 and y0 < y1
         with Image.open(out / record["file_name"]) as img:
             assert img.size == (64, 48)
-    run = json.loads((out / "run.json").read_text())
+    run = read_runs(out)[-1]
     assert run["status"] == "complete" and run["blender"].startswith("5.") and run["device"].startswith("CPU")
 
 
