@@ -19,7 +19,7 @@ from tabletest.write.lock import output_lock
 from tabletest.write.run_output import read_runs
 from tabletest.write.settings import read_settings, settings_differences, widened
 
-from conftest import REPO, run_cli
+from conftest import REPO, run_cli, worker_pids
 
 NAMES = ("mug", "wine bottle", "lamp")
 TINY = ["--resolution", "64x48", "--samples", "2", "--quiet"]
@@ -151,19 +151,6 @@ def _record() -> dict:
     }
 
 
-def _worker_pids(out: Path) -> list[int]:
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if "tabletest.render.worker" in cmd and str(out) in cmd:
-                pids.append(int(proc.name))
-    return pids
-
-
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_sigterm_and_ctrl_c_stop_cleanly_and_the_same_command_resumes(tmp_path, assets, stop):
     out = tmp_path / "out"
@@ -183,9 +170,11 @@ def test_sigterm_and_ctrl_c_stop_cleanly_and_the_same_command_resumes(tmp_path, 
     assert stderr.splitlines()[-1] == (
         f"interrupted by {stop.name}: {kept} image(s) kept in {out}; run the same command again to resume"
     )
-    assert read_runs(out)[-1]["status"] == "interrupted" and read_runs(out)[-1]["ended"]
+    stopped = read_runs(out)[-1]
+    assert stopped["status"] == "interrupted" and stopped["ended"] and stopped["device"].startswith("CPU")
+    assert stopped["timings"]["images_rendered"] == kept
     time.sleep(0.5)
-    assert _worker_pids(out) == [], "no Blender worker outlives the run"
+    assert worker_pids(out) == [], "no Blender worker outlives the run"
     if stop == signal.SIGTERM:
         resumed = run_cli(*args)
         assert resumed.returncode == 0, resumed.stderr

@@ -139,6 +139,7 @@ def _locked_run(
         output.close(sort=complete)
         ended = time.time()
         wall = ended - started
+        run_info.setdefault("device", recorder.device)
         run_info.update(
             ended=_utc(ended),
             status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),
