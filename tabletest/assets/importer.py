@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabletest.assets.check import check_entry
 from tabletest.assets.manifest import AssetEntry, load_manifest, save_manifest
-from tabletest.assets.normalize import MODEL_SUFFIXES, ModelError, normalise
+from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES, MODEL_SUFFIXES, ModelError, normalise
 from tabletest.assets.store import store_asset
 from tabletest.config import Catalog, CatalogObject, slugify, unknown_name_message
 from tabletest.errors import UserError
@@ -70,20 +71,26 @@ def import_folder(
     assets_dir: Path,
     only: Sequence[str] | None = None,
     *,
+    max_triangles: int = DEFAULT_MAX_TRIANGLES,
     log: Callable[[str], None],
 ) -> ImportReport:
-    """Normalise and store the model files of `folder`; a file that cannot be used is reported, not stored."""
+    """Normalise and store the model files of `folder`; a file that cannot be used is reported, not stored.
+    What is stored is checked as `assets check` would, so a render trusts it without checking it again."""
     matched = model_files(catalog, folder, only)
     manifest = load_manifest(assets_dir)
     report = ImportReport([], {})
     for obj, path in matched:
         try:
-            scene = normalise(path, obj)
+            scene = normalise(path, obj, max_triangles)
         except ModelError as err:
             report.failed[obj.name] = f"{path} {err}, or move {path.name} out of {folder}"  # err: problem; fix
             log(f"{obj.name}: not imported: {report.failed[obj.name]}")
             continue
         entry = store_asset(assets_dir, obj.name, obj.slug, scene, "dir")
+        if problems := check_entry(obj, entry, Path(assets_dir), max_triangles):  # normalised, so never expected
+            report.failed[obj.name] = f"{path} was stored, but {problems[0]}"
+            log(f"{obj.name}: not imported: {report.failed[obj.name]}")
+            continue
         manifest.objects[obj.name] = entry
         save_manifest(assets_dir, manifest)
         report.imported.append(entry)

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletest.cache import user_cache
 from tabletest.compose.exr import read_passes
 from tabletest.config import Config, slugify
 from tabletest.errors import UserError
@@ -41,7 +42,7 @@ Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive), pixel origin top-
 
 
 def default_cache() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tabletest" / "layers"
+    return user_cache() / "layers"
 
 
 def set_fields(config: Config) -> dict:

@@ -1,8 +1,11 @@
 """The assets a render needs, checked before any work starts (no bpy).
 
-Each needed object must be in the manifest, its file present with the pinned sha256, and (with
-`--source`) made by that source. With the default assets folder and no models there yet, the
-built-in library is built first, so a fresh machine renders without any download.
+Each needed object must be in the manifest, its file present with the pinned sha256, (with
+`--source`) made by that source, and accepted by `tabletest assets check` on this machine: a model
+whose bytes the checks never accepted here (a new one, or an entry edited to match other bytes) is
+checked in full now, and refused if it fails (`verdicts.py` says why a manifest entry cannot vouch for
+itself). With the default assets folder and no models there yet, the built-in library is built first,
+so a fresh machine renders without any download.
 """
 
 from __future__ import annotations
@@ -10,7 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tabletest.assets import verdicts
+from tabletest.assets.check import check_entry
 from tabletest.assets.manifest import AssetEntry, load_manifest, sha256_of
+from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 
@@ -49,5 +55,9 @@ def needed_assets(
             raise UserError(f"model file for {name!r} is missing: {path}; make it again with `{fix}`")
         if sha256_of(path) != entry.sha256:
             raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
+        obj = catalog.by_name(name)
+        if not verdicts.accepted(obj, entry.sha256):
+            if problems := check_entry(obj, entry, assets_dir, DEFAULT_MAX_TRIANGLES):
+                raise UserError(f"model for {name!r} fails `tabletest assets check`, so nothing is rendered: {problems[0]}")
         entries[name] = entry
     return entries
