@@ -14,6 +14,7 @@ from pathlib import Path
 from tabletest.assets.check import check_entry
 from tabletest.assets.manifest import AssetEntry, load_manifest, save_manifest
 from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES, MODEL_SUFFIXES, ModelError, normalise
+from tabletest.assets.objrefs import dropped_references
 from tabletest.assets.store import store_asset
 from tabletest.config import Catalog, CatalogObject, slugify, unknown_name_message
 from tabletest.errors import UserError
@@ -23,6 +24,7 @@ from tabletest.errors import UserError
 class ImportReport:
     imported: list[AssetEntry]
     failed: dict[str, str]
+    dropped: dict[str, list[str]]  # object -> what its file named that the import left out, and why
 
 
 def model_files(catalog: Catalog, folder: Path, only: Sequence[str] | None = None) -> list[tuple[CatalogObject, Path]]:
@@ -78,7 +80,7 @@ def import_folder(
     What is stored is checked as `assets check` would, so a render trusts it without checking it again."""
     matched = model_files(catalog, folder, only)
     manifest = load_manifest(assets_dir)
-    report = ImportReport([], {})
+    report = ImportReport([], {}, {})
     for obj, path in matched:
         try:
             scene = normalise(path, obj, max_triangles)
@@ -91,6 +93,10 @@ def import_folder(
             report.failed[obj.name] = f"{path} was stored, but {problems[0]}"
             log(f"{obj.name}: not imported: {report.failed[obj.name]}")
             continue
+        if path.suffix.lower() == ".obj" and (dropped := dropped_references(path)):
+            report.dropped[obj.name] = dropped
+            for reason in dropped:
+                log(f"{obj.name}: warning: {reason}")
         manifest.objects[obj.name] = entry
         save_manifest(assets_dir, manifest)
         report.imported.append(entry)
