@@ -225,6 +225,15 @@ def collinear_triangle() -> bytes:
     return g.glb()
 
 
+def instanced_box(copies: int) -> bytes:
+    """One 12-triangle box mesh placed by `copies` nodes side by side: 12 × copies triangles on screen."""
+    g = Gltf()
+    mesh = g.box()
+    for i in range(copies):
+        g.node(mesh=mesh, translation=[2.0 * i, 0.0, 0.0])
+    return g.glb()
+
+
 def camera_only() -> bytes:
     g = Gltf()
     g.doc["cameras"] = [{"type": "perspective", "perspective": {"yfov": 0.8, "znear": 0.01}}]

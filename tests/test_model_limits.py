@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import glbmaker as gm
+import pytest
 import trimesh
 from hubserver import write_catalog
 
@@ -97,14 +98,18 @@ def test_the_triangle_limit_is_read_from_the_header_before_the_file_is_loaded(tm
     assert "mug.ply has 5000000 triangles, more than the 1000000 allowed (--max-triangles)" in report.failed["mug"]
 
 
-def test_render_refuses_a_model_whose_manifest_entry_was_edited_to_match_tampered_bytes(tmp_path):
-    """The entry's sha256 matches the bytes, but the checks never accepted them: render checks them
-    now and refuses, in one line, before any Blender work (no output folder, no worker)."""
+@pytest.mark.parametrize("command", ["render", "sheet"])
+def test_render_refuses_a_model_whose_manifest_entry_was_edited_to_match_tampered_bytes(tmp_path, command):
+    """The entry's sha256 matches the bytes, but the checks never accepted them: `render` (and the
+    contact sheet) check them now and refuse, in one line, before any Blender work (nothing written)."""
     assets, out = tmp_path / "assets", tmp_path / "out"
     build_assets(load_catalog(), assets, ["mug"], jobs=1)
     pin(assets, "mug", gm.huge_texture())  # a 4096 px texture, which no import stores
-    flags = ["--only", "mug", "--objects", "1", "--resolution", "64x48", "--samples", "4"]
-    result = run_cli("render", "--out", str(out), "--assets", str(assets), *flags)
+    if command == "render":
+        flags = ["--only", "mug", "--objects", "1", "--resolution", "64x48", "--samples", "4"]
+        result = run_cli("render", "--out", str(out), "--assets", str(assets), *flags)
+    else:
+        result = run_cli("assets", "sheet", str(out), "--assets", str(assets), "--only", "mug", "--cell", "16")
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert result.stderr == (
         "error: model for 'mug' fails `tabletest assets check`, so nothing is rendered: "

@@ -120,6 +120,7 @@ def fetch(
     mirror: Annotated[Optional[str], typer.Option("--mirror", help="Hugging Face mirror base URL (default: $HF_ENDPOINT, else https://huggingface.co).")] = None,
     licenses: Annotated[str, typer.Option("--licenses", help="Allowed licences: by, by-sa, by-nd, by-nc, by-nc-sa, by-nc-nd, cc0.")] = DEFAULT_LICENSES,
     max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Largest GLB accepted, in MB.")] = DEFAULT_MAX_MB,
+    max_triangles: MaxTrianglesOpt = DEFAULT_MAX_TRIANGLES,
     cache: Annotated[Optional[Path], typer.Option("--cache", help="Download cache (default: objaverse's ~/.objaverse/hf-objaverse-v1).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds without data before a try fails.")] = 60.0,
     tries: Annotated[int, typer.Option("--tries", min=1, help="Tries per file, backing off 1, 2, 4 … s.")] = 4,
@@ -133,7 +134,7 @@ def fetch(
 
     cat = load_catalog(catalog)
     names = parse_only(only)
-    policy = Policy(parse_licenses(licenses), int(max_mb * 1e6))
+    policy = Policy(parse_licenses(licenses), int(max_mb * 1e6), max_triangles)
     with session(mirror, cache, Network(timeout_s=timeout, tries=tries)) as hub:
         report = fetch_assets(cat, out, hub, policy, names, jobs, log=lambda line: typer.echo(line, err=True))
     _finish(f"fetched {len(report.fetched)} objects into {out} (pinned in {lock_path(out)})", report.failed)

@@ -46,18 +46,21 @@ def needed_assets(
             f"--source {source}: {shown}{' …' if len(other) > 5 else ''} in {assets_dir}/ come(s) from another source; "
             f"make them with `{REMAKE[source]} --only ... --out {assets_dir}` or drop --source"
         )
-    entries = {}
     for name in names:
-        entry = manifest.objects[name]
-        path = assets_dir / entry.file
-        fix = f"{REMAKE[entry.source]} --only '{name}' --out {assets_dir}"
-        if not path.is_file():
-            raise UserError(f"model file for {name!r} is missing: {path}; make it again with `{fix}`")
-        if sha256_of(path) != entry.sha256:
-            raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
-        obj = catalog.by_name(name)
-        if not verdicts.accepted(obj, entry.sha256):
-            if problems := check_entry(obj, entry, assets_dir, DEFAULT_MAX_TRIANGLES):
-                raise UserError(f"model for {name!r} fails `tabletest assets check`, so nothing is rendered: {problems[0]}")
-        entries[name] = entry
-    return entries
+        refuse_unusable(catalog, assets_dir, manifest.objects[name])
+    return {name: manifest.objects[name] for name in names}
+
+
+def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry) -> None:
+    """A UserError, before any Blender work, for a model whose file is missing, differs from its pin, or
+    fails the checks (checked now unless this machine's checks accepted these bytes before)."""
+    name, path = entry.name, Path(assets_dir) / entry.file
+    fix = f"{REMAKE[entry.source]} --only '{name}' --out {assets_dir}"
+    if not path.is_file():
+        raise UserError(f"model file for {name!r} is missing: {path}; make it again with `{fix}`")
+    if sha256_of(path) != entry.sha256:
+        raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
+    obj = catalog.by_name(name)
+    if not verdicts.accepted(obj, entry.sha256):
+        if problems := check_entry(obj, entry, Path(assets_dir), DEFAULT_MAX_TRIANGLES):
+            raise UserError(f"model for {name!r} fails `tabletest assets check`, so nothing is rendered: {problems[0]}")
