@@ -28,7 +28,7 @@ from tabletest.config import CatalogObject
 
 MAX_TEXTURE_PX = 2048
 # A model with more triangles is refused (`--max-triangles`): the catalog's objects need far fewer, and
-# the memory of loading one grows with its triangles (5 million took 3.1 GB).
+# the memory of loading one grows with its triangles (5 million took 2.7 GB to import, more to render).
 DEFAULT_MAX_TRIANGLES = 1_000_000
 MODEL_SUFFIXES = (".glb", ".gltf", ".obj", ".ply")
 # glTF is +Y up by specification; OBJ files are by convention (Blender's and most tools' exporters);

@@ -47,6 +47,10 @@ def accepted(obj: CatalogObject, sha256: str) -> bool:
 def record(obj: CatalogObject, sha256: str, triangles_limit: int) -> None:
     """Remember that the checks accepted these bytes as `obj` (under that triangle limit)."""
     path = _path(obj, sha256)
-    if not path.is_file():
+    if path.is_file():
+        return
+    try:
         with atomic_output(path) as fh:
             fh.write(json.dumps({**_judged(obj, sha256), "max_triangles": triangles_limit}) + "\n")
+    except OSError:  # a read-only or full cache: the model is checked again next time, nothing else changes
+        pass
