@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,15 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subpro
     return subprocess.run(
         [sys.executable, "-m", "tabletest.cli", *args], capture_output=True, text=True, cwd=cwd or REPO, timeout=timeout
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_user_cache(tmp_path_factory) -> Path:
+    """The tests' own user cache (model verdicts, default layer cache), inherited by every subprocess:
+    never the machine user's ~/.cache."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    return folder
 
 
 @pytest.fixture
@@ -34,11 +44,13 @@ def builtin_assets(tmp_path_factory) -> Path:
 
 
 def copy_with_unloadable_model(assets: Path, folder: Path, name: str) -> Path:
-    """A copy of an assets folder in which `name`'s GLB is garbage that its manifest pins, so the
-    pre-flight sha256 check passes and only Blender can refuse it."""
+    """A copy of an assets folder in which `name`'s GLB is garbage that its manifest pins and that the
+    checks' verdicts accept (as they would a model only Blender chokes on), so only Blender refuses it."""
     import hashlib
 
+    from tabletest.assets import verdicts
     from tabletest.assets.manifest import load_manifest, save_manifest
+    from tabletest.config import load_catalog
 
     garbage = b"glTF but not really"
     folder.mkdir()
@@ -49,6 +61,7 @@ def copy_with_unloadable_model(assets: Path, folder: Path, name: str) -> Path:
     (folder / entry.file).write_bytes(garbage)
     manifest.objects[name] = entry.model_copy(update={"sha256": hashlib.sha256(garbage).hexdigest()})
     save_manifest(folder, manifest)
+    verdicts.record(load_catalog().by_name(name), manifest.objects[name].sha256, 0)
     return folder
 
 

@@ -72,6 +72,14 @@ class Gltf:
             primitive["material"] = material
         return self._add("meshes", {"primitives": [primitive]})
 
+    def mesh(self, vertices, faces) -> int:
+        """A mesh of the given triangles (vertex indices), in the file's own (+Y-up) frame; returns its index."""
+        primitive = {
+            "attributes": {"POSITION": self.accessor(np.asarray(vertices), "VEC3")},
+            "indices": self.accessor(np.asarray(faces).reshape(-1), "SCALAR_INDEX"),
+        }
+        return self._add("meshes", {"primitives": [primitive]})
+
     def textured_material(self, image: bytes | None = None, uri: str | None = None) -> int:
         """A material whose base colour is a texture: embedded bytes, or an external `uri`."""
         image_item = (
@@ -207,6 +215,22 @@ def degenerate() -> bytes:
     """Faces, but every vertex at one point: nothing to scale."""
     g = Gltf()
     g.node(mesh=g.box(extents=(0.0, 0.0, 0.0)))
+    return g.glb()
+
+
+def collinear_triangle() -> bytes:
+    """One triangle whose corners lie on a line: it has faces and an extent, and shows nothing."""
+    g = Gltf()
+    g.node(mesh=g.mesh([[0.0, 0.0, 0.0], [0.1, 0.5, 0.05], [0.2, 1.0, 0.1]], [[0, 1, 2]]))
+    return g.glb()
+
+
+def instanced_box(copies: int) -> bytes:
+    """One 12-triangle box mesh placed by `copies` nodes side by side: 12 × copies triangles on screen."""
+    g = Gltf()
+    mesh = g.box()
+    for i in range(copies):
+        g.node(mesh=mesh, translation=[2.0 * i, 0.0, 0.0])
     return g.glb()
 
 

@@ -15,6 +15,7 @@ import trimesh
 from PIL import Image
 from typer.testing import CliRunner
 
+from tabletest.assets import verdicts
 from tabletest.assets.builtin.build import MAX_TRIANGLES, build_assets, canonical_scene
 from tabletest.assets.builtin.parts import Material, Part
 from tabletest.assets.builtin.recipes import RECIPES
@@ -239,7 +240,9 @@ def test_sheet_is_a_labelled_grid_of_renders(built, tmp_path):
 
 
 def test_sheet_failure_shows_blenders_last_lines(copy, tmp_path):
-    (copy / "mug.glb").write_bytes(b"glTF not really")
+    """A model the checks accepted (a verdict recorded as if they had) that Blender cannot load."""
+    pin(copy, "mug", b"glTF not really")
+    verdicts.record(CATALOG.by_name("mug"), load_manifest(copy).objects["mug"].sha256, 0)
     with pytest.raises(UserError, match="Blender failed to render the sheet") as err:
         render_sheet(CATALOG, copy, tmp_path / "sheet.png", only=["mug"], cell=32)
     assert "mug.glb" in str(err.value)

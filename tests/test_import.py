@@ -261,3 +261,34 @@ def test_the_import_command_as_a_user_runs_it(cli, models, tmp_path):
         and missing.stderr
         == f"error: import folder {tmp_path / 'nowhere'} does not exist; give the folder that holds your model files\n"
     )
+
+
+@pytest.mark.parametrize("reference", ["texture", "mtllib", "none"])
+def test_an_obj_texture_the_import_drops_is_named_with_the_reason(tmp_path, reference):
+    """trimesh reads an OBJ's material library and textures only inside the model's folder and drops the
+    others without a word: the import says which was dropped and why, and still imports the model."""
+    files = gm.obj_files("mug", "label.png", gm.png(8, 8))
+    if reference == "texture":
+        (tmp_path / "secret.png").write_bytes(gm.png(4, 4))
+        files["mug.mtl"] = files["mug.mtl"].replace(b"map_Kd label.png", b"map_Kd ../secret.png")
+    elif reference == "mtllib":
+        (tmp_path / "outside.mtl").write_bytes(files.pop("mug.mtl"))
+        files["mug.obj"] = files["mug.obj"].replace(b"mtllib mug.mtl", b"mtllib ../outside.mtl")
+    folder = write_folder(tmp_path / "models", files)
+    lines: list[str] = []
+    report = import_folder(catalog_at(tmp_path), folder, tmp_path / "assets", log=lines.append)
+    assert [e.name for e in report.imported] == ["mug"]
+    [textured] = {m.textured for m in report.imported[0].materials} or {False}
+    warnings = [line for line in lines if "warning" in line]
+    if reference == "none":
+        assert warnings == [] and report.dropped == {} and textured
+        return
+    what = {
+        "texture": "texture '../secret.png' named by mug.mtl points outside {folder}, so it was dropped and the model "
+        "is imported without it",
+        "mtllib": "material library '../outside.mtl' named by mug.obj points outside {folder}, so its materials and "
+        "textures were dropped",
+    }[reference].format(folder=folder)
+    assert warnings == [f"mug: warning: {what}; put it in {folder} beside the model"]
+    assert report.dropped == {"mug": [warnings[0].removeprefix("mug: warning: ")]}
+    assert textured == (reference == "mtllib")  # without its library, trimesh gives the UVs a plain 2×2 image

@@ -32,7 +32,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 
 FAST = Network(timeout_s=5, tries=2, backoff_s=0.01)
-POLICY = Policy(frozenset({"by", "cc0"}), max_bytes=200_000)
+POLICY = Policy(frozenset({"by", "cc0"}), max_bytes=200_000, max_triangles=40)
 
 # name -> (model bytes, licence, catalog size_m, accepted?, words the refusal must contain)
 CASES = {
@@ -52,6 +52,8 @@ CASES = {
     "camera only": (gm.camera_only(), "by", 0.1, False, "no mesh with faces"),
     "degenerate": (gm.degenerate(), "by", 0.1, False, "cannot be scaled to size (degenerate extent 0.0)"),
     "oversized": (gm.plain_box(size_bytes=300_000), "by", 0.1, False, "by its metadata, over the 200 kB limit"),
+    "flat": (gm.collinear_triangle(), "by", 0.1, False, "has no visible surface (every triangle has zero area"),
+    "dense": (gm.instanced_box(4), "by", 0.1, False, "has 48 triangles, more than the 40 allowed (--max-triangles)"),
 }
 
 

@@ -16,6 +16,10 @@ import trimesh
 
 from tabletest.assets.images import textures_only
 
+# A model whose triangles together cover less than this fraction of its extent squared shows nothing:
+# every triangle has collinear or coincident corners (a real thin part, a needle or a sheet, covers far more).
+SURFACE_EPS = 1e-6
+
 # world (x, y, z) -> glTF (x, z, -y): a −90° turn about +X.
 WORLD_TO_GLTF = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]], dtype=float)
 GLTF_TO_WORLD = np.linalg.inv(WORLD_TO_GLTF)
@@ -36,6 +40,16 @@ def bake(scene: trimesh.Scene) -> list[tuple[str, trimesh.Trimesh]]:
         mesh.apply_transform(transform)
         meshes.append((str(node), mesh))
     return meshes
+
+
+def has_surface(meshes: list[tuple[str, trimesh.Trimesh]]) -> bool:
+    """Whether the meshes cover any area a camera could see, relative to their size."""
+    if not meshes:
+        return False
+    points = np.concatenate([mesh.vertices for _, mesh in meshes])
+    extent = float(np.max(np.ptp(points, axis=0)))
+    area = sum(float(mesh.area) for _, mesh in meshes)
+    return extent > 0 and area > SURFACE_EPS * extent**2
 
 
 def to_canonical(

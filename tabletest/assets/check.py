@@ -1,9 +1,12 @@
 """Verify an assets folder against the catalog, whatever the models' source: every selected object has
-a manifest entry and a file with the pinned bytes that loads, has finite geometry, the catalog size
+a manifest entry and a file with the pinned bytes that loads, has at most `--max-triangles` triangles,
+textures no larger than an import makes them, finite geometry with a visible surface, the catalog size
 and the canonical frame (+Z up, resting on z = 0, footprint centred).
 
-A file is read once; its bytes are checked against the pin before anything parses them, and the model
-is measured as a whole in the world frame, every node's transform applied, as a renderer would see it.
+A file is read once; its bytes are checked against the pin before anything parses them, its triangles
+and texture sizes are read from its headers before anything is decoded, and the model is measured as a
+whole in the world frame, every node's transform applied, as a renderer would see it. A model that
+passes is recorded in `verdicts.py`, which is how a render trusts it without checking it again.
 """
 
 from __future__ import annotations
@@ -15,9 +18,20 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletest.assets.canonical import bake, load_world
+from tabletest.assets import verdicts
+from tabletest.assets.canonical import bake, has_surface, load_world
 from tabletest.assets.manifest import MANIFEST_NAME, AssetEntry, load_manifest
-from tabletest.assets.normalize import ModelError, check_gltf, read_glb
+from tabletest.assets.normalize import (
+    DEFAULT_MAX_TRIANGLES,
+    MAX_TEXTURE_PX,
+    NO_SURFACE,
+    SIMPLIFY,
+    ModelError,
+    check_gltf,
+    gltf_triangles,
+    read_glb,
+    too_many_triangles,
+)
 from tabletest.config import Catalog, CatalogObject
 from tabletest.errors import UserError
 
@@ -41,7 +55,12 @@ class Problem:
         return f"{self.name}: {self.message}"
 
 
-def check_assets(catalog: Catalog, assets_dir: Path, only: Sequence[str] | None = None) -> list[Problem]:
+def check_assets(
+    catalog: Catalog,
+    assets_dir: Path,
+    only: Sequence[str] | None = None,
+    max_triangles: int = DEFAULT_MAX_TRIANGLES,
+) -> list[Problem]:
     """Every problem found with the selected catalog objects (all of them by default), in catalog order."""
     assets_dir = Path(assets_dir)
     if not (assets_dir / MANIFEST_NAME).is_file():
@@ -54,11 +73,19 @@ def check_assets(catalog: Catalog, assets_dir: Path, only: Sequence[str] | None 
             build = f'`tabletest assets build --only "{obj.name}"`'
             problems.append(Problem(obj.name, f"not in {assets_dir}/manifest.json; build it with {build} (or fetch/import it)"))
         else:
-            problems += [Problem(obj.name, m) for m in _check_entry(obj, entry, assets_dir)]
+            problems += [Problem(obj.name, m) for m in check_entry(obj, entry, assets_dir, max_triangles)]
     return problems
 
 
-def _check_entry(obj: CatalogObject, entry: AssetEntry, assets_dir: Path) -> list[str]:
+def check_entry(obj: CatalogObject, entry: AssetEntry, assets_dir: Path, max_triangles: int) -> list[str]:
+    """What is wrong with one object's model, each with its fix; none, and the verdict is recorded."""
+    problems = _problems(obj, entry, Path(assets_dir), max_triangles)
+    if not problems:
+        verdicts.record(obj, entry.sha256, max_triangles)
+    return problems
+
+
+def _problems(obj: CatalogObject, entry: AssetEntry, assets_dir: Path, max_triangles: int) -> list[str]:
     path = assets_dir / entry.file
     fix = _REMAKE[entry.source].format(name=obj.name)
     if not path.is_file():
@@ -67,7 +94,10 @@ def _check_entry(obj: CatalogObject, entry: AssetEntry, assets_dir: Path) -> lis
     if hashlib.sha256(data).hexdigest() != entry.sha256:
         return [f"{path} differs from the bytes pinned in manifest.json (sha256), so it is not read; {fix}"]
     try:
-        check_gltf(*read_glb(data))
+        gltf, binary = read_glb(data)
+        if too_many := too_many_triangles(gltf_triangles(gltf), max_triangles):
+            return [f"{path} {too_many}; {SIMPLIFY}"]
+        check_gltf(gltf, binary, max_texture_px=MAX_TEXTURE_PX)
         meshes = bake(load_world(data))
     except ModelError as err:
         return [f"{path} does not load as a GLB ({err.problem}); {fix}"]
@@ -78,6 +108,10 @@ def _check_entry(obj: CatalogObject, entry: AssetEntry, assets_dir: Path) -> lis
     points = np.concatenate([mesh.vertices for _, mesh in meshes])
     if not np.all(np.isfinite(points)):
         return [f"{path} has non-finite coordinates; {fix}"]
+    if too_many := too_many_triangles(sum(len(mesh.faces) for _, mesh in meshes), max_triangles):
+        return [f"{path} {too_many}; {SIMPLIFY}"]
+    if not has_surface(meshes):
+        return [f"{path} {NO_SURFACE}; {fix}"]
     problems = []
     lo, hi = points.min(axis=0), points.max(axis=0)
     size, tol = obj.size_m, TOLERANCE * obj.size_m

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, load_manifest
+from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES
 from tabletest.assets.objaverse.policy import DEFAULT_LICENSES, DEFAULT_MAX_MB
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
@@ -24,6 +25,9 @@ NamesOpt = Annotated[
     Optional[str], typer.Option("--only", help="Comma-separated object names (default: every catalog object).")
 ]
 AssetsOpt = Annotated[Path, typer.Option("--assets", help="Assets folder holding manifest.json and the GLBs.")]
+MaxTrianglesOpt = Annotated[
+    int, typer.Option("--max-triangles", min=1, help="Most triangles a model may have (larger ones are refused).")
+]
 
 
 @assets_app.command()
@@ -69,13 +73,19 @@ def list_assets(assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog: CatalogOpt = No
 
 
 @assets_app.command()
-def check(only: NamesOpt = None, assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog: CatalogOpt = None) -> None:
-    """Verify every model: present, pinned bytes, loads, finite geometry, catalog size, canonical frame."""
+def check(
+    only: NamesOpt = None,
+    assets: AssetsOpt = DEFAULT_ASSETS_DIR,
+    max_triangles: MaxTrianglesOpt = DEFAULT_MAX_TRIANGLES,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Verify every model: present, pinned bytes, loads, triangle and texture limits, a visible surface,
+    catalog size, canonical frame. Render uses only models that pass."""
     from tabletest.assets.check import check_assets
 
     cat = load_catalog(catalog)
     names = parse_only(only)
-    problems = check_assets(cat, assets, names)
+    problems = check_assets(cat, assets, names, max_triangles)
     for problem in problems:
         typer.echo(f"error: {problem}", err=True)
     checked = len(cat.select(names))
@@ -112,6 +122,7 @@ def fetch(
     mirror: Annotated[Optional[str], typer.Option("--mirror", help="Hugging Face mirror base URL (default: $HF_ENDPOINT, else https://huggingface.co).")] = None,
     licenses: Annotated[str, typer.Option("--licenses", help="Allowed licences: by, by-sa, by-nd, by-nc, by-nc-sa, by-nc-nd, cc0.")] = DEFAULT_LICENSES,
     max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Largest GLB accepted, in MB.")] = DEFAULT_MAX_MB,
+    max_triangles: MaxTrianglesOpt = DEFAULT_MAX_TRIANGLES,
     cache: Annotated[Optional[Path], typer.Option("--cache", help="Download cache (default: objaverse's ~/.objaverse/hf-objaverse-v1).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds without data before a try fails.")] = 60.0,
     tries: Annotated[int, typer.Option("--tries", min=1, help="Tries per file, backing off 1, 2, 4 … s.")] = 4,
@@ -126,7 +137,7 @@ def fetch(
 
     cat = load_catalog(catalog)
     names = parse_only(only)
-    policy = Policy(parse_licenses(licenses), int(max_mb * 1e6))
+    policy = Policy(parse_licenses(licenses), int(max_mb * 1e6), max_triangles)
     with session(mirror, cache, Network(timeout_s=timeout, tries=tries)) as hub:
         report = fetch_assets(cat, out, hub, policy, names, jobs, log=lambda line: typer.echo(line, err=True))
     _finish(f"fetched {len(report.fetched)} objects into {out} (pinned in {lock_path(out)})", report.failed)
@@ -137,13 +148,16 @@ def import_dir(
     folder: Annotated[Path, typer.Argument(help="Folder of GLB / glTF / OBJ / PLY files named after catalog objects.")],
     only: NamesOpt = None,
     out: Annotated[Path, typer.Option("--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
+    max_triangles: MaxTrianglesOpt = DEFAULT_MAX_TRIANGLES,
     catalog: CatalogOpt = None,
 ) -> None:
     """Normalise your own model files (no internet needed) exactly like downloaded ones."""
     from tabletest.assets.importer import import_folder
 
     cat = load_catalog(catalog)
-    report = import_folder(cat, folder, out, parse_only(only), log=lambda line: typer.echo(line, err=True))
+    report = import_folder(
+        cat, folder, out, parse_only(only), max_triangles=max_triangles, log=lambda line: typer.echo(line, err=True)
+    )
     _finish(f"imported {len(report.imported)} objects from {folder} into {out}", report.failed)
 
 

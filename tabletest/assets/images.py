@@ -30,11 +30,19 @@ class TextureRefused(ValueError):
     """An image that is not read as a texture; the message continues "image N …" or "a texture …"."""
 
 
-def decode_texture(raw: bytes) -> None:
-    """Decode the image in full as one of `TEXTURE_FORMATS`; TextureRefused says why it cannot be."""
+def decode_texture(raw: bytes, max_px: int | None = None) -> None:
+    """Decode the image in full as one of `TEXTURE_FORMATS`; TextureRefused says why it cannot be.
+
+    With `max_px`, an image with a side over it is refused from its header, before any pixel is decoded.
+    """
     try:
         with _pillow_open(io.BytesIO(raw), formats=TEXTURE_FORMATS) as image:
+            if max_px is not None and max(image.size) > max_px:
+                width, height = image.size
+                raise TextureRefused(f"of {width}×{height} px, over the {max_px} px a stored model may have")
             image.load()
+    except TextureRefused:
+        raise
     except UnidentifiedImageError:
         raise TextureRefused(_unread(raw[:16])) from None
     except Exception as err:  # noqa: BLE001 - whatever else Pillow raises, the texture cannot be shown

@@ -11,8 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabletest.assets.check import check_entry
 from tabletest.assets.manifest import AssetEntry, load_manifest, save_manifest
-from tabletest.assets.normalize import MODEL_SUFFIXES, ModelError, normalise
+from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES, MODEL_SUFFIXES, ModelError, normalise
+from tabletest.assets.objrefs import dropped_references
 from tabletest.assets.store import store_asset
 from tabletest.config import Catalog, CatalogObject, slugify, unknown_name_message
 from tabletest.errors import UserError
@@ -22,6 +24,7 @@ from tabletest.errors import UserError
 class ImportReport:
     imported: list[AssetEntry]
     failed: dict[str, str]
+    dropped: dict[str, list[str]]  # object -> what its file named that the import left out, and why
 
 
 def model_files(catalog: Catalog, folder: Path, only: Sequence[str] | None = None) -> list[tuple[CatalogObject, Path]]:
@@ -70,20 +73,30 @@ def import_folder(
     assets_dir: Path,
     only: Sequence[str] | None = None,
     *,
+    max_triangles: int = DEFAULT_MAX_TRIANGLES,
     log: Callable[[str], None],
 ) -> ImportReport:
-    """Normalise and store the model files of `folder`; a file that cannot be used is reported, not stored."""
+    """Normalise and store the model files of `folder`; a file that cannot be used is reported, not stored.
+    What is stored is checked as `assets check` would, so a render trusts it without checking it again."""
     matched = model_files(catalog, folder, only)
     manifest = load_manifest(assets_dir)
-    report = ImportReport([], {})
+    report = ImportReport([], {}, {})
     for obj, path in matched:
         try:
-            scene = normalise(path, obj)
+            scene = normalise(path, obj, max_triangles)
         except ModelError as err:
             report.failed[obj.name] = f"{path} {err}, or move {path.name} out of {folder}"  # err: problem; fix
             log(f"{obj.name}: not imported: {report.failed[obj.name]}")
             continue
         entry = store_asset(assets_dir, obj.name, obj.slug, scene, "dir")
+        if problems := check_entry(obj, entry, Path(assets_dir), max_triangles):  # normalised, so never expected
+            report.failed[obj.name] = f"{path} was stored, but {problems[0]}"
+            log(f"{obj.name}: not imported: {report.failed[obj.name]}")
+            continue
+        if path.suffix.lower() == ".obj" and (dropped := dropped_references(path)):
+            report.dropped[obj.name] = dropped
+            for reason in dropped:
+                log(f"{obj.name}: warning: {reason}")
         manifest.objects[obj.name] = entry
         save_manifest(assets_dir, manifest)
         report.imported.append(entry)

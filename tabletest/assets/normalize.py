@@ -22,11 +22,14 @@ import numpy as np
 import trimesh
 from PIL import Image
 
-from tabletest.assets.canonical import GLTF_TO_WORLD, bake, to_canonical
+from tabletest.assets.canonical import GLTF_TO_WORLD, bake, has_surface, to_canonical
 from tabletest.assets.images import TextureRefused, decode_texture, textures_only
 from tabletest.config import CatalogObject
 
 MAX_TEXTURE_PX = 2048
+# A model with more triangles is refused (`--max-triangles`): the catalog's objects need far fewer, and
+# the memory of loading one grows with its triangles (5 million took 2.7 GB to import, more to render).
+DEFAULT_MAX_TRIANGLES = 1_000_000
 MODEL_SUFFIXES = (".glb", ".gltf", ".obj", ".ply")
 # glTF is +Y up by specification; OBJ files are by convention (Blender's and most tools' exporters);
 # PLY has no convention, and Blender and scanners write it +Z up. A catalog `up_axis` overrides all.
@@ -46,6 +49,9 @@ _TEXTURE_SLOTS = (
 REEXPORT = "re-export it as glTF 2.0 binary (.glb)"
 RECOPY = f"copy the whole file again, or {REEXPORT}"
 CONVERT_TEXTURE = "convert it to PNG or JPEG"
+SIMPLIFY = "simplify it (e.g. with Blender's Decimate modifier) or raise --max-triangles"
+NO_SURFACE = "has no visible surface (every triangle has zero area: its corners are collinear or coincide)"
+EXPORT_FACES = "export it again with its real faces"
 
 
 class ModelError(ValueError):
@@ -56,21 +62,28 @@ class ModelError(ValueError):
         self.problem, self.fix = problem, fix
 
 
-def normalise(model: Path | bytes, obj: CatalogObject) -> trimesh.Scene:
+def normalise(model: Path | bytes, obj: CatalogObject, max_triangles: int = DEFAULT_MAX_TRIANGLES) -> trimesh.Scene:
     """The model (a file, or a GLB's bytes) as a canonical-frame scene of `obj`: +Z up, on z = 0, footprint
     centred, size_m."""
-    meshes = world_meshes(model, obj.up_axis)
+    meshes = world_meshes(model, obj.up_axis, max_triangles)
     try:
-        return to_canonical(meshes, obj.size_m, obj.yaw_deg)
+        scene = to_canonical(meshes, obj.size_m, obj.yaw_deg)
     except ValueError as err:  # a model with no extent cannot be scaled
         raise ModelError(f"cannot be scaled to size ({err})", "re-export it with its real geometry") from None
+    if not has_surface(meshes):
+        raise ModelError(NO_SURFACE, EXPORT_FACES)
+    return scene
 
 
-def world_meshes(model: Path | bytes, up_axis: str | None = None) -> list[tuple[str, trimesh.Trimesh]]:
+def world_meshes(
+    model: Path | bytes, up_axis: str | None = None, max_triangles: int = DEFAULT_MAX_TRIANGLES
+) -> list[tuple[str, trimesh.Trimesh]]:
     """Check and load a model; its meshes baked into one +Z-up frame, textures capped.
 
     `model` is a file, or the bytes of a GLB that the caller has read (and verified) already, so that
-    what is loaded is exactly what was checked.
+    what is loaded is exactly what was checked. The triangles a file declares are counted against
+    `max_triangles` before anything heavy is read (a PLY's header, an OBJ's face lines, a glTF's accessor
+    counts), and counted again once loaded.
     """
     if isinstance(model, bytes):
         suffix, path, data = ".glb", None, model
@@ -84,11 +97,17 @@ def world_meshes(model: Path | bytes, up_axis: str | None = None) -> list[tuple[
     try:
         with textures_only():
             if suffix == ".glb":
-                check_gltf(*read_glb(data))
+                gltf, binary = read_glb(data)
+                check_triangles(gltf_triangles(gltf), max_triangles)
+                check_gltf(gltf, binary)
                 scene = trimesh.load(io.BytesIO(data), file_type="glb", force="scene", process=False)
             else:
                 if suffix == ".gltf":
-                    check_gltf(_read_json(path.read_bytes()), b"", base_dir=path.parent)
+                    gltf = _read_json(path.read_bytes())
+                    check_triangles(gltf_triangles(gltf), max_triangles)
+                    check_gltf(gltf, b"", base_dir=path.parent)
+                else:
+                    check_triangles(_declared_triangles(path, suffix), max_triangles)
                 scene = trimesh.load(str(path), force="scene", process=False)
     except ModelError:
         raise
@@ -99,6 +118,7 @@ def world_meshes(model: Path | bytes, up_axis: str | None = None) -> list[tuple[
     meshes = bake(scene)
     if not meshes:
         raise ModelError("has no mesh with faces", "export it again with its meshes, not only cameras or lights")
+    check_triangles(sum(len(mesh.faces) for _, mesh in meshes), max_triangles)
     if not all(np.all(np.isfinite(mesh.vertices)) for _, mesh in meshes):
         raise ModelError("has non-finite vertex coordinates (NaN or infinity)", f"repair the mesh, then {REEXPORT}")
     if (up_axis or DEFAULT_UP_AXIS[suffix]) == "y":
@@ -107,6 +127,56 @@ def world_meshes(model: Path | bytes, up_axis: str | None = None) -> list[tuple[
     for _, mesh in meshes:
         cap_textures(mesh, MAX_TEXTURE_PX)
     return meshes
+
+
+def too_many_triangles(triangles: int, max_triangles: int) -> str | None:
+    """The problem with a model of `triangles` triangles, if it has more than allowed."""
+    if triangles <= max_triangles:
+        return None
+    return f"has {triangles} triangles, more than the {max_triangles} allowed (--max-triangles)"
+
+
+def check_triangles(triangles: int, max_triangles: int) -> None:
+    if problem := too_many_triangles(triangles, max_triangles):
+        raise ModelError(problem, SIMPLIFY)
+
+
+def gltf_triangles(gltf: dict) -> int:
+    """The triangles a glTF document declares, from its accessor counts (nothing decoded): each mesh
+    counted once per node that places it."""
+    accessors = gltf.get("accessors") or []
+
+    def count(index: object) -> int:
+        accessor = accessors[index] if isinstance(index, int) and 0 <= index < len(accessors) else {}
+        value = accessor.get("count") if isinstance(accessor, dict) else 0
+        return value if isinstance(value, int) and value > 0 else 0
+
+    per_mesh = []
+    for mesh in gltf.get("meshes") or []:
+        triangles = 0
+        for primitive in (mesh.get("primitives") or []) if isinstance(mesh, dict) else []:
+            if not isinstance(primitive, dict) or primitive.get("mode", 4) not in (4, 5, 6):
+                continue  # points and lines have no faces
+            attributes = primitive.get("attributes") or {}
+            corners = count(primitive.get("indices", attributes.get("POSITION") if isinstance(attributes, dict) else None))
+            triangles += corners // 3 if primitive.get("mode", 4) == 4 else max(corners - 2, 0)
+        per_mesh.append(triangles)
+    placed = (node.get("mesh") for node in gltf.get("nodes") or [] if isinstance(node, dict))
+    return sum(per_mesh[m] for m in placed if isinstance(m, int) and 0 <= m < len(per_mesh))
+
+
+def _declared_triangles(path: Path, suffix: str) -> int:
+    """A PLY's face count from its header; an OBJ's face lines (each at least one triangle), streamed."""
+    with open(path, "rb") as fh:
+        if suffix == ".ply":
+            for line in fh:
+                words = line.split()
+                if words[:2] == [b"element", b"face"] and len(words) == 3 and words[2].isdigit():
+                    return int(words[2])
+                if words[:1] == [b"end_header"]:
+                    break
+            return 0
+        return sum(1 for line in fh if line.startswith((b"f ", b"f\t")))
 
 
 def read_glb(data: bytes) -> tuple[dict, bytes]:
@@ -144,9 +214,10 @@ def _read_json(raw: bytes) -> dict:
     return gltf
 
 
-def check_gltf(gltf: dict, binary: bytes, base_dir: Path | None = None) -> None:
+def check_gltf(gltf: dict, binary: bytes, base_dir: Path | None = None, max_texture_px: int | None = None) -> None:
     """Every texture resolves to a complete, decodable image inside the model itself (or, for a .gltf
-    beside its files, inside its own folder): no external or dangling reference reaches the renderer."""
+    beside its files, inside its own folder): no external or dangling reference reaches the renderer.
+    With `max_texture_px`, a larger image is refused from its header, before it is decoded."""
     images = gltf.get("images", [])
     for i, texture in enumerate(gltf.get("textures", [])):
         source = texture.get("source")
@@ -156,7 +227,7 @@ def check_gltf(gltf: dict, binary: bytes, base_dir: Path | None = None) -> None:
     for i, image in enumerate(images):
         raw = _image_bytes(gltf, binary, image, base_dir, f"image {i}")
         try:
-            decode_texture(raw)
+            decode_texture(raw, max_texture_px)
         except TextureRefused as err:
             raise ModelError(f"has image {i} {err}", CONVERT_TEXTURE) from None
 

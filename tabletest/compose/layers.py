@@ -15,6 +15,7 @@ the object's difference from it inside `diff_box`; `<stem>.mask.npy`: the object
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -25,11 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletest.cache import user_cache
 from tabletest.compose.exr import read_passes
 from tabletest.config import Config, slugify
 from tabletest.errors import UserError
 from tabletest.layout.spec import SceneSpec, SpecObject
 from tabletest.write.jsonl import atomic_output
+from tabletest.write.temp import clean_stale, temp_path
 
 LAYER_FORMAT = 1  # bump when the meaning of the cached files changes
 RENDERER_SOURCES = ("base_scene.py", "engine.py", "worker.py")  # the code that decides a layer's pixels
@@ -37,11 +40,14 @@ BACKGROUND = "background"
 # A linear difference below this counts as "the object does not reach this pixel" (denoiser drift):
 # under half an 8-bit step anywhere on the table.
 CROP_EPS = 1e-3
+# What one layer may take on disk, per pixel: the EXR (RGBA and an index, 32-bit floats, before ZIP) and
+# the prepared arrays (the RGBA difference and the mask, at most the whole image each).
+LAYER_BYTES_PER_PIXEL = 5 * 4 + 4 * 4 + 1
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive), pixel origin top-left
 
 
 def default_cache() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "tabletest" / "layers"
+    return user_cache() / "layers"
 
 
 def set_fields(config: Config) -> dict:
@@ -117,7 +123,22 @@ class LayerSet:
         return self.folder / f"{stem}{suffix}"
 
     def tmp_exr(self, stem: str) -> Path:
-        return self.folder / f".{stem}.exr.{os.getpid()}.tmp"
+        return temp_path(self.path(stem, ".exr"))
+
+    def clean_stale_temps(self) -> None:
+        """Remove what killed runs of this host left half-written in the cache (every set's folder)."""
+        root = self.folder.parent
+        for folder in [root, *(p for p in root.iterdir() if p.is_dir())] if root.is_dir() else []:
+            clean_stale(folder)
+
+    def ensure_space(self) -> None:
+        """A cache that cannot hold one more layer is a full disk: one error that stops the run, rather
+        than a failed layer render for every scene (the CLI turns ENOSPC into one line)."""
+        width, height = self.fields["resolution"]
+        needed = width * height * LAYER_BYTES_PER_PIXEL
+        free = shutil.disk_usage(self.folder if self.folder.exists() else self.folder.parent).free
+        if free < needed:
+            raise OSError(errno.ENOSPC, f"{free} bytes free, a layer needs about {needed}", str(self.folder))
 
     def is_cached(self, layer: Layer) -> bool:
         info = self._info(layer.stem)
@@ -181,7 +202,7 @@ class LayerSet:
             return
         if source is None or not Path(source).is_file():
             raise UserError(f"Blender reported no usable OpenColorIO config ({source}); check its installation")
-        tmp = self.folder / f".ocio.{os.getpid()}.tmp"
+        tmp = temp_path(self.folder / "ocio")
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.copytree(Path(source).parent, tmp)
         try:
@@ -222,7 +243,10 @@ def _crop(array: np.ndarray, box: Box) -> np.ndarray:
 
 
 def _save(path: Path, array: np.ndarray) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.save(fh, array)
-    os.replace(tmp, path)
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "wb") as fh:
+            np.save(fh, array)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

@@ -1,8 +1,11 @@
 """The assets a render needs, checked before any work starts (no bpy).
 
-Each needed object must be in the manifest, its file present with the pinned sha256, and (with
-`--source`) made by that source. With the default assets folder and no models there yet, the
-built-in library is built first, so a fresh machine renders without any download.
+Each needed object must be in the manifest, its file present with the pinned sha256, (with
+`--source`) made by that source, and accepted by `tabletest assets check` on this machine: a model
+whose bytes the checks never accepted here (a new one, or an entry edited to match other bytes) is
+checked in full now, and refused if it fails (`verdicts.py` says why a manifest entry cannot vouch for
+itself). With the default assets folder and no models there yet, the built-in library is built first,
+so a fresh machine renders without any download.
 """
 
 from __future__ import annotations
@@ -10,7 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from tabletest.assets import verdicts
+from tabletest.assets.check import check_entry
 from tabletest.assets.manifest import AssetEntry, load_manifest, sha256_of
+from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 
@@ -40,14 +46,21 @@ def needed_assets(
             f"--source {source}: {shown}{' …' if len(other) > 5 else ''} in {assets_dir}/ come(s) from another source; "
             f"make them with `{REMAKE[source]} --only ... --out {assets_dir}` or drop --source"
         )
-    entries = {}
     for name in names:
-        entry = manifest.objects[name]
-        path = assets_dir / entry.file
-        fix = f"{REMAKE[entry.source]} --only '{name}' --out {assets_dir}"
-        if not path.is_file():
-            raise UserError(f"model file for {name!r} is missing: {path}; make it again with `{fix}`")
-        if sha256_of(path) != entry.sha256:
-            raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
-        entries[name] = entry
-    return entries
+        refuse_unusable(catalog, assets_dir, manifest.objects[name])
+    return {name: manifest.objects[name] for name in names}
+
+
+def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry) -> None:
+    """A UserError, before any Blender work, for a model whose file is missing, differs from its pin, or
+    fails the checks (checked now unless this machine's checks accepted these bytes before)."""
+    name, path = entry.name, Path(assets_dir) / entry.file
+    fix = f"{REMAKE[entry.source]} --only '{name}' --out {assets_dir}"
+    if not path.is_file():
+        raise UserError(f"model file for {name!r} is missing: {path}; make it again with `{fix}`")
+    if sha256_of(path) != entry.sha256:
+        raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
+    obj = catalog.by_name(name)
+    if not verdicts.accepted(obj, entry.sha256):
+        if problems := check_entry(obj, entry, Path(assets_dir), DEFAULT_MAX_TRIANGLES):
+            raise UserError(f"model for {name!r} fails `tabletest assets check`, so nothing is rendered: {problems[0]}")

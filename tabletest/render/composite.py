@@ -9,6 +9,7 @@ Blender reported when it rendered the layer.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
@@ -35,6 +36,7 @@ class _Layers:
     def __init__(self, run: RunContext) -> None:
         self.run = run
         self.set = LayerSet(run.options.layer_cache, run.config)
+        self.set.clean_stale_temps()
         self.background = self.set.background()
         self.failed: dict[str, Outcome] = {}  # stem -> the layer render that failed
         self._placed: dict[tuple[str, int], SceneSpec] = {}
@@ -175,6 +177,7 @@ def _render_layers(run: RunContext, layers: _Layers, missing: list[Layer], progr
     object layers that finish before it wait for it (what is stored is their difference from it)."""
     layer_set = layers.set
     layer_set.write_description()
+    layer_set.ensure_space()
     by_stem = {layer.stem: layer for layer in missing}
     background = layers.background.stem
     supervisor = run.supervisor(
@@ -214,6 +217,9 @@ def _store(run: RunContext, layers: _Layers, layer: Layer, outcome: Outcome, wor
     try:
         layers.set.store(layer, layers.set.tmp_exr(layer.stem), facts, worker["ocio_config"])
     except (OSError, ValueError, KeyError) as err:  # an unreadable render: fail its scenes, keep going
+        if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+            layers.set.tmp_exr(layer.stem).unlink(missing_ok=True)
+            raise
         _fail(
             run,
             layers,
@@ -222,6 +228,8 @@ def _store(run: RunContext, layers: _Layers, layer: Layer, outcome: Outcome, wor
 
 
 def _fail(run: RunContext, layers: _Layers, outcome: Outcome) -> None:
-    layers.failed[outcome.spec.id] = outcome
+    """Fail a layer's scenes; a layer that failed because the cache's disk is full stops the run instead."""
     layers.set.tmp_exr(outcome.spec.id).unlink(missing_ok=True)
+    layers.set.ensure_space()
+    layers.failed[outcome.spec.id] = outcome
     run.console.print(f"[red]failed[/red] layer {outcome.spec.id}: {outcome.error}")

@@ -35,7 +35,7 @@ def configure(scene: bpy.types.Scene, setup: dict) -> str:
         return "GPU (EEVEE)"
     shading = scene.display.shading
     shading.light = "STUDIO"
-    shading.color_type = "MATERIAL"
+    shading.color_type = "TEXTURE"  # image textures where a part has one (as in the contact sheet), else its colour
     scene.display.render_aa = "8" if setup["samples"] >= 8 else "OFF"
     return "CPU/GPU raster (Workbench)"
 

@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import Catalog
 from tabletest.errors import UserError
+from tabletest.render.assets_for_run import refuse_unusable
 
 BACKGROUND = (236, 236, 232)
 LABEL_COLOR = (30, 30, 30)
@@ -44,6 +45,8 @@ def render_sheet(
         build = f"tabletest assets build --out {assets_dir}" + (f' --only "{listed}"' if only else "")
         shown = listed if len(missing) <= 5 else f"{len(missing)} objects ({','.join(missing[:5])}, ...)"
         raise UserError(f"not built in {assets_dir}: {shown}; run `{build}` first")
+    for name in names:
+        refuse_unusable(catalog, Path(assets_dir), manifest.objects[name])
     with tempfile.TemporaryDirectory(prefix="tabletest-sheet-") as tmp:
         items = [
             {"glb": str((Path(assets_dir) / manifest.objects[n].file).resolve()), "png": str(Path(tmp) / f"{i:03d}.png")}

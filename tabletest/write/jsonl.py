@@ -10,6 +10,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
+from tabletest.write.temp import temp_path
+
 
 def dumps(record: dict) -> str:
     """One record, one line; key order as built, so the same input gives the same bytes. A non-finite
@@ -26,7 +28,7 @@ def atomic_output(path: Path | str) -> Iterator[IO[str]]:
         return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp = temp_path(path)
     try:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
             yield fh

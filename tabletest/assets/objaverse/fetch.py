@@ -123,7 +123,7 @@ class Resolver:
             )
         data = self.download(uid, expected)
         try:
-            scene = normalise(data, obj)  # the verified bytes: the cached file may be replaced meanwhile
+            scene = normalise(data, obj, self.policy.max_triangles)  # the verified bytes: the cached file may be replaced meanwhile
         except ModelError as err:
             raise Refused(err.problem) from None
         user = meta.get("user") or {}
@@ -233,7 +233,7 @@ def fetch_assets(
         finally:
             pool.shutdown(cancel_futures=True)
     stored = [e.name for e in report.fetched]
-    for problem in check_assets(catalog, assets_dir, stored) if stored else []:
+    for problem in check_assets(catalog, assets_dir, stored, policy.max_triangles) if stored else []:
         report.failed[problem.name] = problem.message
         log(f"{problem.name}: failed verification: {problem.message}")
     return report

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES
 from tabletest.errors import UserError
 
 
@@ -37,10 +38,11 @@ DEFAULT_MAX_MB = 50.0
 
 @dataclass(frozen=True)
 class Policy:
-    """The licences allowed (slugs) and the largest GLB accepted."""
+    """The licences allowed (slugs), the largest GLB accepted and the most triangles a model may have."""
 
     licenses: frozenset[str]
     max_bytes: int
+    max_triangles: int = DEFAULT_MAX_TRIANGLES
 
 
 def license_slug(name: str) -> str:
