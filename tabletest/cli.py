@@ -19,6 +19,7 @@ from tabletest.prompts.cli import prompts
 from tabletest.render.cli import render
 from tabletest.score.cli import score
 from tabletest.truth.cli import vignettes
+from tabletest.write.cli import merge
 
 app = typer.Typer(
     help="TableTest: synthetic table-top scenes with exact spatial ground truth, prompts and scoring for VLMs.",
@@ -54,6 +55,7 @@ app.command()(render)
 app.command()(prompts)
 app.command()(score)
 app.command()(export)
+app.command()(merge)
 app.add_typer(assets_app, name="assets")
 
 
