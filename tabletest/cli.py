@@ -14,6 +14,7 @@ from tabletest.assets.cli import assets_app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.export.cli import export
+from tabletest.farm.cli import slurm_app
 from tabletest.options import CatalogOpt
 from tabletest.prompts.cli import prompts
 from tabletest.render.cli import render
@@ -57,6 +58,7 @@ app.command()(score)
 app.command()(export)
 app.command()(merge)
 app.add_typer(assets_app, name="assets")
+app.add_typer(slurm_app, name="slurm")
 
 
 def main() -> None:

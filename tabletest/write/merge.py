@@ -100,7 +100,7 @@ def load_part(root: Path) -> Part:
     root = Path(root)
     if not (root / METADATA).is_file() or not (root / RUN).is_file():
         raise UserError(f"{root} is not a render output (no {METADATA} or {RUN}); give shard folders, e.g. OUT/parts/*")
-    runs = _runs(root)
+    runs = read_runs(root)
     last = runs[-1]
     if last.get("status") != "complete":
         raise UserError(
@@ -110,7 +110,8 @@ def load_part(root: Path) -> Part:
     return Part(root, _settings(root, last), runs, last["command"]["selection"])
 
 
-def _runs(root: Path) -> list[dict]:
+def read_runs(root: Path) -> list[dict]:
+    """Every run record of a render output, oldest first (a lone record counts as one)."""
     data = json.loads((root / RUN).read_text(encoding="utf-8"))
     return data["runs"] if isinstance(data, dict) and isinstance(data.get("runs"), list) else [data]
 
@@ -147,7 +148,7 @@ def _check_out(out: Path, parts: list[Part]) -> None:
     if (out / MARKER).is_file() and json.loads((out / MARKER).read_text())["parts"] == names:
         return  # an interrupted merge of the same parts: finish it
     if (out / RUN).is_file():
-        merge = _runs(out)[-1]
+        merge = read_runs(out)[-1]
         if merge.get("command") == "merge" and merge.get("parts") == [p.root.name for p in parts]:
             return  # merged before: doing it again gives the same folder
     raise UserError(f"--out {out} already holds something other than a merge of these parts; give a new or empty --out")
