@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -121,7 +121,11 @@ class Recorder:
 
     def __call__(self, outcome: Outcome, render: dict) -> None:
         if outcome.ok:
-            self.run.output.commit(image_record(outcome.spec, outcome.facts["objects"], render, self.run.options.masks))
+            try:
+                self.run.output.commit(image_record(outcome.spec, outcome.facts["objects"], render, self.run.options.masks))
+            except ValueError as err:  # NaN or infinity measured: not JSON, so never a record
+                outcome = replace(outcome, ok=False, error=f"its record holds a number that is not finite ({err})")
+        if outcome.ok:
             self.rendered += 1
             self.blender_s += outcome.facts.get("render_s", 0.0)
         else:

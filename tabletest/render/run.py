@@ -7,11 +7,18 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import platform
+import shlex
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from functools import partial
 
 from rich.console import Console
@@ -20,13 +27,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from tabletest import __version__
 from tabletest.assets.manifest import manifest_digest
 from tabletest.config import Catalog, Config
-from tabletest.errors import UserError
+from tabletest.errors import Interrupted, UserError
 from tabletest.layout.selection import Selection, count_selected, select_scenes
 from tabletest.layout.spec import SceneSpec
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.composite import ProgressFactory, render_composite
 from tabletest.render.context import Recorder, RenderOptions, RunContext
+from tabletest.render.devices import check_device, device_class
+from tabletest.write.lock import output_lock
 from tabletest.write.run_output import RunOutput
+from tabletest.write.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
 
 
 @dataclass(frozen=True)
@@ -38,23 +48,67 @@ class RunSummary:
 
 
 def render_run(catalog: Catalog, config: Config, selection: Selection, options: RenderOptions) -> RunSummary:
-    started = time.time()
-    console = Console(stderr=True)
+    """Check everything, then render into `options.out` under its lock; Ctrl-C or SIGTERM stop it
+    cleanly (an `Interrupted` saying what is kept)."""
+    check_options(config, options)
+    settings = dataset_settings(catalog, config, options)
+    check_settings(options.out, settings)  # a different dataset is refused before any work
+    names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
+    entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
+    settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
+    options.out.mkdir(parents=True, exist_ok=True)
+    with output_lock(options.out), _sigterm_as_interrupt():
+        return _locked_run(catalog, config, selection, options, entries, settings)
+
+
+def check_options(config: Config, options: RenderOptions) -> None:
+    """Flag combinations and the output path, checked before anything is made or started."""
     if (options.mode == "composite" or options.masks) and config.render.engine != "cycles":
         flag = "--mode composite" if options.mode == "composite" else "--masks"
         raise UserError(
             f"{flag} needs --engine cycles (it reads Cycles' linear light and Object Index pass), "
             f"not {config.render.engine}"
         )
-    names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
-    entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
+    check_device(options.device)
+    if options.out.exists() and not options.out.is_dir():
+        raise UserError(f"--out {options.out} is a file; give a folder (new, or an earlier render to continue)")
+
+
+def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions) -> dict:
+    """What decides this run's pixels and records (see `tabletest.write.settings`); `models` is added
+    once the models are known."""
+    catalog_json = json.dumps(catalog.model_dump(mode="json"), sort_keys=True).encode()
+    return {
+        "output_version": OUTPUT_VERSION,
+        "config": config.model_dump(mode="json"),
+        "catalog_sha256": hashlib.sha256(catalog_json).hexdigest(),
+        "mode": options.mode,
+        "masks": options.masks,
+        "device_class": device_class(options.device),
+    }
+
+
+def _locked_run(
+    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, entries: dict, settings: dict
+) -> RunSummary:
+    started = time.time()
+    console = Console(stderr=True)
     output = RunOutput(options.out, masks=options.masks)
+    made_before_the_guard = read_settings(options.out) is None
+    pinned = check_settings(options.out, settings)
+    if made_before_the_guard:
+        check_records_agree(output.metadata_path, settings)
     done = output.recover()
+    if pinned is not None:
+        write_settings(options.out, pinned)
     run = RunContext(catalog, config, selection, options, entries, output, done, console)
     total = count_selected(catalog, selection)
     pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
     run_info = {
         "tabletest": __version__,
+        "command_line": shlex.join(["tabletest", *sys.argv[1:]]),
+        "started": _utc(started),
+        "ended": None,
         "status": "running",
         "mode": options.mode,
         "masks": options.masks,
@@ -63,7 +117,7 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
         "assets": {"folder": str(options.assets), "manifest_sha256": manifest_digest(options.assets)},
         "host": {"machine": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
     }
-    output.write_run(run_info)
+    output.start_run(run_info)
     recorder = Recorder(run)
     progress: ProgressFactory = partial(_progress, console, quiet=options.quiet)
     output.open()
@@ -73,11 +127,21 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
         else:
             with progress("render", pending) as advance:
                 run_info.update(render_direct(run, (run.spec(s) for s in run.pending_scenes()), recorder, advance))
+    except KeyboardInterrupt as stop:
+        signal_number = getattr(stop, "signal_number", signal.SIGINT)
+        kept = len(done) + recorder.rendered
+        raise Interrupted(
+            f"interrupted by {signal.Signals(signal_number).name}: {kept} image(s) kept in {options.out}; "
+            "run the same command again to resume",
+            signal_number,
+        ) from None
     finally:
         complete = recorder.rendered + recorder.failed == pending
         output.close(sort=complete)
-        wall = time.time() - started
+        ended = time.time()
+        wall = ended - started
         run_info.update(
+            ended=_utc(ended),
             status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),
             timings={
                 "wall_s": round(wall, 3),
@@ -88,8 +152,31 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
                 "blender_render_s_total": round(recorder.blender_s, 3),
             },
         )
-        output.write_run(run_info)
+        output.update_run(run_info)
     return RunSummary(recorder.rendered, len(done), recorder.failed, wall)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (what SLURM and Kubernetes send) stops a run exactly as Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signal_number: int, _frame: object) -> None:
+        stop = KeyboardInterrupt()
+        stop.signal_number = signal_number
+        raise stop
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
 
 
 def render_direct(run: RunContext, specs: Iterable[SceneSpec], recorder: Recorder, advance: Callable[[], None]) -> dict:
