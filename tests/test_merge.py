@@ -62,10 +62,16 @@ def test_merge_sorts_the_records_links_the_images_and_keeps_every_history(tmp_pa
     assert [run.get("part") for run in runs[:-1]] == [p.name for p in parts]
     assert [run["command"]["selection"]["shard"] for run in runs[:-1]] == ["0/2", "1/2"]
     assert runs[-1]["command"] == "merge" and runs[-1]["images"] == 6 and runs[-1]["parts"] == [p.name for p in parts]
-    before = {p.name: p.read_bytes() for p in full.rglob("*") if p.is_file()}
+    assert json.loads((full / "settings.json").read_text()) == json.loads((parts[0] / "settings.json").read_text())
+    before = dataset_files(full)
     again = merge(*parts, "--out", full)
     assert again.returncode == 0 and "6 already in place" in again.stderr
-    assert {p.name: p.read_bytes() for p in full.rglob("*") if p.is_file()} == before
+    assert dataset_files(full) == before
+
+
+def dataset_files(folder: Path) -> dict[str, bytes]:
+    """Every file of a dataset folder but its lock (which names the last holder)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file() and p.name != ".tabletest.lock"}
 
 
 def broken_copy(tmp_path: Path, part: Path, change) -> Path:
@@ -77,9 +83,14 @@ def broken_copy(tmp_path: Path, part: Path, change) -> Path:
 
 def edit_run(folder: Path, edit) -> None:
     data = json.loads((folder / "run.json").read_text())
-    run = data["runs"][-1] if isinstance(data, dict) and "runs" in data else data
-    edit(run)
+    edit(data["runs"][-1])
     (folder / "run.json").write_text(json.dumps(data))
+
+
+def edit_settings(folder: Path, edit) -> None:
+    settings = json.loads((folder / "settings.json").read_text())
+    edit(settings)
+    (folder / "settings.json").write_text(json.dumps(settings))
 
 
 def first_image(folder: Path) -> Path:
@@ -89,8 +100,8 @@ def first_image(folder: Path) -> Path:
 @pytest.mark.parametrize(
     "change, message",
     [
-        (lambda f: edit_run(f, lambda r: r["config"]["render"].update(samples=64)), "different settings"),
-        (lambda f: edit_run(f, lambda r: r["command"]["selection"].update(limit=2)), "different selection"),
+        (lambda f: edit_settings(f, lambda s: s["config"]["render"].update(samples=64)), "different settings (config.render.samples: 1 → 64)"),
+        (lambda f: edit_run(f, lambda r: r["command"]["selection"].update(limit=2)), "select different scenes (--limit)"),
         (lambda f: edit_run(f, lambda r: r.update(status="interrupted")), "is not finished (its last run is interrupted)"),
         (lambda f: first_image(f).unlink(), "image(s) missing: "),
         (lambda f: first_image(f).write_bytes(first_image(f).read_bytes()[:300]), "image(s) that do not decode: "),

@@ -27,7 +27,9 @@ from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.layout.selection import Selection, Shard, select_scenes
 from tabletest.write.jsonl import atomic_output, write_lines
-from tabletest.write.run_output import METADATA, RUN, _decodes
+from tabletest.write.lock import LOCK, output_lock
+from tabletest.write.run_output import METADATA, RUN, _decodes, read_runs
+from tabletest.write.settings import read_settings, settings_differences, widened, write_settings
 
 MARKER = ".merge.json"
 SHOWN = 5  # ids named in a refusal before "and N more"
@@ -60,17 +62,22 @@ def merge_parts(catalog: Catalog, roots: list[Path], out: Path, jobs: int | None
     out = Path(out)
     parts = sorted((load_part(root) for root in _unique(roots)), key=_shard_order)
     _check_out(out, parts)
-    _check_same(parts, "settings", lambda p: p.settings)
-    _check_same(parts, "selection", lambda p: {k: v for k, v in p.selection.items() if k != "shard"})
+    settings = _common_settings(parts)
+    _check_same_selection(parts)
     _check_shards(parts)
     entries = list(heapq.merge(*(_entries(part) for part in parts), key=lambda entry: entry[0]))
     _check_ids(catalog, parts, entries)
     files = [(part.root / name, out / name) for _, _, part, names in entries for name in names]
     _check_images([src for src, _ in files], jobs)
     out.mkdir(parents=True, exist_ok=True)
-    marker = {"parts": [str(p.root.resolve()) for p in parts]}
+    with output_lock(out):
+        return _write(parts, entries, files, settings, out)
+
+
+def _write(parts: list[Part], entries: list, files: list[tuple[Path, Path]], settings: dict, out: Path) -> MergeSummary:
+    """Images first, then settings, metadata and run history; `.merge.json` marks the merge under way."""
     with atomic_output(out / MARKER) as fh:
-        fh.write(json.dumps(marker, indent=2) + "\n")
+        fh.write(json.dumps({"parts": [str(p.root.resolve()) for p in parts]}, indent=2) + "\n")
     linked = copied = kept = 0
     for src, dst in files:
         how = _place(src, dst)
@@ -78,6 +85,7 @@ def merge_parts(catalog: Catalog, roots: list[Path], out: Path, jobs: int | None
         copied += how == "copied"
         kept += how == "kept"
     _drop_strays(out, {dst for _, dst in files})
+    write_settings(out, settings)
     write_lines(out / METADATA, (line.rstrip("\n") for _, line in heapq.merge(*(_lines(part) for part in parts))))
     runs = [{**run, "part": part.root.name} for part in parts for run in part.runs]
     runs.append(
@@ -91,7 +99,7 @@ def merge_parts(catalog: Catalog, roots: list[Path], out: Path, jobs: int | None
         }
     )
     with atomic_output(out / RUN) as fh:
-        fh.write(json.dumps({"runs": runs}, indent=2) + "\n")
+        fh.write(json.dumps({"runs": runs}, indent=2, allow_nan=False) + "\n")
     (out / MARKER).unlink()
     return MergeSummary(len(parts), len(entries), linked, copied, kept)
 
@@ -107,23 +115,10 @@ def load_part(root: Path) -> Part:
             f"part {root} is not finished (its last run is {last.get('status', 'unknown')}); rerun its render "
             "(on a cluster: tabletest slurm resubmit) and merge again"
         )
-    return Part(root, _settings(root, last), runs, last["command"]["selection"])
-
-
-def read_runs(root: Path) -> list[dict]:
-    """Every run record of a render output, oldest first (a lone record counts as one)."""
-    data = json.loads((root / RUN).read_text(encoding="utf-8"))
-    return data["runs"] if isinstance(data, dict) and isinstance(data.get("runs"), list) else [data]
-
-
-def _settings(root: Path, run: dict) -> dict:
-    """What decides a part's pixels and records: the config, mode, masks and assets of its run."""
-    return {
-        "config": run.get("config"),
-        "mode": run.get("mode"),
-        "masks": run.get("masks"),
-        "assets": (run.get("assets") or {}).get("manifest_sha256"),
-    }
+    settings = read_settings(root)
+    if settings is None:
+        raise UserError(f"part {root} has no settings.json (it was rendered before tabletest pinned settings); rerender it")
+    return Part(root, settings, runs, last["command"]["selection"])
 
 
 def _unique(roots: list[Path]) -> list[Path]:
@@ -142,7 +137,7 @@ def _check_out(out: Path, parts: list[Part]) -> None:
     for part in parts:
         if resolved == part.root.resolve() or part.root.resolve() in resolved.parents:
             raise UserError(f"--out {out} is inside the part {part.root}; give a folder outside the parts")
-    if not out.exists() or not any(out.iterdir()):
+    if not out.exists() or not any(p.name != LOCK for p in out.iterdir()):
         return
     names = [str(p.root.resolve()) for p in parts]
     if (out / MARKER).is_file() and json.loads((out / MARKER).read_text())["parts"] == names:
@@ -154,15 +149,28 @@ def _check_out(out: Path, parts: list[Part]) -> None:
     raise UserError(f"--out {out} already holds something other than a merge of these parts; give a new or empty --out")
 
 
-def _check_same(parts: list[Part], what: str, key) -> None:
-    first = key(parts[0])
+def _common_settings(parts: list[Part]) -> dict:
+    """The settings every part was rendered with (the models of all of them); a difference is refused."""
+    settings = parts[0].settings
     for part in parts[1:]:
-        other = key(part)
-        if other != first:
-            keys = sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k))
+        if differences := settings_differences(parts[0].settings, part.settings):
             raise UserError(
-                f"parts {parts[0].root} and {part.root} were rendered with different {what} "
-                f"({', '.join(keys)}); merge only shards of one run, or rerender the odd part"
+                f"parts {parts[0].root} and {part.root} were rendered with different settings "
+                f"({'; '.join(differences)}); merge only shards of one run, or rerender the odd part"
+            )
+        settings = widened(settings, part.settings)
+    return settings
+
+
+def _check_same_selection(parts: list[Part]) -> None:
+    """Shards of one selection: the same flags but --shard."""
+    first = {k: v for k, v in parts[0].selection.items() if k != "shard"}
+    for part in parts[1:]:
+        other = {k: v for k, v in part.selection.items() if k != "shard"}
+        if keys := sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k)):
+            raise UserError(
+                f"parts {parts[0].root} and {part.root} select different scenes ({', '.join(f'--{k}' for k in keys)}); "
+                "merge only shards of one selection"
             )
 
 
