@@ -13,8 +13,10 @@ from typing import Annotated, Optional
 import typer
 from typer.exceptions import TyperException
 
+from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.farm.plan import FARM, Farm, Resources
+from tabletest.farm.plan import FARM, Farm, Resources, layer_groups
+from tabletest.layout.selection import parse_only
 from tabletest.farm.slurm import array_range, sbatch
 from tabletest.farm.status import TaskStatus, farm_status
 
@@ -42,13 +44,16 @@ def render(
     sbatch_option: Annotated[
         Optional[list[str]], typer.Option("--sbatch-option", help="A further sbatch option for every job, e.g. --sbatch-option=--qos=low (repeatable).")
     ] = None,
+    layer_tasks: Annotated[
+        Optional[int], typer.Option(min=1, help="Composite mode: tasks of the layer step that runs first (default: --tasks).")
+    ] = None,
     merge: MergeOpt = True,
     dry_run: DryRunOpt = False,
 ) -> None:
     """Write OUT/slurm/render.sbatch (a job array, one shard per task) and submit it, then the merge job.
     Every other flag goes to `tabletest render` as given (e.g. --objects 3 --samples 64 --assets DIR)."""
     render_args = list(ctx.args)
-    check_render_args(render_args)
+    params = check_render_args(render_args)
     old = out / "slurm" / FARM
     if old.is_file() and Farm.load(out).submissions:
         raise UserError(
@@ -56,11 +61,16 @@ def render(
             f"finish it with `tabletest slurm resubmit {out}`, or give a new --out"
         )
     resources = Resources(partition, time, gpus_per_task, cpus_per_task, mem, account, tuple(sbatch_option or ()))
-    farm = Farm(out, tasks, render_args, sys.executable, os.getcwd(), resources)
+    groups = []
+    if params["mode"] == "composite":
+        names = parse_only(params["only"]) or load_catalog(params["catalog"]).names
+        groups = layer_groups(list(names), params["objects"], layer_tasks or tasks)
+    farm = Farm(out, tasks, render_args, sys.executable, os.getcwd(), resources, groups)
     farm.write_scripts()
     farm.save()
-    typer.echo(f"wrote {farm.render_script} ({tasks} tasks) and {farm.merge_script}", err=True)
-    _submit(farm, list(range(tasks)), [], merge, dry_run)
+    layers = f"{farm.layers_script} ({len(groups)} tasks), " if groups else ""
+    typer.echo(f"wrote {layers}{farm.render_script} ({tasks} tasks) and {farm.merge_script}", err=True)
+    _submit(farm, list(range(tasks)), [], merge, dry_run, layers=bool(groups))
 
 
 @slurm_app.command()
@@ -103,24 +113,31 @@ def resubmit(out: OutOpt, merge: MergeOpt = True, dry_run: DryRunOpt = False) ->
     _submit(farm, again, active, merge, dry_run)
 
 
-def _submit(farm: Farm, tasks: list[int], after: list[str], merge: bool, dry_run: bool) -> None:
-    """Submit the array's `tasks` and (with `merge`) the merge job after them and the `after` tasks."""
+def _submit(farm: Farm, tasks: list[int], after: list[str], merge: bool, dry_run: bool, layers: bool = False) -> None:
+    """Submit the array's `tasks` (after the layer step, with `layers`) and (with `merge`) the merge job
+    after them and the `after` tasks."""
     array = f"--array={array_range(tasks)}"
     if dry_run:
-        typer.echo(f"would run: sbatch {array} {farm.render_script}", err=True)
+        if layers:
+            typer.echo(f"would run: sbatch {farm.layers_script}", err=True)
+        typer.echo(f"would run: sbatch {array}{' --dependency=afterok:<layers job>' if layers else ''} {farm.render_script}", err=True)
         if merge:
             typer.echo(f"would run: sbatch --dependency=afterok:<array job>{''.join(':' + a for a in after)} {farm.merge_script}", err=True)
         return
-    job = sbatch(farm.render_script, array)
+    layers_job = sbatch(farm.layers_script) if layers else None
+    wait = [f"--dependency=afterok:{layers_job}", "--kill-on-invalid-dep=yes"] if layers_job else []
+    job = sbatch(farm.render_script, array, *wait)
     merge_job = None
     if merge:
         dependency = ":".join([job, *after])
         merge_job = sbatch(farm.merge_script, f"--dependency=afterok:{dependency}", "--kill-on-invalid-dep=yes")
     farm.submissions.append(
-        {"array_job": job, "tasks": tasks, "merge_job": merge_job, "submitted": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        {"layers_job": layers_job, "array_job": job, "tasks": tasks, "merge_job": merge_job, "submitted": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     )
     farm.save()
     merged = f" and merge job {merge_job} (runs when they all succeed)" if merge_job else ""
+    if layers_job:
+        typer.echo(f"submitted layer job {layers_job} ({len(farm.layer_groups)} task(s)); the array waits for it")
     typer.echo(f"submitted array job {job} ({len(tasks)} task(s): {array_range(tasks)}){merged}")
     typer.echo(f"follow it: tabletest slurm status {farm.root}   (or: squeue -j {job}{',' + merge_job if merge_job else ''})")
     typer.echo(f"logs: {farm.slurm_dir / 'logs'}")
@@ -131,7 +148,7 @@ def _task_line(task: TaskStatus) -> str:
     return f"  task {task.task:>4} {task.state:<10} {task.images:>6} image(s)  {scheduler}  {task.part}"
 
 
-def check_render_args(args: list[str]) -> None:
+def check_render_args(args: list[str]) -> dict:
     """The flags for `tabletest render`, parsed as it will parse them, so a typo fails here, not on the cluster."""
     from tabletest.render.cli import render as render_command
 
@@ -146,3 +163,4 @@ def check_render_args(args: list[str]) -> None:
     given = {arg.split("=")[0] for arg in args}
     if ctx.params.get("shard") is not None or "--shard" in given:
         raise UserError("--shard is set per task by the farm (task i renders shard i/--tasks); leave it out")
+    return ctx.params

@@ -39,6 +39,7 @@ class Farm:
     python: str
     workdir: str
     resources: Resources
+    layer_groups: list[str] = field(default_factory=list)  # composite mode: the objects whose layers task j renders
     submissions: list[dict] = field(default_factory=list)
 
     @property
@@ -48,6 +49,10 @@ class Farm:
     @property
     def render_script(self) -> Path:
         return self.slurm_dir / "render.sbatch"
+
+    @property
+    def layers_script(self) -> Path:
+        return self.slurm_dir / "layers.sbatch"
 
     @property
     def merge_script(self) -> Path:
@@ -77,7 +82,10 @@ class Farm:
 
     def write_scripts(self) -> None:
         (self.slurm_dir / "logs").mkdir(parents=True, exist_ok=True)
-        for path, text in ((self.render_script, render_script(self)), (self.merge_script, merge_script(self))):
+        scripts = [(self.render_script, render_script(self)), (self.merge_script, merge_script(self))]
+        if self.layer_groups:
+            scripts.append((self.layers_script, layers_script(self)))
+        for path, text in scripts:
             with atomic_output(path) as fh:
                 fh.write(text)
 
@@ -90,11 +98,7 @@ def render_script(farm: Farm) -> str:
     n = farm.tasks
     root = farm.root.resolve()
     render = shlex.join([farm.python, "-m", "tabletest.cli", "render", *farm.render_args, "--quiet"])
-    gpus = (
-        '\n# One render worker per GPU that SLURM gave this task.\ngpus=(${CUDA_VISIBLE_DEVICES:+--gpus "$CUDA_VISIBLE_DEVICES"})\n'
-        if farm.resources.gpus_per_task
-        else "\ngpus=()\n"
-    )
+    gpus = _gpu_lines(farm)
     return f"""#!/bin/bash
 # TableTest render farm, written by `tabletest slurm render`: task i of the array renders shard i/{n}
 # of the selection into its own folder, {root}/parts/shard-<i>-of-{n:04d}/, and touches no other.
@@ -109,6 +113,7 @@ set -uo pipefail
 part="{root}/parts/$(printf 'shard-%04d-of-%04d' "$SLURM_ARRAY_TASK_ID" {n})"
 echo "task $SLURM_ARRAY_TASK_ID of {n} (job $SLURM_JOB_ID, start ${{SLURM_RESTART_COUNT:-0}}) on $(hostname) -> $part"
 {gpus}
+
 # Five minutes before the time limit SLURM sends USR1: stop the render (finished images are kept)
 # and put this task back in the queue, where it resumes.
 requeue() {{
@@ -126,6 +131,53 @@ wait "$pid"
 """
 
 
+def layers_script(farm: Farm) -> str:
+    """Composite mode's first step: task j renders every layer of its group of objects (at every slot,
+    plus the empty table) into the shared layer cache, by composing the few scenes made of that group
+    alone into a scratch folder; the render array starts when all of them succeeded."""
+    root = farm.root.resolve()
+    groups = "\n".join(f"    {shlex.quote(group)}" for group in farm.layer_groups)
+    args = _without(farm.render_args, ("--only", "--limit", "--sample"))
+    render = shlex.join([farm.python, "-m", "tabletest.cli", "render", *args, "--quiet"])
+    return f"""#!/bin/bash
+# TableTest render farm, composite mode, step 1 of 2 (written by `tabletest slurm render`): task j
+# renders the layers of its group of objects, each alone at every slot, into the shared --layer-cache,
+# by composing the scenes made only of that group into {root}/layers/group-<j>/ (a scratch folder).
+# Step 2, {farm.render_script.resolve()}, composes every scene from the cache once all of these succeeded.
+{_sbatch_lines(farm, "tabletest-layers", f"0-{len(farm.layer_groups) - 1}", "layers-%A_%a.log")}
+#SBATCH --requeue
+
+set -uo pipefail
+groups=(
+{groups}
+)
+out="{root}/layers/$(printf 'group-%04d' "$SLURM_ARRAY_TASK_ID")"
+{_gpu_lines(farm)}
+{render} \\
+    --only "${{groups[$SLURM_ARRAY_TASK_ID]}}" --out "$out" "${{gpus[@]}}"
+"""
+
+
+def layer_groups(names: list[str], objects: int, tasks: int) -> list[str]:
+    """`names` dealt round-robin into at most `tasks` groups of at least `objects` names each."""
+    count = max(1, min(tasks, len(names) // objects))
+    return [",".join(names[j::count]) for j in range(count)]
+
+
+def _without(args: list[str], flags: tuple[str, ...]) -> list[str]:
+    """`args` without the given options (as `--flag value` or `--flag=value`)."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in flags:
+            skip = True
+        elif not arg.startswith(tuple(f"{flag}=" for flag in flags)):
+            kept.append(arg)
+    return kept
+
+
 def merge_script(farm: Farm) -> str:
     root = farm.root.resolve()
     merge = shlex.join([farm.python, "-m", "tabletest.cli", "merge"])
@@ -138,6 +190,12 @@ def merge_script(farm: Farm) -> str:
 set -euo pipefail
 {merge} {parts} --out {shlex.quote(str(farm.merged.resolve()))}
 """
+
+
+def _gpu_lines(farm: Farm) -> str:
+    if not farm.resources.gpus_per_task:
+        return "gpus=()"
+    return '# One render worker per GPU that SLURM gave this task.\ngpus=(${CUDA_VISIBLE_DEVICES:+--gpus "$CUDA_VISIBLE_DEVICES"})'
 
 
 def _sbatch_lines(farm: Farm, name: str, array: str | None, log: str, merge: bool = False) -> str:
