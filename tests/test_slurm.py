@@ -152,3 +152,24 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
             assert np.array_equal(np.asarray(a), np.asarray(b)), name
     history = json.loads((out / "merged" / "run.json").read_text())["runs"]
     assert history[-1]["command"] == "merge" and {r.get("part") for r in history[:-1]} == {f"shard-{t:04d}-of-0004" for t in range(4)}
+
+
+def test_composite_layers_once_then_the_composing_array(tmp_path, slurm, assets):
+    """The layer step renders each layer once (the empty table once per layer task); the composing
+    tasks, started after it, render none and only compose."""
+    out, cache = tmp_path / "farm", tmp_path / "layers"
+    names = ",".join(NAMES[:4])  # 12 scenes, layer groups of 2 objects
+    scenes = [*SCENES, "--only", names, "--mode", "composite", "--layer-cache", str(cache), "--assets", str(assets)]
+    submitted = run_cli("slurm", "render", "--out", str(out), "--tasks", "2", "--layer-tasks", "2", *scenes)
+    assert submitted.returncode == 0, submitted.stderr
+    assert re.search(r"submitted layer job \d+ \(2 task\(s\)\); the array waits for it", submitted.stdout)
+    wait_for("the merged dataset", lambda: (out / "merged" / "run.json").is_file(), 300, every=1)
+    layer_runs = [last_run(out / "layers" / f"group-{j:04d}")["layers"] for j in range(2)]
+    # 4 objects x 2 slots, each once; the empty table once per layer task, or once if one found it cached
+    assert sum(run["rendered"] for run in layer_runs) in (4 * 2 + 1, 4 * 2 + 2)
+    for task in range(2):
+        run = last_run(out / "parts" / f"shard-{task:04d}-of-0002")
+        assert run["layers"]["rendered"] == 0 and run["layers"]["cached"] == run["layers"]["needed"]
+        assert run["images_composed"] == 6
+    records = [json.loads(line) for line in (out / "merged" / "metadata.jsonl").read_text().splitlines()]
+    assert len(records) == 12 and {r["render"]["mode"] for r in records} == {"composite"}
