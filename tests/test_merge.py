@@ -180,3 +180,19 @@ def test_kill_9_mid_merge_then_rerun_gives_the_same_folder(tmp_path, parts):
         assert (killed / name).read_bytes() == (clean / name).read_bytes()
     assert sorted(p.name for p in (killed / "images").iterdir()) == sorted(p.name for p in (clean / "images").iterdir())
     assert not (killed / ".merge.json").exists()
+
+
+def test_across_file_systems_the_images_are_copied_and_run_json_says_so(parts):
+    """/dev/shm is another file system than the parts' (a hard link cannot cross it)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as shm:
+        full = Path(shm) / "full"
+        result = merge(*parts, "--out", full)
+        assert result.returncode == 0, result.stderr
+        assert "6 copied (another file system)" in result.stderr
+        assert json.loads((full / "run.json").read_text())["runs"][-1]["files"].startswith("copies")
+        for line in lines(full):
+            name = json.loads(line)["file_name"]
+            owner = next(p for p in parts if (p / name).exists())
+            assert (full / name).read_bytes() == (owner / name).read_bytes() and not os.path.samefile(full / name, owner / name)
