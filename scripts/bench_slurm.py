@@ -73,7 +73,10 @@ def run(tmp: Path, args: argparse.Namespace) -> None:
     while not (farm / "merged" / "run.json").is_file():
         time.sleep(0.2)
     farm_wall = time.perf_counter() - start
-    merge_log = next((farm / "slurm" / "logs").glob("merge-*.log")).read_text()
+    merge_log = ""
+    while "merged" not in merge_log:  # the job prints its line just after writing run.json
+        time.sleep(0.2)
+        merge_log = "".join(log.read_text() for log in (farm / "slurm" / "logs").glob("merge-*.log"))
 
     start = time.perf_counter()
     tabletest("merge", *map(str, sorted((farm / "parts").iterdir())), "--out", str(tmp / "merged-again"))
