@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -173,3 +174,18 @@ def test_composite_layers_once_then_the_composing_array(tmp_path, slurm, assets)
         assert run["images_composed"] == 6
     records = [json.loads(line) for line in (out / "merged" / "metadata.jsonl").read_text().splitlines()]
     assert len(records) == 12 and {r["render"]["mode"] for r in records} == {"composite"}
+
+
+def test_status_refuses_to_guess_when_squeue_fails(tmp_path, slurm):
+    """Were a broken squeue read as "no job", running tasks would look stopped and be submitted twice."""
+    out = tmp_path / "farm"
+    assert run_cli("slurm", "render", "--out", str(out), "--tasks", "2", "--dry-run", "--objects", "1").returncode == 0
+    farm = json.loads((out / "slurm" / "farm.json").read_text())
+    farm["submissions"] = [{"array_job": "5", "tasks": [0, 1], "merge_job": None}]
+    (out / "slurm" / "farm.json").write_text(json.dumps(farm))
+    (tmp_path / "broken.conf").write_text("")
+    result = subprocess.run(
+        [sys.executable, "-m", "tabletest.cli", "slurm", "resubmit", str(out)], capture_output=True, text=True,
+        cwd=REPO, env={**os.environ, "SLURM_CONF": str(tmp_path / "broken.conf")}, timeout=60,
+    )
+    assert result.returncode == 2 and result.stderr.startswith("error: squeue failed: ") and result.stderr.count("\n") == 1

@@ -36,9 +36,10 @@ def task_states(job_ids: list[str]) -> dict[tuple[str, int], str]:
             for line in result.stdout.splitlines():
                 _add(states, *line.split("|")[:2])
     result = _run(["squeue", "--noheader", "--array", "--states", "all", "--jobs", ids, "--format", "%i|%T"])
-    if result.returncode == 0:
-        for line in result.stdout.splitlines():
-            _add(states, *line.split("|")[:2])
+    if result.returncode != 0 and "Invalid job id" not in result.stderr:  # that one: SLURM has forgotten them all
+        raise UserError(f"squeue failed: {_one_line(result.stderr)}; without it running tasks cannot be told from stopped ones")
+    for line in result.stdout.splitlines():
+        _add(states, *line.split("|")[:2])
     return states
 
 
