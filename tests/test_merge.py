@@ -106,8 +106,10 @@ def first_image(folder: Path) -> Path:
         (lambda f: first_image(f).unlink(), "image(s) missing: "),
         (lambda f: first_image(f).write_bytes(first_image(f).read_bytes()[:300]), "image(s) that do not decode: "),
         (lambda f: (f / "metadata.jsonl").write_text("\n".join(lines(f)[1:]) + "\n"), "lacks 2obj-"),
+        (lambda f: (f / "metadata.jsonl").write_text(lines(f)[0].replace('"images/', '"../../') + "\n" + "\n".join(lines(f)[1:]) + "\n"),
+         "names its files ../../"),
     ],
-    ids=["settings", "selection", "unfinished", "missing-image", "undecodable", "missing-id"],
+    ids=["settings", "selection", "unfinished", "missing-image", "undecodable", "missing-id", "file-outside"],
 )
 def test_bad_parts_are_refused_by_name_and_nothing_is_written(tmp_path, parts, change, message):
     bad = broken_copy(tmp_path, parts[1], change)

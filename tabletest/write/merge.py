@@ -205,7 +205,10 @@ def _entries(part: Part) -> Iterator[tuple[int, str, Part, tuple[str, ...]]]:
     """(index, id, part, file names) of each record, streamed; only these small facts are kept."""
     for _, line in _lines(part):
         record = json.loads(line)
-        yield record["index"], record["id"], part, tuple(_file_names(record))
+        sid, names = record["id"], tuple(_file_names(record))
+        if any(name not in (f"images/{sid}.png", f"masks/{sid}.png") for name in names):
+            raise UserError(f"{sid} in {part.root} names its files {', '.join(names)}, not images/{sid}.png; rerender that part")
+        yield record["index"], sid, part, names
 
 
 def _check_ids(catalog: Catalog, parts: list[Part], entries: list[tuple[int, str, Part, tuple[str, ...]]]) -> None:
