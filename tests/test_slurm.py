@@ -109,11 +109,12 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
     script = (out / "slurm" / "render.sbatch").read_text()
     assert "#SBATCH --array=0-3" in script and "#SBATCH --requeue" in script and "--shard auto/4" in script
 
-    # Kill one task mid-run (as a user's scancel would), preempt another (requeue, as SLURM's preemption does).
+    # Kill one task mid-run (as a user's scancel would); warn another of its time limit (the USR1 that
+    # `--signal=B:USR1@300` asks for): its script stops the render and requeues the task, as a preemption would.
     killed = wait_for("a task with some of its images", lambda: running_with_images(out, array, set()), every=0.05)
     run("scancel", f"{array}_{killed}")
     preempted = wait_for("another task with some of its images", lambda: running_with_images(out, array, {killed}), every=0.05)
-    run("scontrol", "requeue", f"{array}_{preempted}")
+    run("scancel", "--batch", "--signal=USR1", f"{array}_{preempted}")
     # SLURM holds a requeued job back 2 min (BeginTime): once it is pending again, let it start now.
     state = ("squeue", "-h", "-j", f"{array}_{preempted}", "-o", "%T %r")
     wait_for("the preempted task back in the queue", lambda: run(*state).split() == ["PENDING", "BeginTime"], 60)
