@@ -117,8 +117,10 @@ class Recorder:
         self.run = run
         self.rendered = self.failed = 0
         self.blender_s = 0.0
+        self.device: str | None = None  # as the records say, for run.json even when the run is cut short
 
     def __call__(self, outcome: Outcome, render: dict) -> None:
+        self.device = render["device"]
         if outcome.ok:
             try:
                 self.run.output.commit(image_record(outcome.spec, outcome.facts["objects"], render, self.run.options.masks))

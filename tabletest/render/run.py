@@ -129,9 +129,8 @@ def _locked_run(
                 run_info.update(render_direct(run, (run.spec(s) for s in run.pending_scenes()), recorder, advance))
     except KeyboardInterrupt as stop:
         signal_number = getattr(stop, "signal_number", signal.SIGINT)
-        kept = len(done) + recorder.rendered
         raise Interrupted(
-            f"interrupted by {signal.Signals(signal_number).name}: {kept} image(s) kept in {options.out}; "
+            f"interrupted by {signal.Signals(signal_number).name}: {output.committed()} image(s) kept in {options.out}; "
             "run the same command again to resume",
             signal_number,
         ) from None
@@ -140,6 +139,7 @@ def _locked_run(
         output.close(sort=complete)
         ended = time.time()
         wall = ended - started
+        run_info.setdefault("device", recorder.device)
         run_info.update(
             ended=_utc(ended),
             status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),

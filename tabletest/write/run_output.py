@@ -101,6 +101,13 @@ class RunOutput:
         for final, tmp in self._files(record):
             os.replace(tmp, final)
 
+    def committed(self) -> int:
+        """How many images the folder keeps: records wholly on disk (a rerun finishes any caught mid-rename)."""
+        if not self.metadata_path.exists():
+            return 0
+        with open(self.metadata_path, "rb") as fh:
+            return sum(1 for line in fh if line.endswith(b"\n"))
+
     def fail(self, failure: dict) -> None:
         self._failures.write(dumps(failure) + "\n")
         self._failures.flush()
