@@ -47,6 +47,8 @@ install_venv() {
 test_prerequisites() {
     local venv=$1
     : "$venv"
+    # SLURM + munge for tests/test_slurm.py (installed once; the tests start and stop the daemons).
+    scripts/ci/slurm-single-node.sh install
 }
 
 status=0

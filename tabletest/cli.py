@@ -14,11 +14,13 @@ from tabletest.assets.cli import assets_app
 from tabletest.config import load_catalog
 from tabletest.errors import Interrupted, UserError
 from tabletest.export.cli import export
+from tabletest.farm.cli import slurm_app
 from tabletest.options import CatalogOpt
 from tabletest.prompts.cli import prompts
 from tabletest.render.cli import render
 from tabletest.score.cli import score
 from tabletest.truth.cli import vignettes
+from tabletest.write.cli import merge
 
 app = typer.Typer(
     help="TableTest: synthetic table-top scenes with exact spatial ground truth, prompts and scoring for VLMs.",
@@ -61,7 +63,9 @@ app.command()(render)
 app.command()(prompts)
 app.command()(score)
 app.command()(export)
+app.command()(merge)
 app.add_typer(assets_app, name="assets")
+app.add_typer(slurm_app, name="slurm")
 
 
 # the UsageError of the click that typer uses (its own copy since typer 0.2x): parent of the public BadParameter

@@ -17,7 +17,14 @@ CatalogOpt = Annotated[
 ]
 ConfigOpt = Annotated[Optional[Path], typer.Option("--config", help="Render config YAML (default: configs/default.yaml).")]
 ObjectsOpt = Annotated[int, typer.Option("--objects", "-n", help="Objects per scene: 1, 2 or 3.")]
-ShardOpt = Annotated[Optional[str], typer.Option("--shard", help="Take indices with index % n == i; write i/n, 0 <= i < n.")]
+ShardOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--shard",
+        help="Take indices with index % n == i; write i/n, 0 <= i < n, or auto[/n] for a SLURM array task or "
+        "Kubernetes indexed job (n: the shard count, else the array's size or $TABLETEST_SHARD_COUNT).",
+    ),
+]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Keep at most the first N selected scenes.")]
 SampleOpt = Annotated[Optional[int], typer.Option("--sample", help="A seeded random subset of K scenes.")]
 SeedOpt = Annotated[

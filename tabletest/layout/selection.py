@@ -8,8 +8,9 @@ is drawn from the whole narrowed set (so every shard agrees on it), the shard ke
 from __future__ import annotations
 
 import itertools
+import os
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from tabletest.config import Catalog
@@ -36,9 +37,13 @@ class Shard:
     count: int
 
     @classmethod
-    def parse(cls, text: str) -> Shard:
-        """`i/n` with 0 <= i < n (shards count from 0, like `index % n == i`)."""
+    def parse(cls, text: str, env: Mapping[str, str] | None = None) -> Shard:
+        """`i/n` with 0 <= i < n (shards count from 0, like `index % n == i`), or `auto[/n]` (`from_scheduler`)."""
         head, sep, tail = text.partition("/")
+        if head.strip().lower() == "auto":
+            if sep and not tail.strip().isdigit():
+                raise UserError(f"--shard {text!r}: the count after auto/ must be a number; write e.g. --shard auto/64")
+            return cls.from_scheduler(int(tail) if sep else None, os.environ if env is None else env)
         if not (sep and head.strip().isdigit() and tail.strip().isdigit()):
             raise UserError(f"--shard {text!r} is not of the form i/n; write e.g. --shard 0/4")
         i, n = int(head), int(tail)
@@ -48,8 +53,67 @@ class Shard:
             )
         return cls(i, n)
 
+    @classmethod
+    def from_scheduler(cls, count: int | None, env: Mapping[str, str]) -> Shard:
+        """This task's shard from its scheduler's environment, so one script serves every task.
+
+        A SLURM array task is shard `(id - min) / step` of the array's size (`--array=3-7` -> 0/5 ... 4/5);
+        with a count given (`auto/n`), the task id is the shard itself, so a resubmission of some of the
+        tasks (`--array=3,7`) keeps their shards. A Kubernetes indexed job gives only the index
+        (`JOB_COMPLETION_INDEX`); its count comes from `auto/n` or TABLETEST_SHARD_COUNT.
+        """
+        if count is None and env.get(SHARD_COUNT_ENV, "").strip():
+            text = env[SHARD_COUNT_ENV].strip()
+            if not text.isdigit():
+                raise UserError(f"{SHARD_COUNT_ENV}={text!r} is not a number; set it to the shard count, e.g. 64")
+            count = int(text)
+        if count is not None and count < 1:
+            raise UserError(f"--shard auto: a shard count of {count} is impossible; give 1 or more")
+        if "SLURM_ARRAY_TASK_ID" in env:
+            task = _env_int(env, "SLURM_ARRAY_TASK_ID")
+            if count is not None:
+                return cls._checked(task, count, f"SLURM_ARRAY_TASK_ID={task}")
+            low, high = _env_int(env, "SLURM_ARRAY_TASK_MIN"), _env_int(env, "SLURM_ARRAY_TASK_MAX")
+            step = _env_int(env, "SLURM_ARRAY_TASK_STEP") if env.get("SLURM_ARRAY_TASK_STEP") else 1
+            size = _env_int(env, "SLURM_ARRAY_TASK_COUNT") if env.get("SLURM_ARRAY_TASK_COUNT") else None
+            span = (high - low) // step + 1 if step > 0 else 0
+            if step < 1 or (size is not None and size != span) or (task - low) % step:
+                raise UserError(
+                    f"--shard auto: this SLURM array ({size or '?'} tasks, ids {low}..{high}) is not a plain "
+                    "range a-b[:s]; give the shard count with --shard auto/N (the task id is then the shard)"
+                )
+            return cls((task - low) // step, span)
+        if "JOB_COMPLETION_INDEX" in env:
+            index = _env_int(env, "JOB_COMPLETION_INDEX")
+            if count is None:
+                raise UserError(
+                    f"--shard auto: JOB_COMPLETION_INDEX={index} (a Kubernetes indexed job) gives no shard count; "
+                    f"write --shard auto/N or set {SHARD_COUNT_ENV}=N, with N the job's completions"
+                )
+            return cls._checked(index, count, f"JOB_COMPLETION_INDEX={index}")
+        raise UserError(
+            "--shard auto: no scheduler index in the environment (neither SLURM_ARRAY_TASK_ID nor "
+            "JOB_COMPLETION_INDEX is set); run it as a SLURM array task or Kubernetes indexed job, or write --shard i/n"
+        )
+
+    @classmethod
+    def _checked(cls, index: int, count: int, source: str) -> Shard:
+        if index >= count:
+            raise UserError(f"--shard auto: {source} is not below the shard count {count}; shards count from 0 to {count - 1}")
+        return cls(index, count)
+
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
+
+
+SHARD_COUNT_ENV = "TABLETEST_SHARD_COUNT"
+
+
+def _env_int(env: Mapping[str, str], name: str) -> int:
+    text = env.get(name, "").strip()
+    if not text.isdigit():
+        raise UserError(f"--shard auto: {name}={text!r} is not a task number; is this a SLURM array task?")
+    return int(text)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ Blender workers, and the one place where an outcome becomes a committed record o
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,7 +15,7 @@ from tabletest.compose.layers import default_cache
 from tabletest.config import Catalog, Config
 from tabletest.layout.selection import Scene, Selection, select_scenes
 from tabletest.layout.spec import SceneSpec, scene_spec
-from tabletest.render.devices import detect_nvidia_gpus, parse_gpus
+from tabletest.render.devices import detect_nvidia_gpus, parse_gpus, usable_cores
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerSlot
 from tabletest.write.records import image_record
 from tabletest.write.run_output import RunOutput
@@ -47,7 +46,7 @@ def worker_slots(options: RenderOptions) -> list[WorkerSlot]:
     if gpus and options.workers is None:
         return [WorkerSlot(i, gpu, None) for i, gpu in enumerate(gpus)]
     count = options.workers or 1
-    cores = os.cpu_count() or 1
+    cores = usable_cores()
     if gpus:
         return [WorkerSlot(i, gpus[i % len(gpus)], None) for i in range(count)]
     return [WorkerSlot(i, None, max(1, cores // count)) for i in range(count)]

@@ -5,6 +5,7 @@ Pure Python (no bpy): the worker passes in what Blender reports, so the choice i
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -74,6 +75,11 @@ def detect_nvidia_gpus() -> list[str]:
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [str(i) for i, line in enumerate(l for l in out.splitlines() if l.startswith("GPU "))]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: the CPU set SLURM or a container gives it, not the whole node."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def worker_env(gpu: str | None) -> dict[str, str]:

@@ -1,0 +1,218 @@
+"""What a farm is (plain data in OUT/slurm/farm.json) and the sbatch scripts it writes.
+
+The scripts are meant to be read: one array script whose task i renders shard i, and one merge
+script that runs after the array succeeds. Resubmitting some tasks reuses the same array script
+with `--array=3,7` on the command line, which is why a task's shard is its array task id.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tabletest.errors import UserError
+from tabletest.write.jsonl import atomic_output
+
+FARM = "farm.json"
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What one task asks the scheduler for."""
+
+    partition: str | None = None
+    time: str | None = None
+    gpus_per_task: int = 0
+    cpus_per_task: int = 1
+    mem: str | None = None
+    account: str | None = None
+    extra: tuple[str, ...] = ()  # further `#SBATCH` options, as given (e.g. --qos=low)
+
+
+@dataclass
+class Farm:
+    root: Path  # the output root: parts/, slurm/, merged/
+    tasks: int
+    render_args: list[str]  # `tabletest render` flags, without --shard and --out
+    python: str
+    workdir: str
+    resources: Resources
+    layer_groups: list[str] = field(default_factory=list)  # composite mode: the objects whose layers task j renders
+    submissions: list[dict] = field(default_factory=list)
+
+    @property
+    def slurm_dir(self) -> Path:
+        return self.root / "slurm"
+
+    @property
+    def render_script(self) -> Path:
+        return self.slurm_dir / "render.sbatch"
+
+    @property
+    def layers_script(self) -> Path:
+        return self.slurm_dir / "layers.sbatch"
+
+    @property
+    def merge_script(self) -> Path:
+        return self.slurm_dir / "merge.sbatch"
+
+    @property
+    def merged(self) -> Path:
+        return self.root / "merged"
+
+    def part(self, task: int) -> Path:
+        return self.root / "parts" / part_name(task, self.tasks)
+
+    def save(self) -> None:
+        data = {**asdict(self), "root": str(self.root), "resources": asdict(self.resources)}
+        with atomic_output(self.slurm_dir / FARM) as fh:
+            fh.write(json.dumps(data, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, root: Path) -> Farm:
+        path = Path(root) / "slurm" / FARM
+        if not path.is_file():
+            raise UserError(f"{root} is not a farm's output root (no slurm/{FARM}); give the --out of `tabletest slurm render`")
+        data = json.loads(path.read_text(encoding="utf-8"))
+        given = data.pop("resources")
+        resources = Resources(**{**given, "extra": tuple(given["extra"])})
+        return cls(**{**data, "root": Path(root), "resources": resources})
+
+    def write_scripts(self) -> None:
+        (self.slurm_dir / "logs").mkdir(parents=True, exist_ok=True)
+        scripts = [(self.render_script, render_script(self)), (self.merge_script, merge_script(self))]
+        if self.layer_groups:
+            scripts.append((self.layers_script, layers_script(self)))
+        for path, text in scripts:
+            with atomic_output(path) as fh:
+                fh.write(text)
+
+
+def part_name(task: int, tasks: int) -> str:
+    return f"shard-{task:04d}-of-{tasks:04d}"
+
+
+def render_script(farm: Farm) -> str:
+    n = farm.tasks
+    root = farm.root.resolve()
+    render = shlex.join([farm.python, "-m", "tabletest.cli", "render", *farm.render_args, "--quiet"])
+    gpus = _gpu_lines(farm)
+    return f"""#!/bin/bash
+# TableTest render farm, written by `tabletest slurm render`: task i of the array renders shard i/{n}
+# of the selection into its own folder, {root}/parts/shard-<i>-of-{n:04d}/, and touches no other.
+# A task that is preempted or stopped resumes where it stopped when it runs again (finished images
+# are kept). Follow it: tabletest slurm status {root}
+# Run the unfinished tasks again: tabletest slurm resubmit {root}   (or: sbatch --array=3,7 {farm.render_script.resolve()})
+{_sbatch_lines(farm, "tabletest-render", f"0-{n - 1}", "render-%A_%a.log")}
+#SBATCH --requeue
+#SBATCH --signal=B:USR1@300
+
+set -uo pipefail
+part="{root}/parts/$(printf 'shard-%04d-of-%04d' "$SLURM_ARRAY_TASK_ID" {n})"
+echo "task $SLURM_ARRAY_TASK_ID of {n} (job $SLURM_JOB_ID, start ${{SLURM_RESTART_COUNT:-0}}) on $(hostname) -> $part"
+{gpus}
+
+# Five minutes before the time limit SLURM sends USR1: stop the render (finished images are kept)
+# and put this task back in the queue, where it resumes.
+requeue() {{
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid"
+    scontrol requeue "$SLURM_JOB_ID"
+    exit 0
+}}
+trap requeue USR1
+
+{render} \\
+    --shard auto/{n} --out "$part" "${{gpus[@]}}" &
+pid=$!
+wait "$pid"
+"""
+
+
+def layers_script(farm: Farm) -> str:
+    """Composite mode's first step: task j renders every layer of its group of objects (at every slot,
+    plus the empty table) into the shared layer cache, by composing the few scenes made of that group
+    alone into a scratch folder; the render array starts when all of them succeeded."""
+    root = farm.root.resolve()
+    groups = "\n".join(f"    {shlex.quote(group)}" for group in farm.layer_groups)
+    args = _without(farm.render_args, ("--only", "--limit", "--sample"))
+    render = shlex.join([farm.python, "-m", "tabletest.cli", "render", *args, "--quiet"])
+    return f"""#!/bin/bash
+# TableTest render farm, composite mode, step 1 of 2 (written by `tabletest slurm render`): task j
+# renders the layers of its group of objects, each alone at every slot, into the shared --layer-cache,
+# by composing the scenes made only of that group into {root}/layers/group-<j>/ (a scratch folder).
+# Step 2, {farm.render_script.resolve()}, composes every scene from the cache once all of these succeeded.
+{_sbatch_lines(farm, "tabletest-layers", f"0-{len(farm.layer_groups) - 1}", "layers-%A_%a.log")}
+#SBATCH --requeue
+
+set -uo pipefail
+groups=(
+{groups}
+)
+out="{root}/layers/$(printf 'group-%04d' "$SLURM_ARRAY_TASK_ID")"
+{_gpu_lines(farm)}
+{render} \\
+    --only "${{groups[$SLURM_ARRAY_TASK_ID]}}" --out "$out" "${{gpus[@]}}"
+"""
+
+
+def layer_groups(names: list[str], objects: int, tasks: int) -> list[str]:
+    """`names` dealt round-robin into at most `tasks` groups of at least `objects` names each."""
+    count = max(1, min(tasks, len(names) // objects))
+    return [",".join(names[j::count]) for j in range(count)]
+
+
+def _without(args: list[str], flags: tuple[str, ...]) -> list[str]:
+    """`args` without the given options (as `--flag value` or `--flag=value`)."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in flags:
+            skip = True
+        elif not arg.startswith(tuple(f"{flag}=" for flag in flags)):
+            kept.append(arg)
+    return kept
+
+
+def merge_script(farm: Farm) -> str:
+    root = farm.root.resolve()
+    merge = shlex.join([farm.python, "-m", "tabletest.cli", "merge"])
+    parts = f"{root}/parts/shard-*-of-{farm.tasks:04d}"
+    return f"""#!/bin/bash
+# TableTest render farm, written by `tabletest slurm render`: after every render task succeeded,
+# merge the shard folders into one dataset, {root}/merged (hard links to the parts' images).
+{_sbatch_lines(farm, "tabletest-merge", None, "merge-%j.log", merge=True)}
+
+set -euo pipefail
+{merge} {parts} --out {shlex.quote(str(farm.merged.resolve()))}
+"""
+
+
+def _gpu_lines(farm: Farm) -> str:
+    if not farm.resources.gpus_per_task:
+        return "gpus=()"
+    return '# One render worker per GPU that SLURM gave this task.\ngpus=(${CUDA_VISIBLE_DEVICES:+--gpus "$CUDA_VISIBLE_DEVICES"})'
+
+
+def _sbatch_lines(farm: Farm, name: str, array: str | None, log: str, merge: bool = False) -> str:
+    r = farm.resources
+    options = [
+        f"--job-name={name}",
+        *([f"--array={array}"] if array else []),
+        "--ntasks=1",
+        f"--cpus-per-task={r.cpus_per_task}",
+        *([f"--gpus-per-task={r.gpus_per_task}"] if r.gpus_per_task and not merge else []),
+        *([f"--mem={r.mem}"] if r.mem else []),
+        *([f"--partition={r.partition}"] if r.partition else []),
+        *([f"--time={r.time}"] if r.time else []),
+        *([f"--account={r.account}"] if r.account else []),
+        *r.extra,
+        f"--chdir={farm.workdir}",
+        f"--output={farm.slurm_dir.resolve() / 'logs' / log}",
+        "--open-mode=append",
+    ]
+    return "\n".join(f"#SBATCH {option}" for option in options)

@@ -1,0 +1,292 @@
+"""One dataset from shard folders (`tabletest merge`), checked before anything is written.
+
+Parts are refused, with the thing named, when they differ in settings or selection, overlap or miss
+ids, are unfinished, or hold a missing or undecodable image. The merged folder gets hard links to the
+parts' images (a copy where the file systems differ), one metadata.jsonl sorted by index, and a
+run.json that keeps every part's run history followed by the merge's own record.
+
+Resumable and safe to kill: images land whole (a link is atomic; a copy is renamed into place),
+metadata.jsonl and run.json are written atomically after all images, and `.merge.json` marks a
+merge under way, so the same command finishes it and gives the same folder.
+"""
+
+from __future__ import annotations
+
+import errno
+import heapq
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from tabletest import __version__
+from tabletest.config import Catalog
+from tabletest.errors import UserError
+from tabletest.layout.selection import Selection, Shard, select_scenes
+from tabletest.write.jsonl import atomic_output, write_lines
+from tabletest.write.lock import LOCK, output_lock
+from tabletest.write.run_output import METADATA, RUN, _decodes, read_runs
+from tabletest.write.settings import read_settings, settings_differences, widened, write_settings
+
+MARKER = ".merge.json"
+SHOWN = 5  # ids named in a refusal before "and N more"
+
+
+@dataclass(frozen=True)
+class Part:
+    root: Path
+    settings: dict
+    runs: list[dict]
+    selection: dict  # the last run's selection, shard included
+
+    @property
+    def shard(self) -> Shard | None:
+        text = self.selection.get("shard")
+        return Shard.parse(text) if text else None
+
+
+@dataclass(frozen=True)
+class MergeSummary:
+    parts: int
+    images: int
+    linked: int
+    copied: int
+    kept: int  # already in place from an earlier, interrupted merge
+
+
+def merge_parts(catalog: Catalog, roots: list[Path], out: Path, jobs: int | None = None) -> MergeSummary:
+    """Check the parts, then build `out` from them (see the module docstring)."""
+    out = Path(out)
+    parts = sorted((load_part(root) for root in _unique(roots)), key=_shard_order)
+    _check_out(out, parts)
+    settings = _common_settings(parts)
+    _check_same_selection(parts)
+    _check_shards(parts)
+    entries = list(heapq.merge(*(_entries(part) for part in parts), key=lambda entry: entry[0]))
+    _check_ids(catalog, parts, entries)
+    files = [(part.root / name, out / name) for _, _, part, names in entries for name in names]
+    _check_images([src for src, _ in files], jobs)
+    out.mkdir(parents=True, exist_ok=True)
+    with output_lock(out):
+        return _write(parts, entries, files, settings, out)
+
+
+def _write(parts: list[Part], entries: list, files: list[tuple[Path, Path]], settings: dict, out: Path) -> MergeSummary:
+    """Images first, then settings, metadata and run history; `.merge.json` marks the merge under way."""
+    with atomic_output(out / MARKER) as fh:
+        fh.write(json.dumps({"parts": [str(p.root.resolve()) for p in parts]}, indent=2) + "\n")
+    linked = copied = kept = 0
+    for src, dst in files:
+        how = _place(src, dst)
+        linked += how == "linked"
+        copied += how == "copied"
+        kept += how == "kept"
+    _drop_strays(out, {dst for _, dst in files})
+    write_settings(out, settings)
+    write_lines(out / METADATA, (line.rstrip("\n") for _, line in heapq.merge(*(_lines(part) for part in parts))))
+    runs = [{**run, "part": part.root.name} for part in parts for run in part.runs]
+    runs.append(
+        {
+            "command": "merge",
+            "tabletest": __version__,
+            "status": "complete",
+            "parts": [p.root.name for p in parts],
+            "images": len(entries),
+            "files": "hard links to the parts' files" if _linked(files) else "copies (the parts are on another file system)",
+        }
+    )
+    with atomic_output(out / RUN) as fh:
+        fh.write(json.dumps({"runs": runs}, indent=2, allow_nan=False) + "\n")
+    (out / MARKER).unlink()
+    return MergeSummary(len(parts), len(entries), linked, copied, kept)
+
+
+def load_part(root: Path) -> Part:
+    root = Path(root)
+    if not (root / METADATA).is_file() or not (root / RUN).is_file():
+        raise UserError(f"{root} is not a render output (no {METADATA} or {RUN}); give shard folders, e.g. OUT/parts/*")
+    runs = read_runs(root)
+    last = runs[-1]
+    if last.get("status") != "complete":
+        raise UserError(
+            f"part {root} is not finished (its last run is {last.get('status', 'unknown')}); rerun its render "
+            "(on a cluster: tabletest slurm resubmit) and merge again"
+        )
+    settings = read_settings(root)
+    if settings is None:
+        raise UserError(f"part {root} has no settings.json (it was rendered before tabletest pinned settings); rerender it")
+    return Part(root, settings, runs, last["command"]["selection"])
+
+
+def _unique(roots: list[Path]) -> list[Path]:
+    seen: dict[Path, Path] = {}
+    for root in roots:
+        seen.setdefault(Path(root).resolve(), Path(root))
+    return list(seen.values())
+
+
+def _shard_order(part: Part) -> tuple[int, str]:
+    return (part.shard.index if part.shard else -1, str(part.root))
+
+
+def _check_out(out: Path, parts: list[Part]) -> None:
+    resolved = out.resolve()
+    for part in parts:
+        if resolved == part.root.resolve() or part.root.resolve() in resolved.parents:
+            raise UserError(f"--out {out} is inside the part {part.root}; give a folder outside the parts")
+    if not out.exists() or not any(p.name != LOCK for p in out.iterdir()):
+        return
+    names = [str(p.root.resolve()) for p in parts]
+    if (out / MARKER).is_file() and json.loads((out / MARKER).read_text())["parts"] == names:
+        return  # an interrupted merge of the same parts: finish it
+    if (out / RUN).is_file():
+        merge = read_runs(out)[-1]
+        if merge.get("command") == "merge" and merge.get("parts") == [p.root.name for p in parts]:
+            return  # merged before: doing it again gives the same folder
+    raise UserError(f"--out {out} already holds something other than a merge of these parts; give a new or empty --out")
+
+
+def _common_settings(parts: list[Part]) -> dict:
+    """The settings every part was rendered with (the models of all of them); a difference is refused."""
+    settings = parts[0].settings
+    for part in parts[1:]:
+        if differences := settings_differences(parts[0].settings, part.settings):
+            raise UserError(
+                f"parts {parts[0].root} and {part.root} were rendered with different settings "
+                f"({'; '.join(differences)}); merge only shards of one run, or rerender the odd part"
+            )
+        settings = widened(settings, part.settings)
+    return settings
+
+
+def _check_same_selection(parts: list[Part]) -> None:
+    """Shards of one selection: the same flags but --shard."""
+    first = {k: v for k, v in parts[0].selection.items() if k != "shard"}
+    for part in parts[1:]:
+        other = {k: v for k, v in part.selection.items() if k != "shard"}
+        if keys := sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k)):
+            raise UserError(
+                f"parts {parts[0].root} and {part.root} select different scenes ({', '.join(f'--{k}' for k in keys)}); "
+                "merge only shards of one selection"
+            )
+
+
+def _check_shards(parts: list[Part]) -> None:
+    counts = {p.shard.count if p.shard else 1 for p in parts}
+    if len(counts) > 1:
+        raise UserError(f"the parts come from different shard counts ({', '.join(map(str, sorted(counts)))}); merge shards of one split")
+    count = counts.pop()
+    have = {p.shard.index if p.shard else 0 for p in parts}
+    missing = [f"{i}/{count}" for i in range(count) if i not in have]
+    if missing:
+        raise UserError(f"shard(s) {_named(missing)} missing: no part holds them; render them and give their folders too")
+
+
+def _lines(part: Part) -> Iterator[tuple[int, str]]:
+    """(index, line) of a part's metadata, streamed; a finished render keeps them in index order."""
+    last = -1
+    with open(part.root / METADATA, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            if not line.endswith("\n"):
+                raise UserError(f"{part.root / METADATA} line {number} is cut short; rerun that part's render to repair it")
+            index = json.loads(line)["index"]
+            if index <= last:
+                raise UserError(f"{part.root / METADATA} is not in index order at line {number}; rerun that part's render")
+            last = index
+            yield index, line
+
+
+def _entries(part: Part) -> Iterator[tuple[int, str, Part, tuple[str, ...]]]:
+    """(index, id, part, file names) of each record, streamed; only these small facts are kept."""
+    for _, line in _lines(part):
+        record = json.loads(line)
+        sid, names = record["id"], tuple(_file_names(record))
+        if any(name not in (f"images/{sid}.png", f"masks/{sid}.png") for name in names):
+            raise UserError(f"{sid} in {part.root} names its files {', '.join(names)}, not images/{sid}.png; rerender that part")
+        yield record["index"], sid, part, names
+
+
+def _check_ids(catalog: Catalog, parts: list[Part], entries: list[tuple[int, str, Part, tuple[str, ...]]]) -> None:
+    owner: dict[str, Part] = {}
+    for _, sid, part, _ in entries:
+        if sid in owner:
+            raise UserError(
+                f"{sid} is in two parts, {owner[sid].root} and {part.root}; give each shard once (shards do not overlap)"
+            )
+        owner[sid] = part
+    for part in parts:
+        expected = {scene.id for scene in select_scenes(catalog, _selection(part))}
+        held = {sid for sid, p in owner.items() if p is part}
+        if missing := sorted(expected - held):
+            raise UserError(f"part {part.root} lacks {_named(missing)} of its shard; rerun its render to finish it")
+        if extra := sorted(held - expected):
+            raise UserError(f"part {part.root} holds {_named(extra)}, which are not of its selection; rerender that part")
+
+
+def _selection(part: Part) -> Selection:
+    s = part.selection
+    only = tuple(s["only"]) if s.get("only") else None
+    return Selection(s["objects"], only, s.get("sample"), s.get("seed") or 0, part.shard, s.get("limit"))
+
+
+def _file_names(record: dict) -> list[str]:
+    return [record["file_name"], *([record["mask_file_name"]] if "mask_file_name" in record else [])]
+
+
+def _check_images(paths: list[Path], jobs: int | None) -> None:
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise UserError(f"image(s) missing: {_named(missing)}; rerun those parts' renders to redo them")
+    with ProcessPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+        whole = list(pool.map(_decodes, paths, chunksize=64))
+    broken = [str(p) for p, ok in zip(paths, whole) if not ok]
+    if broken:
+        raise UserError(
+            f"image(s) that do not decode: {_named(broken)}; delete them and rerun those parts' renders "
+            "(a render redoes what it lacks)"
+        )
+
+
+def _place(src: Path, dst: Path) -> str:
+    """Put `src` at `dst`, whole: a hard link, else (another file system) a copy renamed into place."""
+    if dst.exists() and (os.path.samefile(src, dst) or _same_bytes(src, dst)):
+        return "kept"
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f".{dst.name}.merge.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src, tmp)
+        how = "linked"
+    except OSError as err:
+        if err.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            raise
+        shutil.copyfile(src, tmp)
+        how = "copied"
+    os.replace(tmp, dst)
+    return how
+
+
+def _linked(files: list[tuple[Path, Path]]) -> bool:
+    return not files or os.path.samefile(*files[0])
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    return a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+
+
+def _drop_strays(out: Path, keep: set[Path]) -> None:
+    """Remove what an interrupted merge left half-done (temporary names) and files no record names."""
+    for folder in ("images", "masks"):
+        for path in (out / folder).iterdir() if (out / folder).is_dir() else ():
+            if path not in keep:
+                path.unlink()
+
+
+def _named(items: list[str]) -> str:
+    shown = ", ".join(items[:SHOWN])
+    return shown + (f" and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
