@@ -16,6 +16,7 @@ from tabletest.errors import UserError
 from tabletest.export.cli import export
 from tabletest.options import CatalogOpt
 from tabletest.prompts.cli import prompts
+from tabletest.prompts.hierarchy.cli import questions
 from tabletest.render.cli import render
 from tabletest.score.cli import score
 from tabletest.truth.cli import vignettes
@@ -52,6 +53,7 @@ def catalog(catalog: CatalogOpt = None) -> None:
 app.command()(vignettes)
 app.command()(render)
 app.command()(prompts)
+app.command()(questions)
 app.command()(score)
 app.command()(export)
 app.add_typer(assets_app, name="assets")
