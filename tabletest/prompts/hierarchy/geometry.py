@@ -27,7 +27,7 @@ DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 %
 PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
 SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
 VOLUME_RATIO, HEIGHT_RATIO, HEIGHT_M = 1.5, 1.2, 0.02  # bigger: 1.5x the box volume; taller: 1.2x and 2 cm
-APPARENT_RATIO = 1.1  # size constancy: the smaller object looks at least 10 % bigger in the image
+APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the image than the other
 HIDDEN, VISIBLE = 0.9, 0.99  # visible_fraction at most 0.9: partly hidden; at least 0.99: fully visible
 
 
@@ -213,10 +213,14 @@ class SceneGeometry:
         w, h = uv.max(axis=0) - uv.min(axis=0)
         return float(w * h), float(h)
 
-    def looks_reversed(self, a: Thing, b: Thing, measure: str) -> bool:
-        """Whether the really smaller of a, b (a is the bigger/taller) looks bigger in the image: size constancy."""
+    def looks(self, a: Thing, b: Thing, measure: str) -> str | None:
+        """How a (really the bigger or taller) looks beside b in the image: `same way` (the size cue agrees),
+        `reversed` (b looks bigger: it is nearer, and only size constancy answers), or None (too close to call)."""
         k = 0 if measure == "bigger" else 1
-        return self.apparent(b)[k] >= APPARENT_RATIO * self.apparent(a)[k]
+        seen_a, seen_b = self.apparent(a)[k], self.apparent(b)[k]
+        if seen_b >= APPARENT_RATIO * seen_a:
+            return "reversed"
+        return "same way" if seen_a >= APPARENT_RATIO * seen_b else None
 
     # --- occlusion -----------------------------------------------------------------------------------
     def hidden(self, a: Thing) -> bool | None:

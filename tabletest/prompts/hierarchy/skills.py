@@ -200,7 +200,10 @@ def size(ask: Asker, g: SceneGeometry) -> None:
             if rel is None:
                 continue
             big, small = (a, b) if rel == measure else (b, a)
-            constancy = g.looks_reversed(big, small, measure)
+            seen = g.looks(big, small, measure)
+            if seen is None:
+                continue
+            constancy = seen == "reversed"
             for word, gold in ((words[0], big), (words[1], small)):
                 ask.ask(
                     _key("size", word, a.name, b.name),
@@ -353,8 +356,10 @@ def between(ask: Asker, g: SceneGeometry) -> None:
                 rules=["combination"] if x is m else ["combination", "exclusion"],
                 pair=_key("between", a.name, m.name, b.name),
             )
-        inside = [t.name for t in g.things if g.viewer_lateral(a, t) == "left" and g.viewer_lateral(t, b) == "left"]
-        if inside == [m.name]:
+        rest = [t for t in g.things if t is not a and t is not b]
+        decided = all(g.viewer_lateral(a, t) and g.viewer_lateral(t, b) for t in rest)
+        inside = [t.name for t in rest if g.viewer_lateral(a, t) == "left" and g.viewer_lateral(t, b) == "left"]
+        if decided and inside == [m.name]:
             ask.ask(
                 _key("between", "which", a.name, b.name),
                 f"{VIEWER}, which object is between the {a.name} and the {b.name}?",
