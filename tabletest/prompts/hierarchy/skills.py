@@ -341,18 +341,15 @@ def between(ask: Asker, g: SceneGeometry) -> None:
         if g.viewer_lateral(a, m) != "left" or g.viewer_lateral(m, b) != "left":
             continue
         facts = [[a.name, "left_of", m.name], [m.name, "left_of", b.name]]
+        common = {"skill": "position", "level": "single", "frame": "viewer", "relation": "between", "facts": facts}
         for x, y, z in ((m, a, b), (a, m, b)):
             ask.ask(
                 _key("between", x.name, y.name, z.name),
                 f"{VIEWER}, is the {x.name} between the {y.name} and the {z.name}?",
-                skill="position",
-                level="single",
-                frame="viewer",
-                relation="between",
                 answer_type="yes/no",
                 answer=x is m,
                 objects=[x.name, y.name, z.name],
-                facts=facts,
+                **common,
                 rules=["combination"] if x is m else ["combination", "exclusion"],
                 pair=_key("between", a.name, m.name, b.name),
             )
@@ -363,14 +360,10 @@ def between(ask: Asker, g: SceneGeometry) -> None:
             ask.ask(
                 _key("between", "which", a.name, b.name),
                 f"{VIEWER}, which object is between the {a.name} and the {b.name}?",
-                skill="position",
-                level="single",
-                frame="viewer",
-                relation="between",
                 answer_type="names",
                 answer=inside,
                 objects=[a.name, b.name],
-                facts=facts,
+                **common,
                 rules=["combination"],
             )
 

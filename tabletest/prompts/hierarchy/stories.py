@@ -16,21 +16,12 @@ import random
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
 from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import VIEWER, named
+from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, VIEWER, named
+from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
 
-SENTENCE = {
-    "left_of": "to the left of",
-    "right_of": "to the right of",
-    "in_front_of": "in front of",
-    "behind": "behind",
-}
-WORD = {"left_of": "left", "right_of": "right", "in_front_of": "in front", "behind": "behind"}
-OPTIONS = {
-    "left_of": ["left", "right"],
-    "right_of": ["left", "right"],
-    "in_front_of": ["in front", "behind"],
-    "behind": ["in front", "behind"],
-}
+SENTENCE = {FACT[w]: PHRASE[w] for w in PHRASE}
+WORD = {FACT[w]: CHOICE_WORD[w] for w in PHRASE}
+OPTIONS = {FACT[w]: CHOICE[w] for w in PHRASE}
 INTRO = "Some objects stand on a table. As the viewer sees them:"
 
 
@@ -58,6 +49,8 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) 
     ask = Asker(scene_id, "text", scene_objects, context=context)
     known = closure(stated)
     said = set(stated)
+    common = {"skill": "multi-hop", "level": "reasoning", "frame": "viewer", "form": "story"}
+    common["stated"] = [list(f) for f in stated]
     derived = sorted(f for f in known if f not in said)
     for fact in derived:
         x, r, y = fact
@@ -67,9 +60,6 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) 
             ask.ask(
                 f"story-yn-{x}-{relation}-{y}",
                 f"{VIEWER}, is the {x} {SENTENCE[relation]} the {y}?",
-                skill="multi-hop",
-                level="reasoning",
-                frame="viewer",
                 relation=WORD[relation],
                 answer_type="yes/no",
                 answer=truth,
@@ -78,8 +68,7 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) 
                 rules=rules if truth else [*rules, "exclusion"],
                 hops=hops,
                 pair=f"story-yn-{x}-{r}-{y}",
-                form="story",
-                stated=[list(f) for f in stated],
+                **common,
             )
         inverse = (y, CONVERSE[r], x)
         if inverse not in said and known[inverse].hops == hops and x < y:
@@ -88,9 +77,6 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) 
                 ask.ask(
                     f"story-ch-{r[:4]}-{a}-{b}",
                     f"{VIEWER}, is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?",
-                    skill="multi-hop",
-                    level="reasoning",
-                    frame="viewer",
                     relation=WORD[rel],
                     answer_type="choice",
                     options=OPTIONS[rel],
@@ -100,10 +86,9 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) 
                     rules=ru,
                     hops=hops,
                     pair=f"story-ch-{r[:4]}-{x}-{y}",
-                    form="story",
-                    stated=[list(s) for s in stated],
+                    **common,
                 )
-    _combinations(ask, known, said, stated)
+    _combinations(ask, known, said, common)
     return ask.made
 
 
@@ -111,7 +96,7 @@ def _pair(relation: str) -> tuple[str, str]:
     return ("left_of", "right_of") if relation in ("left_of", "right_of") else ("in_front_of", "behind")
 
 
-def _combinations(ask: Asker, known: dict, said: set, stated: list[Fact]) -> None:
+def _combinations(ask: Asker, known: dict, said: set, common: dict) -> None:
     """`Is the x both to the left of and in front of the y?`: two derived relations combined (hops: both + 1)."""
     lateral = {(f[0], f[2]): f for f in known if f[1] in ("left_of", "right_of")}
     depth = {(f[0], f[2]): f for f in known if f[1] in ("in_front_of", "behind")}
@@ -126,9 +111,6 @@ def _combinations(ask: Asker, known: dict, said: set, stated: list[Fact]) -> Non
             ask.ask(
                 f"story-both-{x}-{depth_relation}-{y}",
                 f"{VIEWER}, is the {x} both {SENTENCE[side[1]]} and {SENTENCE[depth_relation]} the {y}?",
-                skill="multi-hop",
-                level="reasoning",
-                frame="viewer",
                 relation=f"{WORD[side[1]]}+{WORD[depth_relation]}",
                 answer_type="yes/no",
                 answer=truth,
@@ -137,6 +119,5 @@ def _combinations(ask: Asker, known: dict, said: set, stated: list[Fact]) -> Non
                 rules=rules if truth else [*rules, "exclusion"],
                 hops=hops,
                 pair=f"story-both-{x}-{y}",
-                form="story",
-                stated=[list(f) for f in stated],
+                **common,
             )
