@@ -90,7 +90,11 @@ def main() -> None:
     m = np.eye(4)
     m[:3, :3], m[:3, 3] = rotation, -rotation @ position
     f = camera.focal_px
-    cam = {"K": [[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]], "world_to_camera": m.tolist(), "resolution": [width, height]}
+    cam = {
+        "K": [[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]],
+        "world_to_camera": m.tolist(),
+        "resolution": [width, height],
+    }
     with open(args.out / "metadata.jsonl", "w", encoding="utf-8") as fh:
         for index, (scene_id, placed) in enumerate(SCENES.items()):
             mask = np.asarray(Image.open(work / f"{scene_id}.mask.png"))

@@ -111,6 +111,16 @@ class Reckoner:
             return self.order.index(a) < self.order.index(b)
         return self.cam(a)[0] < self.cam(b)[0] and self.u(self.boxes[a][0])[0] < self.u(self.boxes[b][0])[0]
 
+    def between(self, m: str, a: str, b: str) -> bool:
+        """Between a and b as the viewer sees them, and within a quarter of |ab| of the line joining them."""
+        if not (self.left_of(a, m) and self.left_of(m, b)) and not (self.left_of(b, m) and self.left_of(m, a)):
+            return False
+        if self.order is not None:
+            return True
+        pa, pb, pm = (self.boxes[n][0][:2] for n in (a, b, m))
+        ab, am = pb - pa, pm - pa
+        return abs(np.cross(ab, am)) / np.linalg.norm(ab) <= 0.25 * np.linalg.norm(ab)
+
     def in_front_of(self, a: str, b: str) -> bool:
         fwd = self.R[2, :2] / np.linalg.norm(self.R[2, :2])
         return self.boxes[a][0][:2] @ fwd < self.boxes[b][0][:2] @ fwd

@@ -91,9 +91,8 @@ def expected(record: dict, q: dict):
     if skill == "position" and rel == "between":
         if q["answer_type"] == "names":
             a, b = objs
-            return [n for n in k.names() if k.left_of(a, n) and k.left_of(n, b)]
-        x, y, z = objs
-        return (k.left_of(y, x) and k.left_of(x, z)) or (k.left_of(z, x) and k.left_of(x, y))
+            return [n for n in k.names() if k.between(n, a, b)]
+        return k.between(*objs)
     if skill == "position" and q["frame"] == "viewer":
         x, y = objs
         if q["answer_type"] == "choice":
@@ -297,6 +296,7 @@ def test_benchmark_records_agree_with_their_stored_relations():
                 pairs = rel["left_of"] if q["relation"] == "left" else rel["right_of"]
                 assert q["answer"] == ([x, rest[0]] in pairs)
     assert not [q for q in asked if q["relation"] in ("front", "behind") and q["frame"] == "viewer"]
+    assert [q for q in asked if q["relation"] == "between" and q["answer_type"] == "names"]
     assert [q for q in asked if q["modality"] == "text"] and [q for q in asked if q["frame"] == "intrinsic"]
 
 

@@ -25,6 +25,7 @@ LATERAL_PX = 8.0  # ... and their image columns by this many pixels at 1024 px w
 DEPTH_M = 0.05  # viewer front/behind: ground distance along the camera's horizontal view direction
 DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 % of the nearer distance
 PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
+BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
 SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
 VOLUME_RATIO, HEIGHT_RATIO, HEIGHT_M = 1.5, 1.2, 0.02  # bigger: 1.5x the box volume; taller: 1.2x and 2 cm
 APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the image than the other
@@ -144,6 +145,20 @@ class SceneGeometry:
         if dx <= -LATERAL_M and du <= -px:
             return "right"
         return None
+
+    def between(self, m: Thing, a: Thing, b: Thing) -> bool | None:
+        """True if m stands between a and b: between them as the viewer sees them and near the line joining them on
+        the table; False if it is to the left or the right of both; None if that is not clear."""
+        first, second = self.viewer_lateral(a, m), self.viewer_lateral(m, b)
+        if first is None or second is None:
+            return None
+        if first != second:
+            return False
+        if self.view is None:
+            return True
+        ab, am = b.center[:2] - a.center[:2], m.center[:2] - a.center[:2]
+        off = abs(float(ab[0] * am[1] - ab[1] * am[0])) / float(ab @ ab)  # distance from the line / |ab|
+        return True if off <= BETWEEN_SHARE else None
 
     def viewer_depth(self, a: Thing, b: Thing) -> str | None:
         """`front` if a stands in front of b (nearer the camera along its view on the table), `behind`, or None."""

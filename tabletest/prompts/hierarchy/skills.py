@@ -336,9 +336,9 @@ def distance_counting(ask: Asker, g: SceneGeometry) -> None:
 
 
 def between(ask: Asker, g: SceneGeometry) -> None:
-    """Is the middle one of three laterally ordered objects between the other two (and is an end one not)."""
+    """Is an object between two others (paired with one that is not), and which object is."""
     for a, m, b in itertools.permutations(named(g), 3):
-        if g.viewer_lateral(a, m) != "left" or g.viewer_lateral(m, b) != "left":
+        if g.viewer_lateral(a, b) != "left" or not g.between(m, a, b) or g.between(a, m, b) is not False:
             continue
         facts = [[a.name, "left_of", m.name], [m.name, "left_of", b.name]]
         common = {"skill": "position", "level": "single", "frame": "viewer", "relation": "between", "facts": facts}
@@ -353,15 +353,13 @@ def between(ask: Asker, g: SceneGeometry) -> None:
                 rules=["combination"] if x is m else ["combination", "exclusion"],
                 pair=_key("between", a.name, m.name, b.name),
             )
-        rest = [t for t in g.things if t is not a and t is not b]
-        decided = all(g.viewer_lateral(a, t) and g.viewer_lateral(t, b) for t in rest)
-        inside = [t.name for t in rest if g.viewer_lateral(a, t) == "left" and g.viewer_lateral(t, b) == "left"]
-        if decided and inside == [m.name]:
+        verdicts = {t.name: g.between(t, a, b) for t in g.things if t is not a and t is not b}
+        if None not in verdicts.values() and [n for n, v in verdicts.items() if v] == [m.name]:
             ask.ask(
                 _key("between", "which", a.name, b.name),
                 f"{VIEWER}, which object is between the {a.name} and the {b.name}?",
                 answer_type="names",
-                answer=inside,
+                answer=[m.name],
                 objects=[a.name, b.name],
                 **common,
                 rules=["combination"],
