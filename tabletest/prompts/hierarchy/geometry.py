@@ -32,6 +32,9 @@ APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the i
 HIDDEN, VISIBLE = 0.9, 0.99  # visible_fraction at most 0.9: partly hidden; at least 0.99: fully visible
 
 
+UNIT_CORNERS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+
+
 @dataclass(frozen=True)
 class Thing:
     name: str
@@ -42,9 +45,7 @@ class Thing:
     visible_fraction: float | None
 
     def corners(self) -> np.ndarray:
-        dx, dy, dz = self.size
-        xs, ys, zs = np.meshgrid([-dx / 2, dx / 2], [-dy / 2, dy / 2], [-dz / 2, dz / 2], indexing="ij")
-        return np.stack([xs.ravel(), ys.ravel(), zs.ravel()], axis=1) @ _turn(self.yaw_deg).T + self.center
+        return (UNIT_CORNERS * self.size) @ _turn(self.yaw_deg).T + self.center
 
     @property
     def front(self) -> np.ndarray:
@@ -104,6 +105,15 @@ class SceneGeometry:
         self.things = things
         self.view = view
         self._order = order  # text records: names left to right
+        self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
+
+    def _sight(self, a: Thing) -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]:
+        """a's centre in camera coordinates, its centre in the image, and its projected box (computed once)."""
+        if id(a) not in self._seen:
+            uv = self.view.project(a.corners())
+            box = (*uv.min(axis=0), *uv.max(axis=0))
+            self._seen[id(a)] = (self.view.to_camera(a.center), self.view.project(a.center), box)
+        return self._seen[id(a)]
 
     @classmethod
     def from_record(cls, record: dict, catalog: Catalog, config: Config) -> SceneGeometry:
@@ -125,7 +135,7 @@ class SceneGeometry:
 
     def lateral_key(self, a: Thing) -> float:
         """Where a stands along the viewer's left-right axis (a text record: its place in the listing)."""
-        return float(self._order.index(a.name) if self.view is None else self.view.to_camera(a.center)[0])
+        return float(self._order.index(a.name) if self.view is None else self._sight(a)[0][0])
 
     def depth_key(self, a: Thing) -> float:
         """How far a stands from the camera along its view on the table."""
@@ -137,8 +147,8 @@ class SceneGeometry:
         if self.view is None:
             i, j = self._order.index(a.name), self._order.index(b.name)
             return "left" if i < j else "right"
-        dx = float(self.view.to_camera(b.center)[0] - self.view.to_camera(a.center)[0])
-        du = float(self.view.project(b.center)[0] - self.view.project(a.center)[0])
+        (ca, ua, _), (cb, ub, _) = self._sight(a), self._sight(b)
+        dx, du = float(cb[0] - ca[0]), float(ub[0] - ua[0])
         px = LATERAL_PX * self.view.width / 1024
         if dx >= LATERAL_M and du >= px:
             return "left"
@@ -224,9 +234,8 @@ class SceneGeometry:
 
     def apparent(self, a: Thing) -> tuple[float, float]:
         """(area, height) in pixels of the image rectangle holding its projected box."""
-        uv = self.view.project(a.corners())
-        w, h = uv.max(axis=0) - uv.min(axis=0)
-        return float(w * h), float(h)
+        x0, y0, x1, y1 = self._sight(a)[2]
+        return float((x1 - x0) * (y1 - y0)), float(y1 - y0)
 
     def looks(self, a: Thing, b: Thing, measure: str) -> str | None:
         """How a (really the bigger or taller) looks beside b in the image: `same way` (the size cue agrees),
@@ -249,16 +258,12 @@ class SceneGeometry:
         return False if not self.overlapping(a) else None
 
     def overlapping(self, a: Thing) -> list[Thing]:
-        box = self._image_box(a)
-        return [b for b in self.things if b is not a and _overlap(box, self._image_box(b))]
+        box = self._sight(a)[2]
+        return [b for b in self.things if b is not a and _overlap(box, self._sight(b)[2])]
 
     def occluders(self, a: Thing) -> list[Thing]:
         """The objects nearer the camera whose projected boxes overlap a's: what hides part of it."""
         return [b for b in self.overlapping(a) if self.viewer_distance(b) < self.viewer_distance(a)]
-
-    def _image_box(self, a: Thing) -> tuple[float, float, float, float]:
-        uv = self.view.project(a.corners())
-        return (*uv.min(axis=0), *uv.max(axis=0))
 
 
 def _compare(da: float, db: float, margin: float, less: str, more: str) -> str | None:
