@@ -223,6 +223,20 @@ def test_a_pair_inside_the_margin_is_withheld():
     assert margins.DEPTH_M > 0.02
 
 
+def test_pairs_the_record_calls_ambiguous_are_withheld():
+    far = scene("rnd9-0000005", [obj("banana", -0.3, -0.2, (0.19, 0.04, 0.05)), obj("mug", 0.3, 0.2, (0.1, 0.08, 0.1))])
+    assert {q["relation"] for q in questions_of([far]) if q["skill"] == "position"} == {
+        "left",
+        "right",
+        "front",
+        "behind",
+    }
+    far["relations"]["ambiguous"] = [["mug", "banana", "left_of"]]
+    assert {q["relation"] for q in questions_of([far]) if q["skill"] == "position"} == {"front", "behind"}
+    far["relations"]["ambiguous"] = [{"pair": ["banana", "mug"]}]
+    assert {q["relation"] for q in questions_of([far]) if q["skill"] == "position"} == set()
+
+
 def test_size_constancy_pair_is_a_multi_skill_question():
     # a mug close to the camera looks bigger and taller than a vase far behind it, which is bigger and taller
     record = scene("rnd9-0000003", [obj("mug", 0.0, -1.2, (0.12, 0.08, 0.1)), obj("vase", 0.1, 2.5, (0.14, 0.14, 0.3))])

@@ -101,9 +101,12 @@ class View:
 class SceneGeometry:
     """The objects of one record and the facts between them; `view` is None for a text record."""
 
-    def __init__(self, things: list[Thing], view: View | None, order: list[str] | None = None):
+    def __init__(
+        self, things: list[Thing], view: View | None, order: list[str] | None = None, ambiguous: frozenset = frozenset()
+    ):
         self.things = things
         self.view = view
+        self._ambiguous = ambiguous  # pairs of names the record withholds
         self._order = order  # text records: names left to right
         self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
 
@@ -127,11 +130,15 @@ class SceneGeometry:
             view = View.from_record(record["camera"])
         else:
             view = View.from_config(config, tuple(record["render"]["resolution"]))
-        return cls(things, view)
+        return cls(things, view, None, _withheld(record.get("relations", {}).get("ambiguous", [])))
 
     @property
     def has_geometry(self) -> bool:
         return self.view is not None
+
+    def _withheld(self, a: Thing, b: Thing, axis: str) -> bool:
+        pair = frozenset((a.name, b.name))
+        return (pair, axis) in self._ambiguous or (pair, None) in self._ambiguous
 
     def lateral_key(self, a: Thing) -> float:
         """Where a stands along the viewer's left-right axis (a text record: its place in the listing)."""
@@ -147,6 +154,8 @@ class SceneGeometry:
         if self.view is None:
             i, j = self._order.index(a.name), self._order.index(b.name)
             return "left" if i < j else "right"
+        if self._withheld(a, b, "lateral"):
+            return None
         (ca, ua, _), (cb, ub, _) = self._sight(a), self._sight(b)
         dx, du = float(cb[0] - ca[0]), float(ub[0] - ua[0])
         px = LATERAL_PX * self.view.width / 1024
@@ -172,7 +181,7 @@ class SceneGeometry:
 
     def viewer_depth(self, a: Thing, b: Thing) -> str | None:
         """`front` if a stands in front of b (nearer the camera along its view on the table), `behind`, or None."""
-        if self.view is None:
+        if self.view is None or self._withheld(a, b, "depth"):
             return None
         gap = float((b.center[:2] - a.center[:2]) @ self.view.ground_forward)
         return "front" if gap >= DEPTH_M else "behind" if gap <= -DEPTH_M else None
@@ -290,3 +299,19 @@ def _thing(obj: dict, has_front: bool) -> Thing:
         has_front,
         obj.get("visible_fraction"),
     )
+
+
+def _withheld(ambiguous: list) -> frozenset:
+    """(pair of names, axis) a record's `relations.ambiguous` withholds; entries `[a, b]`, `[a, b, relation]` or
+    `{"pair": [a, b], "relation": ...}`; the axis is `lateral` (left_of/right_of), `depth` (in_front_of/behind),
+    or None (both) when no relation is named."""
+    axes = {"left_of": "lateral", "right_of": "lateral", "in_front_of": "depth", "behind": "depth"}
+    withheld = set()
+    for entry in ambiguous:
+        if isinstance(entry, dict):
+            names, relation = entry.get("pair") or entry.get("objects"), entry.get("relation")
+        else:
+            names, relation = entry, entry[2] if isinstance(entry, list) and len(entry) > 2 else None
+        if isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names[:2]):
+            withheld.add((frozenset(names[:2]), axes.get(relation) if isinstance(relation, str) else None))
+    return frozenset(withheld)
