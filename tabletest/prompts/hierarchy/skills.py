@@ -25,6 +25,7 @@ CHOICE = {
     "behind": ["in front", "behind"],
 }
 WORD = {"left": "left", "right": "right", "front": "in front", "behind": "behind"}
+AXIS = {"lr": ("left", "right"), "fb": ("front", "behind")}
 VIEWER = "From the viewer's point of view"
 
 
@@ -81,7 +82,7 @@ def position_pairs(ask: Asker, g: SceneGeometry, relate, kind: str) -> None:
                     pair=_key("pos", kind, "yn", word, a.name, b.name),
                     **common,
                 )
-        words = " or ".join(PHRASE[w] for w in ("left", "right") if kind == "lr") or "in front of or behind"
+        words = " or ".join(PHRASE[w] for w in AXIS[kind])
         for x, y, gold in ((a, b, rel), (b, a, inv)):
             ask.ask(
                 _key("pos", kind, "ch", x.name, y.name),
@@ -288,8 +289,7 @@ def position_counting(ask: Asker, g: SceneGeometry) -> None:
         for frame, kind, rels, template in frames:
             if None in rels:
                 continue
-            pair_words = ("left", "right") if kind == "lr" else ("front", "behind")
-            for word in pair_words:
+            for word in AXIS[kind]:
                 phrase = (
                     PHRASE[word]
                     if frame == "viewer"
