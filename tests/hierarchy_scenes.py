@@ -172,7 +172,7 @@ class Reckoner:
         return self.boxes[a][3]
 
     def names(self) -> list[str]:
-        return self.order if self.order is not None else list(self.boxes)
+        return self.order if self.order is not None else [o["name"] for o in self.record["objects"]]
 
     def others(self, x: str) -> list[str]:
         return [n for n in self.names() if n != x]

@@ -341,3 +341,22 @@ def test_vignette_records_give_text_questions_only():
     assert {q["skill"] for q in asked} == {"position", "counting", "position+counting", "multi-hop"}
     for q in asked:
         assert q["image"] is None and q["text"].startswith(q["context"])
+
+
+def test_objects_sharing_a_name_are_counted_but_never_named():
+    record = scene(
+        "rnd9-0000006",
+        [
+            obj("mug", -0.4, 0.0, (0.12, 0.08, 0.1)),
+            obj("lamp", 0.0, 0.0, (0.2, 0.2, 0.45)),
+            obj("mug", 0.4, 0.0, (0.12, 0.08, 0.1)),
+        ],
+    )
+    asked = questions_of([record])
+    counts = {q["text"].split("?")[0]: q["answer"] for q in asked if q["skill"] == "counting"}
+    assert counts["How many mugs are on the table"] == 2 and counts["How many objects are on the table"] == 3
+    assert all("mug" not in q["objects"] for q in asked if q["skill"] != "counting")
+    sides = {q["relation"]: q["answer"] for q in asked if q["skill"] == "position+counting" and q["frame"] == "viewer"}
+    assert sides == {"left": 1, "right": 1}  # one mug on each side of the lamp
+    for q in (q for q in asked if q["skill"] == "counting"):
+        assert q["answer"] == expected(record, q), q["qid"]

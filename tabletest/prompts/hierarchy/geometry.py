@@ -135,7 +135,8 @@ class SceneGeometry:
             view = View.from_config(config, tuple(record["render"]["resolution"]))
         relations = record.get("relations", {})
         geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])))
-        if "camera" in record and "left_of" in relations and "in_front_of" in relations:
+        unique = len({t.name for t in things}) == len(things)  # stored pairs name objects by name
+        if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             geometry.stored = {key: {tuple(p) for p in relations[key]} for key in ("left_of", "in_front_of")}
         return geometry
 
