@@ -315,6 +315,9 @@ def test_benchmark_records_agree_with_their_stored_relations():
                 assert q["answer"] == ([x, rest[0]] in pairs)
     assert not [q for q in asked if q["relation"] in ("front", "behind") and q["frame"] == "viewer"]
     assert [q for q in asked if q["relation"] == "between" and q["answer_type"] == "names"]
+    text_only = [q for q in scene_questions(records[0], CATALOG, CONFIG, text_only=True)]
+    assert text_only and {q["modality"] for q in text_only} == {"text"}
+    assert {q["context"] for q in text_only if q["form"] == "question"} == {records[0]["vignettes"]["left_first"]}
     assert [q for q in asked if q["modality"] == "text"] and [q for q in asked if q["frame"] == "intrinsic"]
 
 
