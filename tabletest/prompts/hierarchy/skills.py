@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 
 from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.record import Asker
@@ -55,7 +56,7 @@ def _key(*parts: object) -> str:
     return "-".join(str(p) for p in parts)
 
 
-def position_pairs(ask: Asker, g: SceneGeometry, relate, kind: str) -> None:
+def position_pairs(ask: Asker, g: SceneGeometry, relate: Callable[[Thing, Thing], str | None], kind: str) -> None:
     """Viewer left/right (`kind` lr) or front/behind (fb) of every decided pair: yes/no both ways, and a choice."""
     things = named(g)
     for i, j in itertools.combinations(range(len(things)), 2):
