@@ -17,6 +17,7 @@ from tabletest.export.cli import export
 from tabletest.farm.cli import slurm_app
 from tabletest.options import CatalogOpt
 from tabletest.prompts.cli import prompts
+from tabletest.prompts.hierarchy.cli import questions
 from tabletest.render.cli import render
 from tabletest.score.cli import score
 from tabletest.truth.cli import vignettes
@@ -61,6 +62,7 @@ def catalog(catalog: CatalogOpt = None) -> None:
 app.command()(vignettes)
 app.command()(render)
 app.command()(prompts)
+app.command()(questions)
 app.command()(score)
 app.command()(export)
 app.command()(merge)

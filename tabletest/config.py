@@ -51,6 +51,9 @@ class CatalogObject(Strict):
     uid: str | None = Field(None, description="a pinned Objaverse uid, tried before the candidates")
     up_axis: Literal["y", "z"] | None = Field(None, description="override of a model's up axis")
     yaw_deg: float = Field(0.0, description="extra turn about +Z so the model's front faces the camera")
+    has_front: bool = Field(
+        False, strict=True, description="an obvious front (a face, a screen, a lens): intrinsic-frame questions ask of it"
+    )
 
     @field_validator("name")
     @classmethod

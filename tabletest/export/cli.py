@@ -14,7 +14,8 @@ from tabletest.export.split import check_fraction
 from tabletest.options import CatalogOpt
 from tabletest.prompts.battery import parse_types
 
-QUESTIONS = {"variations", "types"}
+QUESTIONS = {"variations", "types", "questions"}
+HIERARCHY = {"vlmevalkit": "hierarchy:export_vlmevalkit_hierarchy", "lmms-eval": "hierarchy:export_lmms_eval_hierarchy"}
 SPLITS = {"split_by", "val_fraction"}
 SHARDS = {"shard_size", "shard_mb"}
 # format -> (module:function, the format's own options); modules load on use, so other commands stay quick
@@ -52,6 +53,10 @@ def export(
     val_fraction: Annotated[
         float | None, typer.Option("--val-fraction", help="Share of objects (or scenes) held out; default 0.1.")
     ] = None,
+    questions: Annotated[
+        Literal["study", "hierarchy"],
+        typer.Option(help="study: the paper's prompt types; hierarchy: `tabletest questions` (per skill in eval sets)."),
+    ] = "study",
     seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order and --variations one.")] = 0,
     shard_size: Annotated[
         int, typer.Option("--shard-size", min=1, help="Most samples per shard (parquet, webdataset).")
@@ -98,7 +103,10 @@ def export(
         assets=assets,
         segmentation=segmentation,
         evaluation=fmt in EVALUATION,
+        questions=questions,
     )
+    if questions == "hierarchy":
+        target = HIERARCHY.get(fmt, target)
     module, function = target.split(":")
     exporter = getattr(importlib.import_module(f"tabletest.export.{module}"), function)
     summary = run_export(fmt, exporter, dataset, out, options, load_catalog(catalog))

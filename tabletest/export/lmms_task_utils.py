@@ -15,6 +15,7 @@ from PIL import Image
 from tabletest.config import load_catalog
 from tabletest.score.judge import judge
 from tabletest.score.lexicon import Lexicon, load_lexicon
+from tabletest.score.questions import judge_question
 
 HERE = Path(__file__).resolve().parent
 
@@ -36,5 +37,8 @@ def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str
 
 def process_results(doc: dict, results: list[str]) -> dict[str, float]:
     """`accuracy`: the answer is correct; `unparsed`: it could not be read as any answer (counted wrong)."""
-    outcome = judge(doc, results[0], lexicon())
+    if "answer_type" in doc:  # a question of the hierarchy (`--questions hierarchy`)
+        outcome = judge_question(doc, results[0], lexicon())
+    else:
+        outcome = judge(doc, results[0], lexicon())
     return {"accuracy": float(outcome.status == "correct"), "unparsed": float(outcome.status == "unparsed")}

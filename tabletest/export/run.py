@@ -17,6 +17,7 @@ from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
 from tabletest.export.dataset import MASK, RenderDataset, names, scene_input
+from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
 from tabletest.export.split import TEST, TRAIN, Split, SplitBy, make_split
 from tabletest.export.staging import Staging, check_out, place
@@ -36,6 +37,7 @@ class ExportOptions:
     assets: Path | None = None
     segmentation: bool | None = None  # COCO masks: None takes them when the render has them
     evaluation: bool = False  # an evaluation set: its one split is `test`
+    questions: str = "study"  # study: the prompt battery; hierarchy: `tabletest questions`
 
 
 class Job:
@@ -72,6 +74,8 @@ class Job:
         return relative if self.split.by is None else f"{split}/{relative}"
 
     def queries(self, record: dict) -> Iterator[dict]:
+        if self.options.questions == "hierarchy":
+            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog)
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
 
     def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:

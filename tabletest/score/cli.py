@@ -12,6 +12,7 @@ from tabletest.config import load_catalog
 from tabletest.options import CatalogOpt
 from tabletest.score.collect import Scoring, score_responses
 from tabletest.score.lexicon import load_lexicon
+from tabletest.score.questions import score_question_files
 
 
 def score(
@@ -37,6 +38,8 @@ def score(
 ) -> None:
     """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
     lexicon = load_lexicon(load_catalog(catalog), synonyms)
+    if score_question_files(prompts, responses, lexicon, out):
+        return
     scoring = score_responses(prompts, responses, lexicon)
     from tabletest.score.report import write_report  # scipy and matplotlib: loaded only when a report is made
 

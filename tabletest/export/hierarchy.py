@@ -1,0 +1,103 @@
+"""The question hierarchy in the evaluation formats (`tabletest export --questions hierarchy`; the training
+formats take the questions of `hierarchy_queries` through `Job.queries`).
+
+Evaluation formats get one set per skill: VLMEvalKit a TSV each (`TableTest_<skill>.tsv`), lmms-eval
+a task each (`tabletest_h_<skill>`), scored by `tabletest score`'s reader.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import csv
+import shutil
+from collections import Counter
+
+from tabletest.export.lmms_eval import UTILS, _write_yaml, task_config
+from tabletest.export.run import Job
+from tabletest.write.jsonl import atomic_output, dumps
+
+GROUP = "tabletest_hierarchy"
+COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type"]
+
+
+def _skill_file(skill: str) -> str:
+    return skill.replace("+", "_").replace("-", "_")
+
+
+def export_vlmevalkit_hierarchy(job: Job) -> dict:
+    counts: Counter[str] = Counter()
+    with contextlib.ExitStack() as stack:
+        writers: dict[str, csv.DictWriter] = {}
+        prompts = stack.enter_context(atomic_output(job.staging.file("prompts.jsonl")))
+        for _, record in job.scenes():
+            encoded = base64.b64encode(job.dataset.image(record).read_bytes()).decode("ascii")
+            first_row: dict[str, int] = {}
+            for q in job.queries(record):
+                name = f"TableTest_{_skill_file(q['skill'])}"
+                if name not in writers:
+                    fh = stack.enter_context(atomic_output(job.staging.file(f"{name}.tsv")))
+                    writers[name] = csv.DictWriter(fh, COLUMNS, delimiter="\t", lineterminator="\n")
+                    writers[name].writeheader()
+                index = counts[name]
+                image = str(first_row[name]) if name in first_row else encoded
+                first_row.setdefault(name, index)
+                row = {
+                    "index": index,
+                    "image": image,
+                    "question": q["text"],
+                    "answer": q["gold"],
+                    "category": q["skill"],
+                }
+                writers[name].writerow({**row, **{k: q[k] for k in COLUMNS[5:]}})
+                counts[name] += 1
+                prompts.write(dumps(q) + "\n")
+    job.write_card(
+        "TableTest question hierarchy (VLMEvalKit)",
+        f"""Spatial questions beyond left and right, one VLMEvalKit dataset per skill ({", ".join(sorted(counts))}):
+copy the TSV files into `$LMUData` and run them by name. `prompts.jsonl` holds the same questions as
+`tabletest questions` writes them: turn the predictions into `{{"qid", "response"}}` lines and run
+`tabletest score --prompts prompts.jsonl --responses model.jsonl` for accuracy by level, skill, frame and hops.""",
+        {"task_categories": ["visual-question-answering"]},
+        sum(counts.values()),
+    )
+    return {"questions": dict(sorted(counts.items()))}
+
+
+def export_lmms_eval_hierarchy(job: Job) -> dict:
+    counts: Counter[str] = Counter()
+    with contextlib.ExitStack() as stack:
+        files = {}
+        for _, record in job.scenes():
+            job.place_image(record)
+            for q in job.queries(record):
+                skill = _skill_file(q["skill"])
+                if skill not in files:
+                    files[skill] = stack.enter_context(atomic_output(job.staging.file(f"data/{skill}.jsonl")))
+                files[skill].write(dumps(q) + "\n")
+                counts[skill] += 1
+    data = job.out.resolve() / "data"
+    tasks = [f"{GROUP}_{skill}" for skill in sorted(counts)]
+    for skill in sorted(counts):
+        _write_yaml(job.staging.file(f"{GROUP}_{skill}.yaml"), task_config(f"{GROUP}_{skill}", data / f"{skill}.jsonl"))
+    group = {
+        "group": GROUP,
+        "task": tasks,
+        "aggregate_metric_list": [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": True}],
+        "metadata": {"version": 0.1},
+    }
+    _write_yaml(job.staging.file(f"{GROUP}.yaml"), group)
+    shutil.copyfile(UTILS, job.staging.file("utils.py"))
+    job.write_card(
+        "TableTest question hierarchy (lmms-eval)",
+        f"""Spatial questions beyond left and right as an lmms-eval group (`{GROUP}`, one task per skill:
+{", ".join(f"`{t}`" for t in tasks)}), scored with `tabletest score`'s reader. TableTest must be installed
+where lmms-eval runs; the data files are named by absolute path (export again after moving this folder).
+
+```bash
+lmms-eval --model qwen2_vl --include_path {job.out} --tasks {GROUP} --batch_size 1 --output_path results/
+```""",
+        {"task_categories": ["visual-question-answering"]},
+        sum(counts.values()),
+    )
+    return {"questions": {f"{GROUP}_{s}": n for s, n in sorted(counts.items())}}

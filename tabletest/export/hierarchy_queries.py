@@ -1,0 +1,58 @@
+"""Questions of the hierarchy for the export formats, each with its gold answer worded one of several ways.
+
+`--variations all` writes every wording of each answer, `paper` one per question (seeded by its
+id), `one` one question per skill and scene; the viewer's frame is named in one of several ways.
+Every wording is read as correct by `tabletest score`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import cache
+
+from tabletest.config import Catalog, Config, load_config
+from tabletest.prompts.hierarchy.generate import scene_questions
+from tabletest.prompts.hierarchy.skills import VIEWER
+from tabletest.score.questions import NUMBER_WORDS
+
+VIEWER_WORDINGS = (VIEWER, "As the camera sees it", "Seen from the camera")
+SPOKEN = {n: w for w, n in NUMBER_WORDS.items()}
+
+
+def answer_wordings(question: dict) -> list[str]:
+    """The gold answer in the ways a person might give it; the first is the plainest."""
+    answer, kind = question["answer"], question["answer_type"]
+    if kind == "yes/no":
+        return ["Yes.", "Yes, it is.", "True."] if answer else ["No.", "No, it is not.", "False."]
+    if kind == "number":
+        return [f"{answer}.", f"There are {SPOKEN[answer]}.", f"{SPOKEN[answer].capitalize()}."]
+    if kind == "names":
+        listed = " and ".join(f"the {n}" for n in answer)
+        return [f"{listed[0].upper()}{listed[1:]}.", f"It is {listed}."] if answer else ["None."]
+    if answer in question["scene_objects"]:
+        return [f"The {answer}.", f"The {answer} is.", f"It is the {answer}."]
+    return [f"{answer.capitalize()}.", f"It is {answer}."]
+
+
+def hierarchy_queries(record: dict, variations: str, seed: int, catalog: Catalog) -> Iterator[dict]:
+    """The image questions of one render record, each with its `gold` text (see the module docstring)."""
+    rng = random.Random(f"{seed}:{record['id']}:wording")
+    made = [q for q in scene_questions(record, catalog, _config(), seed, ("questions", "captions")) if q["image"]]
+    if variations == "one":
+        by_skill: dict[str, list[dict]] = {}
+        for q in made:
+            by_skill.setdefault(q["skill"], []).append(q)
+        made = [rng.choice(qs) for _, qs in sorted(by_skill.items())]
+    for q in made:
+        wordings = answer_wordings(q)
+        chosen = list(enumerate(wordings)) if variations == "all" else [rng.choice(list(enumerate(wordings)))]
+        for k, gold in chosen:
+            text = q["text"].replace(VIEWER, rng.choice(VIEWER_WORDINGS), 1)
+            qid = f"{q['qid']}-a{k}" if variations == "all" else q["qid"]
+            yield {**q, "qid": qid, "text": text, "gold": gold}
+
+
+@cache
+def _config() -> Config:
+    return load_config()

@@ -1,0 +1,60 @@
+"""All the questions of one scene record: image questions from its geometry, text questions from its vignette,
+SpartQA-style stories and VSR-style captions.
+
+Text questions ask only what a vignette says (the left-to-right order, hence between and counts),
+so they are made for records that list their objects left to right (benchmark renders and
+`tabletest vignettes` records); random scenes get image questions, captions and stories.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tabletest.config import Catalog, Config
+from tabletest.prompts.hierarchy import skills
+from tabletest.prompts.hierarchy.captions import captions
+from tabletest.prompts.hierarchy.geometry import SceneGeometry
+from tabletest.prompts.hierarchy.record import Asker
+from tabletest.prompts.hierarchy.stories import story
+
+FORMS = ("questions", "captions", "stories")
+
+
+def scene_questions(
+    record: dict,
+    catalog: Catalog,
+    config: Config,
+    seed: int = 0,
+    forms: tuple[str, ...] = FORMS,
+    text_only: bool = False,
+) -> Iterator[dict]:
+    g = SceneGeometry.from_record(record, catalog, config)
+    scene_id = record["id"]
+    scene_objects = list(dict.fromkeys(t.name for t in g.things))
+    if g.has_geometry and not text_only:
+        ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"))
+        if "questions" in forms:
+            skills.position_pairs(ask, g, g.viewer_lateral, "lr")
+            skills.position_pairs(ask, g, g.viewer_depth, "fb")
+            skills.intrinsic(ask, g)
+            skills.between(ask, g)
+            skills.distance(ask, g)
+            skills.size(ask, g)
+            skills.counting(ask, g, catalog.names, seed)
+            skills.position_counting(ask, g)
+            skills.distance_counting(ask, g)
+            skills.occlusion(ask, g)
+        if "captions" in forms:
+            captions(ask, g)
+        yield from ask.made
+    if "questions" in forms and "vignettes" in record and "camera" not in record:
+        order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"
+        text = SceneGeometry(g.things, None, [t.name for t in g.things])
+        ask = Asker(scene_id, "text", scene_objects, context=record["vignettes"][order])
+        skills.position_pairs(ask, text, text.viewer_lateral, "lr")
+        skills.between(ask, text)
+        skills.counting(ask, text, catalog.names, seed)
+        skills.position_counting(ask, text)
+        yield from ask.made
+    if "stories" in forms:
+        yield from story(scene_id, g, scene_objects, seed)

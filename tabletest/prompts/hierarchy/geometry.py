@@ -1,0 +1,334 @@
+"""A scene's geometry read from its record, and every spatial fact the questions ask, decided in one place.
+
+Both scene families are read: random records carry `camera` (K, world_to_camera, resolution) and per
+object `box3d` (center_m, size_m, yaw_deg) and `visible_fraction`; benchmark records carry
+`position_m` (the object's origin on the table top), `size_m` and `yaw_deg`, and their camera is the
+render config's. Text records (`tabletest vignettes`) have names only: their one fact is the
+left-to-right order they are listed in. What a record lacks (depth, front and behind, apparent
+size, occlusion) is derived here from the boxes and the camera. Where a record stores its own
+viewer relations (a random record's `left_of` and `in_front_of`), those decide left/right and
+front/behind, so questions never contradict the record; pairs it lists as `ambiguous` are withheld.
+
+A fact inside its margin is None: questions about it are withheld, never guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletest.config import Catalog, Config
+from tabletest.layout.camera import PinholeCamera
+
+LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
+LATERAL_PX = 8.0  # ... and their image columns by this many pixels at 1024 px width
+DEPTH_M = 0.05  # viewer front/behind: ground distance along the camera's horizontal view direction
+DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 % of the nearer distance
+PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
+BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
+SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
+VOLUME_RATIO, HEIGHT_RATIO, HEIGHT_M = 1.5, 1.2, 0.02  # bigger: 1.5x the box volume; taller: 1.2x and 2 cm
+APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the image than the other
+HIDDEN, VISIBLE = 0.9, 0.99  # visible_fraction at most 0.9: partly hidden; at least 0.99: fully visible
+
+
+UNIT_CORNERS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+
+
+@dataclass(frozen=True)
+class Thing:
+    name: str
+    center: np.ndarray  # world centre of the 3D box
+    size: tuple[float, float, float]  # box in its own frame (dx, dy, dz)
+    yaw_deg: float
+    has_front: bool
+    visible_fraction: float | None
+
+    def corners(self) -> np.ndarray:
+        return (UNIT_CORNERS * self.size) @ _turn(self.yaw_deg).T + self.center
+
+    @property
+    def front(self) -> np.ndarray:
+        """Its own front on the ground: −Y of its canonical frame turned by its yaw."""
+        return (_turn(self.yaw_deg) @ [0.0, -1.0, 0.0])[:2]
+
+    @property
+    def own_left(self) -> np.ndarray:
+        """Its own left on the ground: facing −Y, an object's left hand is at +X."""
+        return (_turn(self.yaw_deg) @ [1.0, 0.0, 0.0])[:2]
+
+
+def _turn(yaw_deg: float) -> np.ndarray:
+    t = math.radians(yaw_deg)
+    return np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
+
+
+@dataclass(frozen=True)
+class View:
+    """The camera: world-to-camera rotation (rows: right, down, forward), its position, intrinsics K."""
+
+    rotation: np.ndarray
+    position: np.ndarray
+    K: np.ndarray
+    width: int
+
+    @classmethod
+    def from_record(cls, camera: dict) -> View:
+        m = np.asarray(camera["world_to_camera"], dtype=float)
+        rotation, t = m[:3, :3], m[:3, 3]
+        return cls(rotation, -rotation.T @ t, np.asarray(camera["K"], dtype=float), int(camera["resolution"][0]))
+
+    @classmethod
+    def from_config(cls, config: Config, resolution: tuple[int, int]) -> View:
+        cam = PinholeCamera.from_config(config, resolution)
+        f = cam.focal_px
+        K = np.array([[f, 0.0, cam.width / 2], [0.0, f, cam.height / 2], [0.0, 0.0, 1.0]])
+        return cls(cam.axes, np.asarray(cam.position, dtype=float), K, cam.width)
+
+    def to_camera(self, points: np.ndarray) -> np.ndarray:
+        return (np.asarray(points) - self.position) @ self.rotation.T
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        cam = self.to_camera(points) @ self.K.T
+        return cam[..., :2] / cam[..., 2:3]
+
+    @property
+    def ground_forward(self) -> np.ndarray:
+        forward = self.rotation[2, :2]
+        return forward / np.linalg.norm(forward)
+
+
+class SceneGeometry:
+    """The objects of one record and the facts between them; `view` is None for a text record."""
+
+    def __init__(
+        self, things: list[Thing], view: View | None, order: list[str] | None = None, ambiguous: frozenset = frozenset()
+    ):
+        self.things = things
+        self.view = view
+        self._ambiguous = ambiguous  # pairs of names the record withholds
+        self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
+        self._order = order  # text records: names left to right
+        self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
+
+    def _sight(self, a: Thing) -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]:
+        """a's centre in camera coordinates, its centre in the image, and its projected box (computed once)."""
+        if id(a) not in self._seen:
+            uv = self.view.project(a.corners())
+            box = (*uv.min(axis=0), *uv.max(axis=0))
+            self._seen[id(a)] = (self.view.to_camera(a.center), self.view.project(a.center), box)
+        return self._seen[id(a)]
+
+    @classmethod
+    def from_record(cls, record: dict, catalog: Catalog, config: Config) -> SceneGeometry:
+        fronts = {o.name: o.has_front for o in catalog.objects}
+        objects = record["objects"]
+        if all(isinstance(o, str) for o in objects):
+            things = [Thing(n, np.zeros(3), (0.0, 0.0, 0.0), 0.0, fronts.get(n, False), None) for n in objects]
+            return cls(things, None, list(objects))  # listed left to right
+        things = [_thing(o, fronts.get(o["name"], False)) for o in objects]
+        if "camera" in record:
+            view = View.from_record(record["camera"])
+        else:
+            view = View.from_config(config, tuple(record["render"]["resolution"]))
+        relations = record.get("relations", {})
+        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])))
+        unique = len({t.name for t in things}) == len(things)  # stored pairs name objects by name
+        if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
+            geometry.stored = {key: {tuple(p) for p in relations[key]} for key in ("left_of", "in_front_of")}
+        return geometry
+
+    @property
+    def has_geometry(self) -> bool:
+        return self.view is not None
+
+    def _withheld(self, a: Thing, b: Thing, axis: str) -> bool:
+        pair = frozenset((a.name, b.name))
+        return (pair, axis) in self._ambiguous or (pair, None) in self._ambiguous
+
+    def lateral_key(self, a: Thing) -> float:
+        """Where a stands along the viewer's left-right axis (a text record: its place in the listing)."""
+        return float(self._order.index(a.name) if self.view is None else self._sight(a)[0][0])
+
+    def depth_key(self, a: Thing) -> float:
+        """How far a stands from the camera along its view on the table."""
+        return float(a.center[:2] @ self.view.ground_forward)
+
+    # --- the viewer frame -------------------------------------------------------------------------
+    def viewer_lateral(self, a: Thing, b: Thing) -> str | None:
+        """`left` if a is to the left of b as the camera sees it (in 3D and in the image), `right`, or None."""
+        if self.view is None:
+            i, j = self._order.index(a.name), self._order.index(b.name)
+            return "left" if i < j else "right"
+        if self._withheld(a, b, "lateral"):
+            return None
+        if self.stored is not None:
+            return _stored(self.stored["left_of"], a, b, "left", "right")
+        (ca, ua, _), (cb, ub, _) = self._sight(a), self._sight(b)
+        dx, du = float(cb[0] - ca[0]), float(ub[0] - ua[0])
+        px = LATERAL_PX * self.view.width / 1024
+        if dx >= LATERAL_M and du >= px:
+            return "left"
+        if dx <= -LATERAL_M and du <= -px:
+            return "right"
+        return None
+
+    def between(self, m: Thing, a: Thing, b: Thing) -> bool | None:
+        """True if m stands between a and b: between them as the viewer sees them and near the line joining them on
+        the table; False if it is to the left or the right of both; None if that is not clear."""
+        first, second = self.viewer_lateral(a, m), self.viewer_lateral(m, b)
+        if first is None or second is None:
+            return None
+        if first != second:
+            return False
+        if self.view is None:
+            return True
+        ab, am = b.center[:2] - a.center[:2], m.center[:2] - a.center[:2]
+        off = abs(float(ab[0] * am[1] - ab[1] * am[0])) / float(ab @ ab)  # distance from the line / |ab|
+        return True if off <= BETWEEN_SHARE else None
+
+    def viewer_depth(self, a: Thing, b: Thing) -> str | None:
+        """`front` if a stands in front of b (nearer the camera along its view on the table), `behind`, or None."""
+        if self.view is None or self._withheld(a, b, "depth"):
+            return None
+        if self.stored is not None:
+            return _stored(self.stored["in_front_of"], a, b, "front", "behind")
+        gap = float((b.center[:2] - a.center[:2]) @ self.view.ground_forward)
+        return "front" if gap >= DEPTH_M else "behind" if gap <= -DEPTH_M else None
+
+    def viewer_distance(self, a: Thing) -> float:
+        return float(np.linalg.norm(a.center - self.view.position))
+
+    def nearer_viewer(self, a: Thing, b: Thing) -> str | None:
+        """`nearer` if a is nearer the camera than b (centre to camera), `farther`, or None."""
+        if self.view is None:
+            return None
+        da, db = self.viewer_distance(a), self.viewer_distance(b)
+        return _compare(da, db, max(DISTANCE_M, DISTANCE_SHARE * min(da, db)), "nearer", "farther")
+
+    def nearer_object(self, a: Thing, b: Thing, to: Thing) -> str | None:
+        """`nearer` if a is nearer `to` than b is (distance between box centres on the table), `farther`, or None."""
+        if self.view is None:
+            return None
+        da = float(np.linalg.norm(a.center[:2] - to.center[:2]))
+        db = float(np.linalg.norm(b.center[:2] - to.center[:2]))
+        return _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
+
+    # --- an object's own frame --------------------------------------------------------------------
+    def intrinsic(self, of: Thing, other: Thing) -> tuple[str | None, str | None]:
+        """Where `other` stands from `of`'s own front: (left/right or None, front/behind or None)."""
+        if self.view is None or not of.has_front:
+            return None, None
+        v = other.center[:2] - of.center[:2]
+        if np.linalg.norm(v) < DEPTH_M:
+            return None, None
+        angle = math.degrees(math.atan2(float(v @ of.own_left), float(v @ of.front)))
+        side = (
+            "left"
+            if SIDE_DEG <= angle <= 180 - SIDE_DEG
+            else "right"
+            if -180 + SIDE_DEG <= angle <= -SIDE_DEG
+            else None
+        )
+        ahead = "front" if abs(angle) <= FRONT_DEG else "behind" if abs(angle) >= 180 - FRONT_DEG else None
+        return side, ahead
+
+    # --- size ----------------------------------------------------------------------------------------
+    def bigger(self, a: Thing, b: Thing) -> str | None:
+        """`bigger` if a's box has at least VOLUME_RATIO times b's volume, `smaller` the other way, else None."""
+        if self.view is None:
+            return None
+        va, vb = math.prod(a.size), math.prod(b.size)
+        return "bigger" if va >= VOLUME_RATIO * vb else "smaller" if vb >= VOLUME_RATIO * va else None
+
+    def taller(self, a: Thing, b: Thing) -> str | None:
+        if self.view is None:
+            return None
+        ha, hb = a.size[2], b.size[2]
+        if ha >= HEIGHT_RATIO * hb and ha - hb >= HEIGHT_M:
+            return "taller"
+        if hb >= HEIGHT_RATIO * ha and hb - ha >= HEIGHT_M:
+            return "shorter"
+        return None
+
+    def apparent(self, a: Thing) -> tuple[float, float]:
+        """(area, height) in pixels of the image rectangle holding its projected box."""
+        x0, y0, x1, y1 = self._sight(a)[2]
+        return float((x1 - x0) * (y1 - y0)), float(y1 - y0)
+
+    def looks(self, a: Thing, b: Thing, measure: str) -> str | None:
+        """How a (really the bigger or taller) looks beside b in the image: `same way` (the size cue agrees),
+        `reversed` (b looks bigger: it is nearer, and only size constancy answers), or None (too close to call)."""
+        k = 0 if measure == "bigger" else 1
+        seen_a, seen_b = self.apparent(a)[k], self.apparent(b)[k]
+        if seen_b >= APPARENT_RATIO * seen_a:
+            return "reversed"
+        return "same way" if seen_a >= APPARENT_RATIO * seen_b else None
+
+    # --- occlusion -----------------------------------------------------------------------------------
+    def hidden(self, a: Thing) -> bool | None:
+        """Partly hidden (True), fully visible (False) or withheld (None), from `visible_fraction` when the record
+        has it; without it, an object whose projected box overlaps no other object's is fully visible."""
+        if self.view is None:
+            return None
+        if a.visible_fraction is not None:
+            f = a.visible_fraction
+            return True if f <= HIDDEN else False if f >= VISIBLE else None
+        return False if not self.overlapping(a) else None
+
+    def overlapping(self, a: Thing) -> list[Thing]:
+        box = self._sight(a)[2]
+        return [b for b in self.things if b is not a and _overlap(box, self._sight(b)[2])]
+
+    def occluders(self, a: Thing) -> list[Thing]:
+        """The objects nearer the camera whose projected boxes overlap a's: what hides part of it."""
+        return [b for b in self.overlapping(a) if self.viewer_distance(b) < self.viewer_distance(a)]
+
+
+def _stored(pairs: set[tuple[str, str]], a: Thing, b: Thing, holds: str, converse: str) -> str | None:
+    return holds if (a.name, b.name) in pairs else converse if (b.name, a.name) in pairs else None
+
+
+def _compare(da: float, db: float, margin: float, less: str, more: str) -> str | None:
+    return less if db - da >= margin else more if da - db >= margin else None
+
+
+def _overlap(p: tuple, q: tuple) -> bool:
+    return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
+
+
+def _thing(obj: dict, has_front: bool) -> Thing:
+    box = obj.get("box3d")
+    if box is not None:
+        center, size, yaw = box["center_m"], box["size_m"], box.get("yaw_deg", 0.0)
+    else:  # benchmark: the origin stands on the table top, the box centre is half its height above
+        size, yaw = obj["size_m"], obj.get("yaw_deg", 0.0)
+        x, y, z = obj["position_m"]
+        center = (x, y, z + size[2] / 2)
+    return Thing(
+        obj["name"],
+        np.asarray(center, dtype=float),
+        tuple(float(s) for s in size),
+        float(yaw),
+        has_front,
+        obj.get("visible_fraction"),
+    )
+
+
+def _withheld(ambiguous: list) -> frozenset:
+    """(pair of names, axis) a record's `relations.ambiguous` withholds; entries `[a, b]`, `[a, b, relation]` or
+    `{"pair": [a, b], "relation": ...}`; the axis is `lateral` (left_of/right_of), `depth` (in_front_of/behind),
+    or None (both) when no relation is named."""
+    axes = {"left_of": "lateral", "right_of": "lateral", "left_right": "lateral"}
+    axes |= {"in_front_of": "depth", "behind": "depth", "front_back": "depth"}
+    withheld = set()
+    for entry in ambiguous:
+        if isinstance(entry, dict):
+            names, relation = entry.get("pair") or entry.get("objects"), entry.get("relation")
+        else:
+            names, relation = entry, entry[2] if isinstance(entry, list) and len(entry) > 2 else None
+        if isinstance(names, list) and len(names) >= 2 and all(isinstance(n, str) for n in names[:2]):
+            withheld.add((frozenset(names[:2]), axes.get(relation) if isinstance(relation, str) else None))
+    return frozenset(withheld)

@@ -1,0 +1,100 @@
+"""The question record: one JSON line per question, the same shape for every skill, form and modality."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+AnswerType = Literal["yes/no", "choice", "number", "names"]
+INSTRUCTION = {
+    "yes/no": "Answer yes or no.",
+    "number": "Answer with a number.",
+    "names": "Answer with the name of each such object.",
+}
+QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
+
+
+@dataclass
+class Asker:
+    """Builds the question records of one scene in one modality (`image`, or `text` with a context)."""
+
+    scene_id: str
+    modality: Literal["image", "text"]
+    scene_objects: list[str]
+    image: str | None = None
+    context: str | None = None
+    made: list[dict] = field(default_factory=list)
+
+    def ask(
+        self,
+        key: str,
+        question: str,
+        *,
+        skill: str,
+        level: str,
+        frame: str | None,
+        relation: str,
+        answer_type: AnswerType,
+        answer: bool | int | str | list[str],
+        objects: list[str],
+        options: list[str] | None = None,
+        facts: list[list[str]] | None = None,
+        rules: list[str] | None = None,
+        hops: int | None = None,
+        pair: str | None = None,
+        form: str = "question",
+        stated: list[list[str]] | None = None,
+    ) -> dict:
+        """Record a question; `pair` names the question and its inverse, whose answers must agree; `stated`
+        holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps."""
+        instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
+        text = f"{question} {instruction}"
+        code = "img" if self.modality == "image" else "txt"
+        key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
+        record = {
+            "qid": f"{self.scene_id}-{code}-{key}",
+            "scene_id": self.scene_id,
+            "family": "hierarchy",
+            "form": form,
+            "modality": self.modality,
+            "image": self.image,
+            "context": self.context,
+            "text": f"{self.context}\n\n{text}" if self.context else text,
+            "skill": skill,
+            "level": level,
+            "frame": frame,
+            "relation": relation,
+            "answer_type": answer_type,
+            "options": options,
+            "answer": answer,
+            "objects": objects,
+            "scene_objects": self.scene_objects,
+            "derivation": {
+                "facts": facts or [],
+                "rules": rules or [],
+                "hops": hops,
+                **({"stated": stated} if stated else {}),
+            },
+            "pair": f"{self.scene_id}-{code}-{pair}" if pair else None,
+        }
+        self.made.append(record)
+        return record
+
+
+def _choose(options: list[str], scene_objects: list[str]) -> str:
+    """`Answer left or right.`; objects with their article: `Answer the mug or the lamp.`"""
+    if all(o in scene_objects for o in options):
+        return f"Answer {' or '.join(f'the {o}' for o in options)}."
+    return f"Answer {' or '.join(options)}."
+
+
+def gold_text(question: dict) -> str:
+    """The gold answer as a short reply that `tabletest score` reads as correct (training targets, oracles)."""
+    answer, kind = question["answer"], question["answer_type"]
+    if kind == "yes/no":
+        return "Yes." if answer else "No."
+    if kind == "number":
+        return f"{answer}."
+    if kind == "names":
+        return " and ".join(f"The {n}" for n in answer) + "." if answer else "None."
+    return f"The {answer}." if answer in question["scene_objects"] else f"{answer.capitalize()}."

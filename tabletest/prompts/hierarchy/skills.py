@@ -1,0 +1,406 @@
+"""The questions of each skill, in SPHERE's levels: single skills, their pairs, and reasoning.
+
+Every yes/no and choice question comes with its inverse (`pair`): the same relation asked the other
+way round, whose gold is the other answer (occlusion pairs a hidden object with a visible one, and
+each count of a kind present has a trick count of a kind absent). So each cell of the report (a
+level, a skill, a frame, an answer type) holds as many `yes` as `no` golds and as many `left` as
+`right`, and a responder that always says one of them scores chance exactly. Only objects whose name is unique in the scene are named.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable
+
+from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
+from tabletest.prompts.hierarchy.record import Asker
+
+PHRASE = {"left": "to the left of", "right": "to the right of", "front": "in front of", "behind": "behind"}
+FACT = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}
+OTHER = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
+CHOICE = {
+    "left": ["left", "right"],
+    "right": ["left", "right"],
+    "front": ["in front", "behind"],
+    "behind": ["in front", "behind"],
+}
+WORD = {"left": "left", "right": "right", "front": "in front", "behind": "behind"}
+AXIS = {"lr": ("left", "right"), "fb": ("front", "behind")}
+VIEWER = "From the viewer's point of view"
+
+
+def own(of: str) -> str:
+    return f"From the {of}'s own point of view (facing where its front faces)"
+
+
+def plural(name: str) -> str:
+    if name.endswith(("s", "sh", "ch", "x")):
+        return name if name.endswith("s") and not name.endswith("ss") else name + "es"
+    if name.endswith("y") and name[-2] not in "aeiou":
+        return name[:-1] + "ies"
+    if name.endswith("o") and name[-2] not in "aeiou":
+        return name + "es"
+    return name + "s"
+
+
+def named(geometry: SceneGeometry) -> list[Thing]:
+    """The objects a question may name: those whose name no other object in the scene shares."""
+    counts = {}
+    for t in geometry.things:
+        counts[t.name] = counts.get(t.name, 0) + 1
+    return [t for t in geometry.things if counts[t.name] == 1]
+
+
+def _key(*parts: object) -> str:
+    return "-".join(str(p) for p in parts)
+
+
+def position_pairs(ask: Asker, g: SceneGeometry, relate: Callable[[Thing, Thing], str | None], kind: str) -> None:
+    """Viewer left/right (`kind` lr) or front/behind (fb) of every decided pair: yes/no both ways, and a choice."""
+    things = named(g)
+    for i, j in itertools.combinations(range(len(things)), 2):
+        a, b = things[i], things[j]
+        rel = relate(a, b)
+        if rel is None:
+            continue
+        inv = OTHER[rel]
+        fact = [a.name, FACT[rel], b.name]
+        common = {"skill": "position", "level": "single", "frame": "viewer", "facts": [fact]}
+        for word in (rel, inv):
+            # "Is a <word> b?" and "Is b <word> a?": one true, the other its inverse
+            first = (a, b) if word == rel else (b, a)
+            for x, y in (first, first[::-1]):
+                truth = (x, y) == first
+                ask.ask(
+                    _key("pos", kind, "yn", word, x.name, y.name),
+                    f"{VIEWER}, is the {x.name} {PHRASE[word]} the {y.name}?",
+                    relation=word,
+                    answer_type="yes/no",
+                    answer=truth,
+                    objects=[x.name, y.name],
+                    rules=[] if word == rel and truth else ["inverse"] if truth else ["exclusion"],
+                    pair=_key("pos", kind, "yn", word, a.name, b.name),
+                    **common,
+                )
+        words = " or ".join(PHRASE[w] for w in AXIS[kind])
+        for x, y, gold in ((a, b, rel), (b, a, inv)):
+            ask.ask(
+                _key("pos", kind, "ch", x.name, y.name),
+                f"{VIEWER}, is the {x.name} {words} the {y.name}?",
+                relation=gold,
+                answer_type="choice",
+                options=CHOICE[rel],
+                answer=WORD[gold],
+                objects=[x.name, y.name],
+                rules=[] if gold == rel else ["inverse"],
+                pair=_key("pos", kind, "ch", a.name, b.name),
+                **common,
+            )
+
+
+def intrinsic(ask: Asker, g: SceneGeometry) -> None:
+    """Where another object stands from an object's own front (only objects with a clear front)."""
+    for x in (t for t in named(g) if t.has_front):
+        for y in (t for t in named(g) if t is not x):
+            side, ahead = g.intrinsic(x, y)
+            for rel, kind in ((side, "lr"), (ahead, "fb")):
+                if rel is None:
+                    continue
+                for word in (rel, OTHER[rel]):
+                    where = {
+                        "left": "on its left",
+                        "right": "on its right",
+                        "front": "in front of it",
+                        "behind": "behind it",
+                    }
+                    ask.ask(
+                        _key("own", kind, word, x.name, y.name),
+                        f"{own(x.name)}, is the {y.name} {where[word]}?",
+                        skill="position",
+                        level="single",
+                        frame="intrinsic",
+                        relation=word,
+                        answer_type="yes/no",
+                        answer=word == rel,
+                        objects=[x.name, y.name],
+                        facts=[[y.name, f"own_{FACT[rel]}", x.name]],
+                        rules=[] if word == rel else ["exclusion"],
+                        pair=_key("own", kind, x.name, y.name),
+                    )
+
+
+def distance(ask: Asker, g: SceneGeometry) -> None:
+    """Nearer/farther from the viewer, and from a third object."""
+    things = named(g)
+    for a, b in itertools.combinations(things, 2):
+        rel = g.nearer_viewer(a, b)
+        if rel is None:
+            continue
+        near, far = (a, b) if rel == "nearer" else (b, a)
+        common = {
+            "skill": "distance",
+            "level": "single",
+            "frame": "viewer",
+            "facts": [[near.name, "nearer_to_viewer_than", far.name]],
+        }
+        for word, gold in (("nearer to", near), ("farther from", far)):
+            ask.ask(
+                _key("dist", "ch", word.split()[0], a.name, b.name),
+                f"Which is {word} the viewer, the {a.name} or the {b.name}?",
+                relation=word.split()[0],
+                answer_type="choice",
+                options=[a.name, b.name],
+                answer=gold.name,
+                objects=[a.name, b.name],
+                pair=_key("dist", "ch", a.name, b.name),
+                **common,
+            )
+        for x, y in ((near, far), (far, near)):
+            ask.ask(
+                _key("dist", "yn", x.name, y.name),
+                f"Is the {x.name} nearer to the viewer than the {y.name}?",
+                relation="nearer",
+                answer_type="yes/no",
+                answer=x is near,
+                objects=[x.name, y.name],
+                rules=[] if x is near else ["exclusion"],
+                pair=_key("dist", "yn", a.name, b.name),
+                **common,
+            )
+    for to in things:
+        for a, b in itertools.combinations([t for t in things if t is not to], 2):
+            rel = g.nearer_object(a, b, to)
+            if rel is None:
+                continue
+            near, far = (a, b) if rel == "nearer" else (b, a)
+            for word, gold in (("nearer to", near), ("farther from", far)):
+                ask.ask(
+                    _key("dist", "obj", word.split()[0], to.name, a.name, b.name),
+                    f"Which is {word} the {to.name}, the {a.name} or the {b.name}?",
+                    skill="distance",
+                    level="single",
+                    frame=None,
+                    relation=word.split()[0],
+                    answer_type="choice",
+                    options=[a.name, b.name],
+                    answer=gold.name,
+                    objects=[a.name, b.name, to.name],
+                    facts=[[near.name, f"nearer_to_{to.name}_than", far.name]],
+                    pair=_key("dist", "obj", to.name, a.name, b.name),
+                )
+
+
+def size(ask: Asker, g: SceneGeometry) -> None:
+    """Real size and height; a pair whose really smaller object looks bigger (it is nearer) is distance+size."""
+    for a, b in itertools.combinations(named(g), 2):
+        for measure, compare, words in (
+            ("bigger", g.bigger, ("bigger", "smaller")),
+            ("taller", g.taller, ("taller", "shorter")),
+        ):
+            rel = compare(a, b)
+            if rel is None:
+                continue
+            big, small = (a, b) if rel == measure else (b, a)
+            seen = g.looks(big, small, measure)
+            if seen is None:
+                continue
+            constancy = seen == "reversed"
+            for word, gold in ((words[0], big), (words[1], small)):
+                ask.ask(
+                    _key("size", word, a.name, b.name),
+                    f"Which is {word} in real life, the {a.name} or the {b.name}?",
+                    skill="distance+size" if constancy else "size",
+                    level="multi" if constancy else "single",
+                    frame=None,
+                    relation=word,
+                    answer_type="choice",
+                    options=[a.name, b.name],
+                    answer=gold.name,
+                    objects=[a.name, b.name],
+                    facts=[[big.name, f"{measure}_than", small.name]],
+                    rules=["size constancy"] if constancy else [],
+                    pair=_key("size", measure, a.name, b.name),
+                )
+
+
+def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed: int) -> None:
+    """How many objects, how many of a kind, and as many trick questions whose answer is zero."""
+    names = [t.name for t in g.things]
+    ask.ask(
+        "count-all",
+        "How many objects are on the table?",
+        skill="counting",
+        level="single",
+        frame=None,
+        relation="all",
+        answer_type="number",
+        answer=len(names),
+        objects=[],
+        facts=[[n, "on", "table"] for n in names],
+        rules=["count"],
+    )
+    absent = [n for n in catalog_names if n not in names]
+    rng = random.Random(f"{seed}:{ask.scene_id}:count")
+    tricks = rng.sample(absent, min(len(absent), len(set(names))))
+    for kind, trick in zip(dict.fromkeys(names), tricks):
+        for name, relation in ((kind, "kind"), (trick, "absent")):
+            ask.ask(
+                _key("count", relation, name),
+                f"How many {plural(name)} are on the table?",
+                skill="counting",
+                level="single",
+                frame=None,
+                relation=relation,
+                answer_type="number",
+                answer=names.count(name),
+                objects=[name],
+                facts=[[name, "on", "table"]] * names.count(name),
+                rules=["count"],
+            )
+
+
+def position_counting(ask: Asker, g: SceneGeometry) -> None:
+    """How many objects stand to one side of an object, in either frame; asked only when every object is decided."""
+    for x in named(g):
+        others = [t for t in g.things if t is not x]
+        if not others:
+            continue
+        frames = [
+            (
+                "viewer",
+                "lr",
+                [g.viewer_lateral(t, x) for t in others],
+                VIEWER + ", how many objects are {} the " + x.name + "?",
+            )
+        ]
+        if g.has_geometry:
+            frames.append(
+                (
+                    "viewer",
+                    "fb",
+                    [g.viewer_depth(t, x) for t in others],
+                    VIEWER + ", how many objects are {} the " + x.name + "?",
+                )
+            )
+        if x.has_front and g.has_geometry:
+            sides = [g.intrinsic(x, t) for t in others]
+            frames.append(("intrinsic", "lr", [s for s, _ in sides], own(x.name) + ", how many objects are {} it?"))
+            frames.append(("intrinsic", "fb", [f for _, f in sides], own(x.name) + ", how many objects are {} it?"))
+        for frame, kind, rels, template in frames:
+            if None in rels:
+                continue
+            for word in AXIS[kind]:
+                phrase = (
+                    PHRASE[word]
+                    if frame == "viewer"
+                    else {"left": "on the left of", "right": "on the right of"}.get(word, PHRASE[word])
+                )
+                chosen = [t.name for t, r in zip(others, rels) if r == word]
+                relation = FACT[word] if frame == "viewer" else f"own_{FACT[word]}"
+                ask.ask(
+                    _key("poscount", frame[0], word, x.name),
+                    template.format(phrase),
+                    skill="position+counting",
+                    level="multi",
+                    frame=frame,
+                    relation=word,
+                    answer_type="number",
+                    answer=len(chosen),
+                    objects=[x.name],
+                    facts=[[n, relation, x.name] for n in chosen],
+                    rules=["count"],
+                )
+
+
+def distance_counting(ask: Asker, g: SceneGeometry) -> None:
+    for x in named(g):
+        others = [t for t in g.things if t is not x]
+        rels = [g.nearer_viewer(t, x) for t in others]
+        if not others or None in rels:
+            continue
+        for word, phrase in (("nearer", "nearer to"), ("farther", "farther from")):
+            chosen = [t.name for t, r in zip(others, rels) if r == word]
+            ask.ask(
+                _key("distcount", word, x.name),
+                f"How many objects are {phrase} the viewer than the {x.name}?",
+                skill="distance+counting",
+                level="multi",
+                frame="viewer",
+                relation=word,
+                answer_type="number",
+                answer=len(chosen),
+                objects=[x.name],
+                facts=[[n, f"{word}_to_viewer_than", x.name] for n in chosen],
+                rules=["count"],
+            )
+
+
+def between(ask: Asker, g: SceneGeometry) -> None:
+    """Is an object between two others (paired with one that is not), and which object is."""
+    for a, m, b in itertools.permutations(named(g), 3):
+        if g.viewer_lateral(a, b) != "left" or not g.between(m, a, b) or g.between(a, m, b) is not False:
+            continue
+        facts = [[a.name, "left_of", m.name], [m.name, "left_of", b.name]]
+        common = {"skill": "position", "level": "single", "frame": "viewer", "relation": "between", "facts": facts}
+        for x, y, z in ((m, a, b), (a, m, b)):
+            ask.ask(
+                _key("between", x.name, y.name, z.name),
+                f"{VIEWER}, is the {x.name} between the {y.name} and the {z.name}?",
+                answer_type="yes/no",
+                answer=x is m,
+                objects=[x.name, y.name, z.name],
+                **common,
+                rules=["combination"] if x is m else ["combination", "exclusion"],
+                pair=_key("between", a.name, m.name, b.name),
+            )
+        verdicts = {t.name: g.between(t, a, b) for t in g.things if t is not a and t is not b}
+        if None not in verdicts.values() and [n for n, v in verdicts.items() if v] == [m.name]:
+            ask.ask(
+                _key("between", "which", a.name, b.name),
+                f"{VIEWER}, which object is between the {a.name} and the {b.name}?",
+                answer_type="names",
+                answer=[m.name],
+                objects=[a.name, b.name],
+                **common,
+                rules=["combination"],
+            )
+
+
+def occlusion(ask: Asker, g: SceneGeometry) -> None:
+    """Is an object partly hidden (paired with one that is not), and by what."""
+    things = named(g)
+    hidden = [t for t in things if g.hidden(t) is True]
+    clear = [t for t in things if g.hidden(t) is False]
+    for h, c in zip(hidden, clear):
+        for x in (h, c):
+            ask.ask(
+                _key("occl", x.name),
+                f"Is the {x.name} partly hidden by another object?",
+                skill="occlusion",
+                level="reasoning",
+                frame="viewer",
+                relation="hidden",
+                answer_type="yes/no",
+                answer=x is h,
+                objects=[x.name],
+                facts=[
+                    [x.name, "visible_fraction", str(x.visible_fraction if x.visible_fraction is not None else 1.0)]
+                ],
+                pair=_key("occl", h.name, c.name),
+            )
+    for h in hidden:
+        occluders = [t.name for t in g.occluders(h)]
+        if occluders:
+            ask.ask(
+                _key("occl", "by", h.name),
+                f"Which object hides part of the {h.name}?",
+                skill="occlusion",
+                level="reasoning",
+                frame="viewer",
+                relation="hidden_by",
+                answer_type="names",
+                answer=occluders,
+                objects=[h.name],
+                facts=[[o, "hides_part_of", h.name] for o in occluders],
+            )

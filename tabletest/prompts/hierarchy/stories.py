@@ -1,0 +1,123 @@
+"""Multi-hop text stories in the manner of SpartQA: a few of a scene's true relations stated, questions whose
+answers follow only by inverse, transitivity or their combination, with the number of hops recorded.
+
+The story states the relation of each pair of neighbours (left to right, and front to back where
+the scene has depth), each in a seeded direction (`the mug is to the left of the lamp` or `the lamp
+is to the right of the mug`), in a seeded order. Questions ask only what the engine in `infer`
+derives and the story does not state; the gold is the engine's, and the tests check it against the
+scene's geometry.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from tabletest.prompts.hierarchy.geometry import SceneGeometry
+from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation
+from tabletest.prompts.hierarchy.record import Asker
+from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, VIEWER, named
+from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
+
+SENTENCE = {FACT[w]: PHRASE[w] for w in PHRASE}
+WORD = {FACT[w]: CHOICE_WORD[w] for w in PHRASE}
+OPTIONS = {FACT[w]: CHOICE[w] for w in PHRASE}
+INTRO = "Some objects stand on a table. As the viewer sees them:"
+
+
+def stated_facts(g: SceneGeometry, rng: random.Random) -> list[Fact]:
+    """Each pair of neighbours along the viewer's left-right axis (and front-back axis), in a random direction."""
+    things = named(g)
+    chains = [(sorted(things, key=g.lateral_key), g.viewer_lateral, "left_of")]
+    if g.has_geometry:
+        chains.append((sorted(things, key=g.depth_key), g.viewer_depth, "in_front_of"))
+    facts = []
+    for ordered, relate, relation in chains:
+        for a, b in itertools.pairwise(ordered):
+            if relate(a, b) in ("left", "front"):
+                facts.append((a.name, relation, b.name) if rng.random() < 0.5 else (b.name, CONVERSE[relation], a.name))
+    rng.shuffle(facts)
+    return facts
+
+
+def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) -> list[dict]:
+    rng = random.Random(f"{seed}:{scene_id}:story")
+    stated = stated_facts(g, rng)
+    if not stated:
+        return []
+    context = " ".join([INTRO, *(f"The {x} is {SENTENCE[r]} the {y}." for x, r, y in stated)])
+    ask = Asker(scene_id, "text", scene_objects, context=context)
+    known = closure(stated)
+    said = set(stated)
+    common = {"skill": "multi-hop", "level": "reasoning", "frame": "viewer", "form": "story"}
+    common["stated"] = [list(f) for f in stated]
+    derived = sorted(f for f in known if f not in said)
+    for fact in derived:
+        x, r, y = fact
+        facts, rules = derivation(known, fact)
+        hops = known[fact].hops
+        for relation, truth in ((r, True), (CONVERSE[r], False)):
+            ask.ask(
+                f"story-yn-{x}-{relation}-{y}",
+                f"{VIEWER}, is the {x} {SENTENCE[relation]} the {y}?",
+                relation=WORD[relation],
+                answer_type="yes/no",
+                answer=truth,
+                objects=[x, y],
+                facts=facts,
+                rules=rules if truth else [*rules, "exclusion"],
+                hops=hops,
+                pair=f"story-yn-{x}-{r}-{y}",
+                **common,
+            )
+        inverse = (y, CONVERSE[r], x)
+        if inverse not in said and known[inverse].hops == hops and x < y:
+            for a, rel, b in (fact, inverse):
+                f, ru = derivation(known, (a, rel, b))
+                ask.ask(
+                    f"story-ch-{r[:4]}-{a}-{b}",
+                    f"{VIEWER}, is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?",
+                    relation=WORD[rel],
+                    answer_type="choice",
+                    options=OPTIONS[rel],
+                    answer=WORD[rel],
+                    objects=[a, b],
+                    facts=f,
+                    rules=ru,
+                    hops=hops,
+                    pair=f"story-ch-{r[:4]}-{x}-{y}",
+                    **common,
+                )
+    _combinations(ask, known, said, common)
+    return ask.made
+
+
+def _pair(relation: str) -> tuple[str, str]:
+    return ("left_of", "right_of") if relation in ("left_of", "right_of") else ("in_front_of", "behind")
+
+
+def _combinations(ask: Asker, known: dict, said: set, common: dict) -> None:
+    """`Is the x both to the left of and in front of the y?`: two derived relations combined (hops: both + 1)."""
+    lateral = {(f[0], f[2]): f for f in known if f[1] in ("left_of", "right_of")}
+    depth = {(f[0], f[2]): f for f in known if f[1] in ("in_front_of", "behind")}
+    for (x, y), side in sorted(lateral.items()):
+        ahead = depth.get((x, y))
+        if ahead is None or x > y or (side in said and ahead in said):
+            continue
+        hops = known[side].hops + known[ahead].hops + 1
+        facts = [f for f in derivation(known, side)[0] + derivation(known, ahead)[0]]
+        rules = [*derivation(known, side)[1], *derivation(known, ahead)[1], "combination"]
+        for depth_relation, truth in ((ahead[1], True), (CONVERSE[ahead[1]], False)):
+            ask.ask(
+                f"story-both-{x}-{depth_relation}-{y}",
+                f"{VIEWER}, is the {x} both {SENTENCE[side[1]]} and {SENTENCE[depth_relation]} the {y}?",
+                relation=f"{WORD[side[1]]}+{WORD[depth_relation]}",
+                answer_type="yes/no",
+                answer=truth,
+                objects=[x, y],
+                facts=facts,
+                rules=rules if truth else [*rules, "exclusion"],
+                hops=hops,
+                pair=f"story-both-{x}-{y}",
+                **common,
+            )

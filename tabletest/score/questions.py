@@ -1,0 +1,202 @@
+"""Reading and judging answers to the question hierarchy (`tabletest questions`), for every answer type.
+
+- yes/no: the study's verdict reading (`Yes.`, `true`, `It is not.` ... see `parse`);
+- number: the first number, in digits or words (`3`, `three`, `none`, `no objects`: 0);
+- choice of relations (`left`/`right`, `in front`/`behind`): the one option the answer says, a
+  governed `not` ruling an option out (`not to the left` picks `right`); an echo of both is unread;
+- choice of objects and names: the objects the answer names, through the synonym table, an
+  object set aside (`the mug, not the lamp`) left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import typer
+
+from tabletest.errors import UserError
+from tabletest.prompts.hierarchy.record import QUESTION_FIELDS
+from tabletest.prompts.reading import read_user_records, require
+from tabletest.score.collect import read_responses
+from tabletest.score.lexicon import Lexicon
+from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, normalize
+
+NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+NUMBER = re.compile(r"\b(\d+|" + "|".join(NUMBER_WORDS) + r")\b")
+NONE = re.compile(r"\b(?:none|nothing|no\s+(?:objects?|ones?|things?|items?|[a-z]+s)\b|there\s+(?:are|is)\s+no\b)")
+OPTION = {
+    "left": r"\bleft\b",
+    "right": r"\bright\b",
+    "in front": r"\bin\s+front\b|\bfront\b",
+    "behind": r"\bbehind\b|\bin\s+back\b|\bback\b",
+}
+NEGATED = re.compile(NEGATOR + r"(?:(?:to|on|at|in)\s+)?(?:(?:the|its)\s+)?$")
+
+
+@dataclass(frozen=True)
+class Judged:
+    status: str  # correct | wrong | unparsed
+    parsed: str  # what the answer was read as saying
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredQuestion:
+    model: str
+    question: dict
+    judged: Judged
+    response: str
+
+
+def judge_question(question: dict, response: str | None, lexicon: Lexicon) -> Judged:
+    if not response or not response.strip():
+        return Judged("unparsed", "empty answer")
+    kind = question["answer_type"]
+    value = READERS[kind](question, response, lexicon)
+    if value is None:
+        return Judged("unparsed", "no answer found")
+    gold = question["answer"]
+    if kind == "names":
+        ok = sorted(value) == sorted(gold)
+        shown = ", ".join(value) or "none"
+    else:
+        ok, shown = value == gold, str(value).lower()
+    return Judged("correct" if ok else "wrong", shown)
+
+
+def _yes_no(question: dict, response: str, lexicon: Lexicon) -> bool | None:
+    return Reading(response, lexicon, ()).verdict
+
+
+def _number(question: dict, response: str, lexicon: Lexicon) -> int | None:
+    text = normalize(response)
+    match = NUMBER.search(text)
+    if match:
+        word = match.group(1)
+        return int(word) if word.isdigit() else NUMBER_WORDS[word]
+    return 0 if NONE.search(text) else None
+
+
+def _choice(question: dict, response: str, lexicon: Lexicon) -> str | None:
+    options = question["options"]
+    if all(o in question["scene_objects"] for o in options):
+        named = _named(response, lexicon, tuple(options))
+        return named[0] if named is not None and len(named) == 1 else None
+    text = normalize(response)
+    said, denied = set(), set()
+    for option in options:
+        for match in re.finditer(OPTION[option], text):
+            (denied if NEGATED.search(text, max(0, match.start() - 40), match.start()) else said).add(option)
+    if not said and len(denied) == 1 and len(options) == 2:
+        said = set(options) - denied
+    return said.pop() if len(said) == 1 else None
+
+
+def _names(question: dict, response: str, lexicon: Lexicon) -> list[str] | None:
+    named = _named(response, lexicon, tuple(question["scene_objects"]))
+    if named == [] and not NONE.search(normalize(response)):
+        return None
+    return named
+
+
+def _named(response: str, lexicon: Lexicon, names: tuple[str, ...]) -> list[str] | None:
+    """The objects the answer names, each once, in order; None if a shared word leaves one unclear."""
+    text = normalize(response)
+    set_aside = {m.end() for m in SET_ASIDE.finditer(text)}
+    out: list[str] = []
+    for mention in lexicon.mentions(text, names):
+        if mention.start in set_aside:
+            continue
+        if len(mention.names) != 1:
+            return None
+        out.append(next(iter(mention.names)))
+    return list(dict.fromkeys(out))
+
+
+READERS = {"yes/no": _yes_no, "number": _number, "choice": _choice, "names": _names}
+
+
+def is_question_file(path: Path) -> bool:
+    """Whether a prompts file holds `tabletest questions` records (judged by its first record)."""
+    for _, record in read_user_records(path, "prompts file"):
+        return "skill" in record and "answer_type" in record
+    return False
+
+
+def score_questions(
+    question_paths: list[Path], response_paths: list[Path], lexicon: Lexicon
+) -> tuple[list[ScoredQuestion], int]:
+    """Every answer judged, and how many questions no model answered (they are left out of the numbers)."""
+    pending = read_responses(response_paths)
+    rows: list[ScoredQuestion] = []
+    unanswered = 0
+    for path, line, question in _questions(question_paths):
+        answers = pending.pop(question["qid"], [])
+        unanswered += not answers
+        rows += [
+            ScoredQuestion(a.model, question, judge_question(question, a.response, lexicon), a.response)
+            for a in answers
+        ]
+    if pending:
+        qid, (first, *_) = next(iter(pending.items()))
+        raise UserError(
+            f"{first.path}: line {first.line}: qid {qid!r} is in none of the questions files given; "
+            "pass with --prompts the file these responses answer"
+        )
+    return rows, unanswered
+
+
+def _questions(paths: list[Path]) -> Iterator[tuple[Path, int, dict]]:
+    for path in paths:
+        for line, record in read_user_records(path, "questions file"):
+            require(record, QUESTION_FIELDS, path, line, "pass a file written by `tabletest questions`")
+            yield path, line, record
+
+
+def score_question_files(prompts: list[Path], responses: list[Path], lexicon: Lexicon, out: Path) -> bool:
+    """`tabletest score` on `tabletest questions` files: judge and report them; False for the study's prompts."""
+    kinds = {is_question_file(p) for p in prompts}
+    if kinds == {False}:
+        return False
+    if len(kinds) > 1:
+        raise UserError(
+            "--prompts mixes `tabletest questions` files with `tabletest prompts` files; score each kind in its own run"
+        )
+    from tabletest.score.questions_report import write_question_report
+
+    rows, unanswered = score_questions(prompts, responses, lexicon)
+    written = write_question_report(rows, unanswered, out)
+    typer.echo(
+        f"scored {len(rows)} answers to questions; wrote {written[0]} and {len(written) - 1} more files to {out}",
+        err=True,
+    )
+    return True

@@ -1,0 +1,161 @@
+"""The report of the question hierarchy: accuracy per model by level (SPHERE's single / multi / reasoning),
+skill, frame of reference, hop count and form, each split by answer kind, with the chance level of each
+cell; and consistency across each question and its inverse.
+
+A cell holds one answer kind (yes/no, a choice of left/right, of in front/behind, of objects, a number,
+names), so its chance level is exact: 1/2 for yes/no, 1/k for a choice of k; numbers and names have
+none. Questions come in balanced inverse pairs, so a responder that always says `yes` (or `left`)
+scores exactly chance in every yes/no (left/right) cell.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+from tabletest.score.questions import ScoredQuestion
+from tabletest.write.jsonl import atomic_output
+
+DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality")
+LEVELS = {"single": 0, "multi": 1, "reasoning": 2}
+
+
+def answer_kind(question: dict) -> str:
+    kind = question["answer_type"]
+    if kind != "choice":
+        return kind
+    options = question["options"]
+    if all(o in question["scene_objects"] for o in options):
+        return "choice: objects"
+    return "choice: " + "/".join(options)
+
+
+def chance(question: dict) -> float | None:
+    kind = question["answer_type"]
+    return 0.5 if kind == "yes/no" else 1 / len(question["options"]) if kind == "choice" else None
+
+
+def value(question: dict, dimension: str) -> str | None:
+    if dimension == "hops":
+        hops = question["derivation"].get("hops")
+        return None if hops is None else str(hops)
+    if dimension == "frame":
+        return question["frame"] or "none"
+    return question[dimension]
+
+
+def cells(rows: list[ScoredQuestion]) -> list[dict]:
+    """One row per model, dimension, value and answer kind: n, correct, unparsed, accuracy, chance."""
+    tally: dict[tuple, list] = defaultdict(lambda: [0, 0, 0, 0.0])
+    for row in rows:
+        q = row.question
+        for dimension in DIMENSIONS:
+            v = value(q, dimension)
+            if v is None:
+                continue
+            cell = tally[(row.model, dimension, v, answer_kind(q))]
+            cell[0] += 1
+            cell[1] += row.judged.status == "correct"
+            cell[2] += row.judged.status == "unparsed"
+            cell[3] += chance(q) or 0.0
+    out = []
+    for (model, dimension, v, kind), (n, correct, unparsed, chances) in sorted(tally.items(), key=_order):
+        out.append(
+            {
+                "model": model,
+                "dimension": dimension,
+                "value": v,
+                "answer": kind,
+                "n": n,
+                "correct": correct,
+                "unparsed": unparsed,
+                "accuracy": correct / n,
+                "chance": chances / n if kind not in ("number", "names") else None,
+            }
+        )
+    return out
+
+
+def _order(item: tuple) -> tuple:
+    (model, dimension, v, kind), _ = item
+    rank = LEVELS.get(v, 9) if dimension == "level" else int(v) if dimension == "hops" else 0
+    return (DIMENSIONS.index(dimension), rank, v, kind, model)
+
+
+def consistency(rows: list[ScoredQuestion]) -> list[dict]:
+    """Per model: of the inverse pairs it answered readably in full, the share answered alike (both right or
+    both wrong: a model that holds one belief about the scene answers a question and its inverse alike)."""
+    pairs: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for row in rows:
+        if row.question.get("pair"):
+            pairs[(row.model, row.question["pair"])].append(row.judged.status)
+    per_model: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for (model, _), statuses in pairs.items():
+        if len(statuses) >= 2 and "unparsed" not in statuses:
+            per_model[model][0] += 1
+            per_model[model][1] += len(set(statuses)) == 1
+    return [{"model": m, "pairs": n, "consistent": k, "share": k / n} for m, (n, k) in sorted(per_model.items())]
+
+
+def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    table = cells(rows)
+    agree = consistency(rows)
+    written = [out / "report.md", out / "accuracy.csv", out / "consistency.csv", out / "scored.csv"]
+    with atomic_output(written[0]) as fh:
+        fh.write(markdown(table, agree, unanswered))
+    _csv(written[1], table)
+    _csv(written[2], agree)
+    _csv(
+        written[3],
+        [
+            {
+                "model": r.model,
+                "qid": r.question["qid"],
+                "status": r.judged.status,
+                "parsed": r.judged.parsed,
+                "gold": r.question["answer"],
+                "response": r.response,
+            }
+            for r in rows
+        ],
+    )
+    return written
+
+
+def markdown(table: list[dict], agree: list[dict], unanswered: int) -> str:
+    models = sorted({c["model"] for c in table})
+    lines = ["# Question hierarchy: accuracy", ""]
+    for dimension in DIMENSIONS:
+        rows = [c for c in table if c["dimension"] == dimension]
+        if not rows:
+            continue
+        lines += [f"## By {dimension}", "", f"| {dimension} | answer | n | chance | {' | '.join(models)} |"]
+        lines.append("|" + " --- |" * (4 + len(models)))
+        grouped: dict[tuple, dict] = {}
+        for c in rows:
+            grouped.setdefault((c["value"], c["answer"]), {"n": c["n"], "chance": c["chance"]})[c["model"]] = c
+        for (v, kind), g in grouped.items():
+            accs = [f"{g[m]['accuracy']:.2f}" if m in g else "" for m in models]
+            ch = "-" if g["chance"] is None else f"{g['chance']:.2f}"
+            lines.append(f"| {v} | {kind} | {g['n']} | {ch} | {' | '.join(accs)} |")
+        lines.append("")
+    lines += [
+        "## Consistency across a question and its inverse",
+        "",
+        "| model | pairs | answered alike |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| {a['model']} | {a['pairs']} | {a['share']:.2f} |" for a in agree]
+    if unanswered:
+        lines += ["", f"{unanswered} questions had no answer from any model and are left out."]
+    return "\n".join(lines) + "\n"
+
+
+def _csv(path: Path, rows: list[dict]) -> None:
+    with atomic_output(path) as fh:
+        if rows:
+            writer = csv.DictWriter(fh, list(rows[0]), lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)

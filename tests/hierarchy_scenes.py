@@ -1,0 +1,178 @@
+"""Scene records built from geometry for the question-hierarchy tests, in the random-scene record shape
+(DESIGN.md's "Scene families": camera K / world_to_camera / resolution, per object box3d and
+visible_fraction), and an independent reckoning of every relation straight from those numbers."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+TABLE_TOP = 0.75
+NAMES = ("teddy bear", "mug", "laptop", "banana", "lamp", "alarm clock", "apple", "fan", "strawberry", "vase")
+
+
+def look_at_camera(position, target, width=512, height=384, focal_mm=50.0, sensor_mm=36.0) -> dict:
+    position = np.asarray(position, float)
+    forward = np.subtract(target, position)
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    rotation = np.stack([right, down, forward])
+    m = np.eye(4)
+    m[:3, :3], m[:3, 3] = rotation, -rotation @ position
+    f = focal_mm / sensor_mm * max(width, height)
+    return {
+        "K": [[f, 0, width / 2], [0, f, height / 2], [0, 0, 1]],
+        "world_to_camera": m.tolist(),
+        "resolution": [width, height],
+    }
+
+
+def obj(name: str, x: float, y: float, size, yaw: float = 0.0, visible: float | None = 1.0) -> dict:
+    record = {
+        "name": name,
+        "box3d": {"center_m": [x, y, TABLE_TOP + size[2] / 2], "size_m": list(size), "yaw_deg": yaw},
+    }
+    if visible is not None:
+        record["visible_fraction"] = visible
+    return record
+
+
+def scene(scene_id: str, objects: list[dict], camera: dict | None = None) -> dict:
+    return {
+        "id": scene_id,
+        "index": 0,
+        "file_name": f"images/{scene_id}.png",
+        "camera": camera or look_at_camera((0.0, -2.2, 1.65), (0.0, 0.0, 0.87)),
+        "objects": objects,
+        "relations": {},
+    }
+
+
+def random_scene(seed: int, n: int) -> dict:
+    """n objects scattered on the table, turned at random, some partly hidden, from a camera a little off-axis."""
+    rng = random.Random(seed)
+    objects = []
+    for name in rng.sample(NAMES, n):
+        s = rng.uniform(0.06, 0.4)
+        size = (s * rng.uniform(0.5, 1.0), s * rng.uniform(0.4, 1.0), s * rng.uniform(0.5, 1.2))
+        visible = rng.choice([1.0, 1.0, 0.5, 0.7, 0.95, None])
+        objects.append(
+            obj(name, rng.uniform(-0.6, 0.6), rng.uniform(-0.35, 0.35), size, rng.uniform(-180, 180), visible)
+        )
+    camera = look_at_camera((rng.uniform(-0.5, 0.5), -2.0, 1.5), (0.0, 0.0, 0.8))
+    return scene(f"rnd{seed}-{seed:07d}", objects, camera)
+
+
+class Reckoner:
+    """Every relation of one record, computed directly from its numbers (not through tabletest's code)."""
+
+    def __init__(self, record: dict):
+        self.record = record
+        if all(isinstance(o, str) for o in record["objects"]):
+            self.order = list(record["objects"])
+            self.boxes = None
+            return
+        self.order = None
+        self.boxes = {}
+        for o in record["objects"]:
+            if "box3d" in o:
+                b = o["box3d"]
+                center, size, yaw = np.array(b["center_m"]), b["size_m"], b["yaw_deg"]
+            else:
+                x, y, z = o["position_m"]
+                size, yaw = o["size_m"], o.get("yaw_deg", 0.0)
+                center = np.array([x, y, z + size[2] / 2])
+            self.boxes[o["name"]] = (center, size, math.radians(yaw), o.get("visible_fraction"))
+        if "camera" in record:
+            m = np.array(record["camera"]["world_to_camera"])
+            self.K = np.array(record["camera"]["K"])
+            self.width = record["camera"]["resolution"][0]
+        else:  # the benchmark camera of configs/default.yaml
+            width, height = record["render"]["resolution"]
+            cam = look_at_camera((0.0, -2.2, TABLE_TOP + 0.9), (0.0, 0.0, TABLE_TOP + 0.12), width, height)
+            m, self.K, self.width = np.array(cam["world_to_camera"]), np.array(cam["K"]), width
+        self.R, self.t = m[:3, :3], m[:3, 3]
+        self.eye = -self.R.T @ self.t
+        relations = record.get("relations", {})
+        self.stored = (
+            {k: [tuple(p) for p in relations[k]] for k in ("left_of", "in_front_of")}
+            if "in_front_of" in relations
+            else None
+        )
+
+    def cam(self, name: str) -> np.ndarray:
+        return self.R @ self.boxes[name][0] + self.t
+
+    def u(self, p_world: np.ndarray) -> np.ndarray:
+        c = self.R @ p_world + self.t
+        h = self.K @ c
+        return h[:2] / h[2]
+
+    def left_of(self, a: str, b: str) -> bool:
+        if self.order is not None:
+            return self.order.index(a) < self.order.index(b)
+        if self.stored is not None:  # a random record's own relations are its truth
+            return (a, b) in self.stored["left_of"]
+        return self.cam(a)[0] < self.cam(b)[0] and self.u(self.boxes[a][0])[0] < self.u(self.boxes[b][0])[0]
+
+    def between(self, m: str, a: str, b: str) -> bool:
+        """Between a and b as the viewer sees them, and within a quarter of |ab| of the line joining them."""
+        if not (self.left_of(a, m) and self.left_of(m, b)) and not (self.left_of(b, m) and self.left_of(m, a)):
+            return False
+        if self.order is not None:
+            return True
+        pa, pb, pm = (self.boxes[n][0][:2] for n in (a, b, m))
+        ab, am = pb - pa, pm - pa
+        return abs(np.cross(ab, am)) / np.linalg.norm(ab) <= 0.25 * np.linalg.norm(ab)
+
+    def in_front_of(self, a: str, b: str) -> bool:
+        if self.stored is not None:
+            return (a, b) in self.stored["in_front_of"]
+        fwd = self.R[2, :2] / np.linalg.norm(self.R[2, :2])
+        return self.boxes[a][0][:2] @ fwd < self.boxes[b][0][:2] @ fwd
+
+    def view_distance(self, a: str) -> float:
+        return float(np.linalg.norm(self.boxes[a][0] - self.eye))
+
+    def ground_distance(self, a: str, b: str) -> float:
+        return float(np.linalg.norm(self.boxes[a][0][:2] - self.boxes[b][0][:2]))
+
+    def own_angle(self, of: str, other: str) -> float:
+        """Degrees from `of`'s front to `other`, positive towards its own left."""
+        yaw = self.boxes[of][2]
+        front = np.array([math.sin(yaw), -math.cos(yaw)])
+        left = np.array([math.cos(yaw), math.sin(yaw)])
+        v = self.boxes[other][0][:2] - self.boxes[of][0][:2]
+        return math.degrees(math.atan2(v @ left, v @ front))
+
+    def volume(self, a: str) -> float:
+        return float(np.prod(self.boxes[a][1]))
+
+    def height(self, a: str) -> float:
+        return self.boxes[a][1][2]
+
+    def image_box(self, a: str) -> tuple[float, float, float, float]:
+        center, size, yaw, _ = self.boxes[a]
+        rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
+        corners = [
+            center + rot @ (np.array([sx, sy, sz]) * size / 2) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)
+        ]
+        uv = np.array([self.u(c) for c in corners])
+        return (*uv.min(axis=0), *uv.max(axis=0))
+
+    def looks(self, a: str, measure: str) -> float:
+        x0, y0, x1, y1 = self.image_box(a)
+        return (x1 - x0) * (y1 - y0) if measure == "bigger" else y1 - y0
+
+    def visible(self, a: str) -> float | None:
+        return self.boxes[a][3]
+
+    def names(self) -> list[str]:
+        return self.order if self.order is not None else [o["name"] for o in self.record["objects"]]
+
+    def others(self, x: str) -> list[str]:
+        return [n for n in self.names() if n != x]

@@ -1,0 +1,365 @@
+"""The question hierarchy: every gold answer recomputed from the scene's geometry, balance, withholding,
+size constancy, stories derivable (and not stated), and benchmark and vignette records."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import pytest
+from hierarchy_scenes import Reckoner, obj, random_scene, scene
+
+from tabletest.config import load_catalog, load_config
+from tabletest.layout.selection import Selection, select_scenes
+from tabletest.prompts.hierarchy import geometry as margins
+from tabletest.prompts.hierarchy.generate import scene_questions
+from tabletest.prompts.hierarchy.infer import closure, holds
+from tabletest.truth.records import vignette_record
+
+CATALOG, CONFIG = load_catalog(), load_config()
+FRONTED = {o.name for o in CATALOG.objects if o.has_front}
+BENCHMARK = Path(__file__).parent / "fixtures" / "benchmark-3obj-metadata.jsonl"
+# records of the random family as branch i13a (commit a49ee07) writes them, made by its pure-Python sampler and
+# truth code (no render: `visible_fraction` set by hand to 1.0, 0.5, 0.97 in turn)
+SAMPLED = Path(__file__).parent / "fixtures" / "random-scene-records.jsonl"
+WORD = {"in front": "front", "left": "left", "right": "right", "behind": "behind"}
+FACTS = {"left": "left_of", "right": "right_of", "in front": "in_front_of", "behind": "behind"}
+
+
+def benchmark_records() -> list[dict]:
+    return [json.loads(line) for line in BENCHMARK.read_text().splitlines()]
+
+
+def vignette_records() -> list[dict]:
+    selection = Selection(
+        n_objects=3, only=("mug", "teddy bear", "banana", "lamp"), sample=None, seed=0, shard=None, limit=6
+    )
+    return [vignette_record(s) for s in select_scenes(CATALOG, selection)]
+
+
+RANDOM = [random_scene(seed, n) for seed, n in ((1, 4), (2, 5), (3, 6), (4, 3), (5, 6), (6, 2))]
+RANDOM += [json.loads(line) for line in SAMPLED.read_text().splitlines()]
+ALL_RECORDS = RANDOM + benchmark_records() + vignette_records()
+
+
+def questions_of(records: list[dict]) -> list[dict]:
+    return [q for r in records for q in scene_questions(r, CATALOG, CONFIG, seed=0)]
+
+
+@pytest.fixture(scope="module")
+def asked() -> list[tuple[dict, dict]]:
+    return [(r, q) for r in ALL_RECORDS for q in scene_questions(r, CATALOG, CONFIG, seed=0)]
+
+
+def relation(k: Reckoner, word: str, a: str, b: str) -> bool:
+    """a <word> b in the viewer's frame, from the numbers."""
+    return {
+        "left": lambda: k.left_of(a, b),
+        "right": lambda: k.left_of(b, a),
+        "front": lambda: k.in_front_of(a, b),
+        "behind": lambda: k.in_front_of(b, a),
+    }[word]()
+
+
+def own_side(k: Reckoner, of: str, other: str) -> set[str]:
+    """Where `other` stands from `of`'s own front: the words that hold (beyond the margins)."""
+    angle = k.own_angle(of, other)
+    words = set()
+    if 20 <= angle <= 160:
+        words.add("left")
+    if -160 <= angle <= -20:
+        words.add("right")
+    if abs(angle) <= 70:
+        words.add("front")
+    if abs(angle) >= 110:
+        words.add("behind")
+    return words
+
+
+def expected(record: dict, q: dict):
+    """The gold answer of a question, recomputed from the record's geometry alone."""
+    k = Reckoner(record)
+    skill, rel, objs = q["skill"], q["relation"], q["objects"]
+    if q["form"] == "story":
+        x, y = objs
+        if "+" in rel:
+            side, ahead = rel.split("+")
+            return relation(k, WORD[side], x, y) and relation(k, WORD[ahead], x, y)
+        if q["answer_type"] == "choice":
+            return next(o for o in q["options"] if relation(k, WORD[o], x, y))
+        return relation(k, WORD[rel], x, y)
+    if skill == "orientation":
+        x, y = objs
+        return ("front" if rel == "facing" else "behind") in own_side(k, x, y)
+    if skill == "position" and rel == "between":
+        if q["answer_type"] == "names":
+            a, b = objs
+            return [n for n in k.names() if k.between(n, a, b)]
+        return k.between(*objs)
+    if skill == "position" and q["frame"] == "viewer":
+        x, y = objs
+        if q["answer_type"] == "choice":
+            return next(o for o in q["options"] if relation(k, WORD[o], x, y))
+        return relation(k, rel, x, y)
+    if skill == "position" and q["frame"] == "intrinsic":
+        x, y = objs
+        assert x in FRONTED
+        return rel in own_side(k, x, y)
+    if skill == "distance" and q["frame"] == "viewer":
+        a, b = objs
+        nearer = a if k.view_distance(a) < k.view_distance(b) else b
+        if q["answer_type"] == "yes/no":
+            return nearer == a
+        return nearer if rel == "nearer" else ({a, b} - {nearer}).pop()
+    if skill == "distance":
+        a, b, to = objs
+        nearer = a if k.ground_distance(a, to) < k.ground_distance(b, to) else b
+        return nearer if rel == "nearer" else ({a, b} - {nearer}).pop()
+    if skill in ("size", "distance+size"):
+        a, b = objs
+        measure = k.volume if rel in ("bigger", "smaller") else k.height
+        big = a if measure(a) > measure(b) else b
+        small = ({a, b} - {big}).pop()
+        looks = "bigger" if rel in ("bigger", "smaller") else "taller"
+        ratio = k.looks(small, looks) / k.looks(big, looks)
+        assert ratio >= 1.1 if skill == "distance+size" else ratio <= 1 / 1.1, q["qid"]
+        return big if rel in ("bigger", "taller") else small
+    if skill == "counting":
+        return len(k.names()) if rel == "all" else k.names().count(objs[0])
+    if skill == "position+counting":
+        (x,) = objs
+        if q["frame"] == "viewer":
+            return sum(relation(k, rel, n, x) for n in k.others(x))
+        return sum(rel in own_side(k, x, n) for n in k.others(x))
+    if skill == "distance+counting":
+        (x,) = objs
+        closer = [n for n in k.others(x) if k.view_distance(n) < k.view_distance(x)]
+        return len(closer) if rel == "nearer" else len(k.others(x)) - len(closer)
+    if skill == "occlusion" and rel == "hidden":
+        visible = k.visible(objs[0])
+        return visible is not None and visible <= 0.9
+    if skill == "occlusion":
+        (x,) = objs
+        box = k.image_box(x)
+
+        def overlaps(n):
+            o = k.image_box(n)
+            return box[0] < o[2] and o[0] < box[2] and box[1] < o[3] and o[1] < box[3]
+
+        return [n for n in k.others(x) if overlaps(n) and k.view_distance(n) < k.view_distance(x)]
+    raise AssertionError(f"no reckoning for {q['qid']}")
+
+
+def test_every_gold_is_recomputed_from_the_geometry(asked):
+    kinds = Counter()
+    for record, q in asked:
+        assert q["answer"] == expected(record, q), q["qid"]
+        kinds[q["skill"]] += 1
+    assert set(kinds) >= {
+        "position", "distance", "size", "distance+size", "counting", "position+counting", "distance+counting",
+        "occlusion", "orientation", "multi-hop",
+    }  # fmt: skip
+
+
+def test_qids_are_unique_and_every_record_has_the_fields(asked):
+    for records in (RANDOM + benchmark_records(), vignette_records()):  # the same scene ids in both
+        qids = [q["qid"] for q in questions_of(records)]
+        assert len(qids) == len(set(qids))
+    levels = {"position": "single", "distance+size": "multi", "occlusion": "reasoning", "multi-hop": "reasoning"}
+    for _, q in asked:
+        assert q["frame"] in ("viewer", "intrinsic", None)
+        assert q["answer_type"] in ("yes/no", "choice", "number", "names")
+        if q["skill"] in levels:
+            assert q["level"] == levels[q["skill"]]
+        if q["answer_type"] == "choice":
+            assert q["answer"] in q["options"] and 2 <= len(q["options"]) <= 3
+        assert q["text"].endswith(
+            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.")
+        ) or (q["answer_type"] == "choice" and q["text"].endswith(" or ".join(q["options"][-1:]) + "."))
+
+
+def test_inverse_pairs_have_opposite_golds_and_balance_every_cell(asked):
+    pairs = defaultdict(list)
+    for record, q in asked:  # the benchmark and vignette records share scene ids: pairs are per record
+        if q["pair"]:
+            pairs[(id(record), q["pair"])].append(q)
+    assert pairs
+    for members in pairs.values():
+        assert len(members) == 2 and members[0]["answer"] != members[1]["answer"], members[0]["pair"]
+    cells = defaultdict(Counter)
+    for _, q in asked:
+        if q["answer_type"] in ("yes/no", "choice"):
+            key = (q["skill"], q["level"], q["frame"], q["form"], q["modality"], q["derivation"]["hops"])
+            cells[key][
+                str(q["answer"]) if q["answer_type"] == "yes/no" or q["answer"] in ("left", "right") else "x"
+            ] += 1
+    for key, counts in cells.items():
+        assert counts["True"] == counts["False"] and counts["left"] == counts["right"], key
+
+
+def test_intrinsic_questions_only_of_objects_with_a_clear_front(asked):
+    intrinsic = [q for _, q in asked if q["frame"] == "intrinsic"]
+    assert intrinsic
+    assert {q["objects"][0] for q in intrinsic} <= FRONTED
+
+
+def test_counting_has_as_many_trick_zeros_as_kinds_present(asked):
+    counts = [q for _, q in asked if q["skill"] == "counting" and q["relation"] in ("kind", "absent")]
+    by = Counter(q["relation"] for q in counts)
+    assert by["kind"] == by["absent"] > 0
+    assert all(q["answer"] == 0 for q in counts if q["relation"] == "absent")
+    assert all(q["answer"] >= 1 for q in counts if q["relation"] == "kind")
+
+
+def test_a_pair_inside_the_margin_is_withheld():
+    # the mug stands 1 cm right of the banana and 2 cm behind it: neither left/right nor front/behind is asked
+    record = scene(
+        "rnd9-0000001", [obj("banana", 0.0, 0.0, (0.19, 0.04, 0.05)), obj("mug", 0.01, 0.02, (0.1, 0.08, 0.1))]
+    )
+    asked = questions_of([record])
+    assert not [q for q in asked if q["skill"] == "position" and q["form"] != "story"]
+    assert not [q for q in asked if q["form"] == "story"]  # nothing to state
+    assert [q for q in asked if q["skill"] == "counting"]
+    far = scene("rnd9-0000002", [obj("banana", -0.3, 0.0, (0.19, 0.04, 0.05)), obj("mug", 0.3, 0.02, (0.1, 0.08, 0.1))])
+    position = [q for q in questions_of([far]) if q["skill"] == "position"]
+    assert {q["relation"] for q in position} == {"left", "right"}
+    assert margins.DEPTH_M > 0.02
+
+
+def test_pairs_the_record_calls_ambiguous_are_withheld():
+    far = scene("rnd9-0000005", [obj("banana", -0.3, -0.2, (0.19, 0.04, 0.05)), obj("mug", 0.3, 0.2, (0.1, 0.08, 0.1))])
+    assert {q["relation"] for q in questions_of([far]) if q["skill"] == "position"} == {
+        "left",
+        "right",
+        "front",
+        "behind",
+    }
+    far["relations"]["ambiguous"] = [["mug", "banana", "left_of"]]
+    assert {q["relation"] for q in questions_of([far]) if q["skill"] == "position"} == {"front", "behind"}
+    far["relations"]["ambiguous"] = [{"pair": ["banana", "mug"]}]
+    assert {q["relation"] for q in questions_of([far]) if q["skill"] == "position"} == set()
+
+
+def test_size_constancy_pair_is_a_multi_skill_question():
+    # a mug close to the camera looks bigger and taller than a vase far behind it, which is bigger and taller
+    record = scene("rnd9-0000003", [obj("mug", 0.0, -1.2, (0.12, 0.08, 0.1)), obj("vase", 0.1, 2.5, (0.14, 0.14, 0.3))])
+    size = [q for q in questions_of([record]) if q["relation"] in ("bigger", "smaller", "taller", "shorter")]
+    assert size and all(q["skill"] == "distance+size" and q["level"] == "multi" for q in size)
+    assert {q["answer"] for q in size if q["relation"] in ("bigger", "taller")} == {"vase"}
+    assert {q["answer"] for q in size if q["relation"] in ("smaller", "shorter")} == {"mug"}
+    beside = scene("rnd9-0000004", [obj("mug", -0.2, 0.0, (0.12, 0.08, 0.1)), obj("vase", 0.2, 0.0, (0.14, 0.14, 0.3))])
+    same_distance = [q for q in questions_of([beside]) if q["relation"] in ("bigger", "taller")]
+    assert same_distance and {(q["skill"], q["level"]) for q in same_distance} == {("size", "single")}
+    assert all(q["derivation"]["rules"] == ["size constancy"] for q in size)
+
+
+def test_stories_never_state_what_they_ask_and_the_engine_derives_the_gold(asked):
+    stories = [q for _, q in asked if q["form"] == "story"]
+    assert {q["derivation"]["hops"] for q in stories} >= {1, 2, 3}
+    converse = {"left": "right_of", "right": "left_of", "in front": "behind", "behind": "in_front_of"}
+    for q in stories:
+        stated = [tuple(f) for f in q["derivation"]["stated"]]
+        known = closure(stated)
+        x, y = q["objects"]
+        rel = q["relation"]
+        if "+" in rel:
+            side, ahead = rel.split("+")
+            facts = [(x, FACTS[side], y), (x, FACTS[ahead], y)]
+            assert all(holds(known, f) is not None for f in facts)
+            assert (all(holds(known, f) for f in facts)) == q["answer"]
+            continue
+        word = q["answer"] if q["answer_type"] == "choice" else rel
+        fact = (x, FACTS[word], y)
+        verdict = holds(known, fact)
+        assert verdict is not None
+        assert verdict == (q["answer"] if q["answer_type"] == "yes/no" else True)
+        assert fact not in stated and (x, converse[word], y) not in stated
+        sentences = {
+            "left_of": "to the left of",
+            "right_of": "to the right of",
+            "in_front_of": "in front of",
+            "behind": "behind",
+        }
+        assert all(f"The {a} is {sentences[r]} the {b}." in q["context"] for a, r, b in stated)
+
+
+def test_engine_counts_hops_by_rule_applications():
+    stated = [("a", "left_of", "b"), ("c", "right_of", "b"), ("c", "left_of", "d")]
+    known = closure(stated)
+    assert known[("b", "right_of", "a")].hops == 1  # inverse
+    assert known[("a", "left_of", "c")].hops == 2  # inverse, transitivity
+    assert known[("a", "left_of", "d")].hops == 3
+    assert holds(known, ("d", "left_of", "a")) is False  # exclusion
+    assert holds(known, ("a", "in_front_of", "d")) is None  # nothing said about depth
+
+
+def test_benchmark_records_agree_with_their_stored_relations():
+    records = benchmark_records()
+    asked = questions_of(records)
+    by_scene = {r["id"]: r for r in records}
+    for q in asked:
+        rel = by_scene[q["scene_id"]]["relations"]
+        if (
+            q["skill"] == "position"
+            and q["frame"] == "viewer"
+            and q["answer_type"] == "yes/no"
+            and q["form"] == "question"
+        ):
+            x, *rest = q["objects"]
+            if q["relation"] == "between":
+                assert q["answer"] == ([x, *rest] in rel["between"] or [x, *rest[::-1]] in rel["between"])
+            else:
+                assert q["relation"] in ("left", "right")  # all on the centre line: front/behind withheld
+                pairs = rel["left_of"] if q["relation"] == "left" else rel["right_of"]
+                assert q["answer"] == ([x, rest[0]] in pairs)
+    assert not [q for q in asked if q["relation"] in ("front", "behind") and q["frame"] == "viewer"]
+    assert [q for q in asked if q["relation"] == "between" and q["answer_type"] == "names"]
+    text_only = [q for q in scene_questions(records[0], CATALOG, CONFIG, text_only=True)]
+    assert text_only and {q["modality"] for q in text_only} == {"text"}
+    assert {q["context"] for q in text_only if q["form"] == "question"} == {records[0]["vignettes"]["left_first"]}
+    assert [q for q in asked if q["modality"] == "text"] and [q for q in asked if q["frame"] == "intrinsic"]
+
+
+def test_random_records_questions_agree_with_their_stored_relations():
+    records = [json.loads(line) for line in SAMPLED.read_text().splitlines()]
+    stored = {r["id"]: r["relations"] for r in records}
+    checked = 0
+    for q in questions_of(records):
+        if (
+            q["frame"] == "viewer"
+            and q["answer_type"] == "yes/no"
+            and q["relation"] in ("left", "right", "front", "behind")
+        ):
+            x, y = q["objects"]
+            key = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}[q["relation"]]
+            assert q["answer"] == ([x, y] in stored[q["scene_id"]][key]), q["qid"]
+            checked += 1
+    assert checked > 100
+
+
+def test_vignette_records_give_text_questions_only():
+    asked = questions_of(vignette_records())
+    assert asked and {q["modality"] for q in asked} == {"text"}
+    assert {q["skill"] for q in asked} == {"position", "counting", "position+counting", "multi-hop"}
+    for q in asked:
+        assert q["image"] is None and q["text"].startswith(q["context"])
+
+
+def test_objects_sharing_a_name_are_counted_but_never_named():
+    record = scene(
+        "rnd9-0000006",
+        [
+            obj("mug", -0.4, 0.0, (0.12, 0.08, 0.1)),
+            obj("lamp", 0.0, 0.0, (0.2, 0.2, 0.45)),
+            obj("mug", 0.4, 0.0, (0.12, 0.08, 0.1)),
+        ],
+    )
+    asked = questions_of([record])
+    counts = {q["text"].split("?")[0]: q["answer"] for q in asked if q["skill"] == "counting"}
+    assert counts["How many mugs are on the table"] == 2 and counts["How many objects are on the table"] == 3
+    assert all("mug" not in q["objects"] for q in asked if q["skill"] != "counting")
+    sides = {q["relation"]: q["answer"] for q in asked if q["skill"] == "position+counting" and q["frame"] == "viewer"}
+    assert sides == {"left": 1, "right": 1}  # one mug on each side of the lamp
+    for q in (q for q in asked if q["skill"] == "counting"):
+        assert q["answer"] == expected(record, q), q["qid"]

@@ -1,0 +1,98 @@
+"""Exports of the question hierarchy: every worded gold is read as correct, one evaluation set per skill."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from PIL import Image
+from test_questions import benchmark_records
+
+from tabletest.config import load_catalog, load_config
+from tabletest.export.hierarchy_queries import answer_wordings, hierarchy_queries
+from tabletest.export.run import ExportOptions, run_export
+from tabletest.prompts.hierarchy.generate import scene_questions
+from tabletest.score.lexicon import load_lexicon
+from tabletest.score.questions import judge_question
+
+CATALOG = load_catalog()
+LEXICON = load_lexicon(CATALOG)
+
+
+@pytest.fixture(scope="module")
+def render(tmp_path_factory):
+    """A render folder of the benchmark fixture's records, with small stand-in images."""
+    folder = tmp_path_factory.mktemp("render")
+    (folder / "images").mkdir()
+    records = benchmark_records()[:3]
+    for r in records:
+        Image.new("RGB", (32, 24), (120, 90, 60)).save(folder / r["file_name"])
+    (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return folder
+
+
+def test_every_answer_wording_is_read_as_correct():
+    records = benchmark_records()[:2]
+    for q in (q for r in records for q in scene_questions(r, CATALOG, load_config())):
+        for wording in answer_wordings(q):
+            assert judge_question(q, wording, LEXICON).status == "correct", (q["qid"], wording)
+
+
+def test_variations_choose_how_many_wordings(render):
+    record = benchmark_records()[0]
+    every = list(hierarchy_queries(record, "all", 0, CATALOG))
+    paper = list(hierarchy_queries(record, "paper", 0, CATALOG))
+    one = list(hierarchy_queries(record, "one", 0, CATALOG))
+    assert len(every) > len(paper) > len(one) == len({q["skill"] for q in paper})
+    assert {q["modality"] for q in every} == {"image"} and len({q["qid"] for q in every}) == len(every)
+    assert paper == list(hierarchy_queries(record, "paper", 0, CATALOG))  # seeded
+    assert len({q["text"].split(",")[0] for q in every if q["frame"] == "viewer" and q["skill"] == "position"}) > 1
+
+
+@pytest.mark.parametrize("fmt", ["llava", "vlmevalkit", "lmms-eval"])
+def test_hierarchy_exports(render, tmp_path, fmt):
+    from tabletest.export import cli
+
+    module, function = cli.HIERARCHY.get(fmt, cli.FORMATS[fmt][0]).split(":")
+    exporter = getattr(__import__(f"tabletest.export.{module}", fromlist=[function]), function)
+    options = ExportOptions(variations="paper", questions="hierarchy", evaluation=fmt != "llava")
+    out = tmp_path / "out"
+    run_export(fmt, exporter, render, out, options, CATALOG)
+    if fmt == "llava":
+        samples = json.loads((out / "train.json").read_text())
+        assert samples and all((out / s["image"]).is_file() for s in samples)
+        assert all(s["conversations"][0]["value"].startswith("<image>\n") for s in samples)
+        return
+    if fmt == "vlmevalkit":
+        questions = {json.loads(x)["qid"]: json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()}
+        skills = {q["skill"] for q in questions.values()}
+        tsvs = sorted(p.name for p in out.glob("TableTest_*.tsv"))
+        assert len(tsvs) == len(skills) >= 4
+        for path in out.glob("TableTest_*.tsv"):
+            table = pd.read_csv(path, sep="\t")
+            for _, row in table.iterrows():
+                q = questions[row["qid"]]
+                assert judge_question(q, row["answer"], LEXICON).status == "correct"
+                assert row["category"] == q["skill"]
+        return
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lmms_utils", out / "utils.py")
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    tasks = sorted(p.stem for p in out.glob("tabletest_hierarchy_*.yaml"))
+    assert "tabletest_hierarchy_position" in tasks and "tabletest_hierarchy_counting" in tasks
+    for data in (out / "data").glob("*.jsonl"):
+        for line in data.read_text().splitlines():
+            doc = json.loads(line)
+            assert utils.process_results(doc, [doc["gold"]]) == {"accuracy": 1.0, "unparsed": 0.0}
+            assert utils.process_results(doc, ["I do not know"])["accuracy"] == 0.0
+            assert utils.doc_to_visual(doc)[0].size == (32, 24)
+
+
+def test_questions_flag_only_for_question_formats(cli, render, tmp_path):
+    bad = cli(
+        "export", "--dataset", str(render), "--format", "coco", "--questions", "hierarchy", "--out", str(tmp_path / "c")
+    )
+    assert bad.returncode == 2 and "--questions does not apply to --format coco" in bad.stderr
