@@ -4,6 +4,7 @@ and every answer still belongs to its own scene. One tiny render (with masks) se
 from __future__ import annotations
 
 import base64
+import csv
 import importlib.util
 import io
 import json
@@ -229,22 +230,26 @@ def vlmevalkit_images(data: pd.DataFrame) -> dict[str, str]:
 def test_vlmevalkit_tsvs_read_as_vlmevalkit_reads_them(render, records, prompts, tmp_path):
     out = tmp_path / "vlmevalkit"
     export(render, "vlmevalkit", out)
+    assert sorted(p.name for p in out.glob("*.tsv")) == ["TableTest_MCQ.tsv", "TableTest_OpenEnded.tsv"]
     total = 0
-    for kind, letters in (("YN", False), ("MCQ", True), ("VQA", False)):
+    for kind, types in (("MCQ", {1, 4, 5}), ("OpenEnded", {2, 3, 6, 7, 8})):
         data = pd.read_csv(out / f"TableTest_{kind}.tsv", sep="\t")  # VLMEvalKit's load() of a .tsv
         assert list(data.columns[:3]) == ["index", "image", "question"] and "answer" in data
-        assert ("A" in data and "B" in data) == letters  # what makes VLMEvalKit treat a custom TSV as MCQ
+        # VLMEvalKit's build_dataset: `A` and `B` make a custom TSV a multiple-choice set it scores itself;
+        # DATASET_TYPE calls a custom name with "openended" in it open questions, any other multiple choice
+        assert ("A" in data and "B" in data) == (kind == "MCQ") == ("openended" not in f"TableTest_{kind}".lower())
+        assert set(data["prompt_type"]) == types
         images = vlmevalkit_images(data)
         for _, line in data.iterrows():
             record = records[line["scene_id"]]
             assert_same_image(base64.b64decode(images[str(line["index"])]), render, record)
             query = prompts[line["qid"]]
             assert line["question"] == query["text"]
-            if kind == "YN":
+            if line["prompt_type"] == 1:
                 statement = re.search(r": the (.+) is to the (left|right) of the (.+)$", line["question"])
                 x, relation, y = statement.groups()
                 holds = [x, y] in record["relations"][f"{relation}_of"]
-                assert line["answer"] == ("Yes" if holds else "No")
+                assert (line["A"], line["B"], line[line["answer"]]) == ("True", "False", str(holds))
             elif kind == "MCQ":
                 options = [line[c] for c in "ABCD" if not pd.isna(line[c])]
                 assert options == query["options"]
@@ -256,6 +261,54 @@ def test_vlmevalkit_tsvs_read_as_vlmevalkit_reads_them(render, records, prompts,
         assert data["scene_id"].nunique() == 18 and (data["image"].astype(str).str.len() > 64).sum() == 18
         total += len(data)
     assert total == len(prompts) == len((out / "prompts.jsonl").read_text().splitlines())
+
+
+def vlmevalkit_predictions(tsv: Path, folder: Path, model: str, suffix: str, answer) -> Path:
+    """A prediction file as VLMEvalKit's inference writes it: the dataset's rows without `image`, plus
+    `prediction`, named `<model>_<dataset>.<suffix>` (xlsx by default, tsv under PRED_FORMAT=tsv)."""
+    data = pd.read_csv(tsv, sep="\t")
+    data.pop("image")
+    data["prediction"] = [str(answer(line)) for _, line in data.iterrows()]
+    path = folder / f"{model}_{tsv.stem}.{suffix}"
+    if suffix == "xlsx":  # vlmeval.smp.dump's dump_xlsx
+        with pd.ExcelWriter(path, engine="xlsxwriter", engine_kwargs={"options": {"strings_to_formulas": False}}) as w:
+            data.to_excel(w, index=False)
+    else:  # dump_tsv
+        data.to_csv(path, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
+    return path
+
+
+LETTER_STYLES = ("{}", "{}. {}", "({})", "Answer: {}", "The answer is {}.")
+
+
+def letter_answer(line, wrong: bool = False) -> str:
+    """A model's answer to a lettered question, in one of the ways models write a letter."""
+    letters = [c for c in "ABCD" if not pd.isna(line[c])]
+    letter = line["answer"] if not wrong else next(c for c in letters if c != line["answer"])
+    return LETTER_STYLES[line["index"] % len(LETTER_STYLES)].format(letter, line[letter])
+
+
+@pytest.mark.parametrize("suffix", ["xlsx", "tsv"])
+def test_vlmevalkit_prediction_files_score_every_question(render, tmp_path, suffix):
+    out = tmp_path / "vlmevalkit"
+    export(render, "vlmevalkit", out)
+    files = []
+    for model, wrong in (("Gold-VLM", False), ("Contrary-VLM", True)):
+        folder = tmp_path / "outputs" / model
+        folder.mkdir(parents=True)
+        mcq, open_ended = out / "TableTest_MCQ.tsv", out / "TableTest_OpenEnded.tsv"
+        files.append(vlmevalkit_predictions(mcq, folder, model, suffix, lambda line, w=wrong: letter_answer(line, w)))
+        files.append(vlmevalkit_predictions(open_ended, folder, model, suffix, lambda line: line["answer"]))
+    report = tmp_path / "report"
+    responses = [arg for f in files for arg in ("--responses", str(f))]
+    result = CliRunner().invoke(app, ["score", "--prompts", str(out / "prompts.jsonl"), *responses, "--out", str(report)])
+    assert result.exit_code == 0, result.output
+    rows = {(r["model"], int(r["prompt_type"])): r for r in pd.read_csv(report / "accuracy.csv").to_dict("records")}
+    for ptype in range(1, 9):
+        assert rows[("Gold-VLM", ptype)]["accuracy"] == 1.0, ptype
+        contrary = rows[("Contrary-VLM", ptype)]
+        assert contrary["accuracy"] == (0.0 if ptype in (1, 4, 5) else 1.0) and contrary["unparsed"] == 0, ptype
+    assert "unanswered" not in result.output
 
 
 def load_lmms_task(path: Path) -> dict:

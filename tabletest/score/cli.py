@@ -22,7 +22,8 @@ def score(
         list[Path],
         typer.Option(
             "--responses",
-            help='Responses JSONL, {"qid", "response"[, "model"]} per line (repeatable; one file per model or a model field).',
+            help='Responses JSONL, {"qid", "response"[, "model"]} per line, or a VLMEvalKit prediction file '
+            "(<model>_TableTest_<kind>.xlsx or .tsv) (repeatable; one file per model or a model field).",
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder: report.md, CSV files, PNG plots.")] = Path(
