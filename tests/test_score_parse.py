@@ -163,7 +163,9 @@ def test_an_unknown_word_in_a_blank_is_unread_and_shown_not_silently_wrong():
 
 def test_prompt_3_reads_the_statement_said_not_to_hold_not_its_reason():
     mug_left = ("mug", "wine bottle")
-    explained = "The mug is to the left of the wine bottle, so 'The mug is to the right of the wine bottle' does not hold."
+    explained = (
+        "The mug is to the left of the wine bottle, so 'The mug is to the right of the wine bottle' does not hold."
+    )
     outcome = judge(query(3, mug_left, option_order="0123"), explained, LEXICON)
     assert (outcome.status, outcome.choices) == ("correct", (("right", "AB"),))
     reason_after = "'The wine bottle is to the left of the mug' is false, because the mug is left of the wine bottle."

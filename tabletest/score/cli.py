@@ -33,6 +33,14 @@ def score(
         Path | None,
         typer.Option("--synonyms", help="Extra YAML of accepted object words, added to configs/synonyms.yaml."),
     ] = None,
+    suggest_at: Annotated[
+        int,
+        typer.Option(
+            "--suggest-at",
+            min=1,
+            help="Suggest for --synonyms the unknown words one model used this many times (the study: 5).",
+        ),
+    ] = 5,
     catalog: CatalogOpt = None,
 ) -> None:
     """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
@@ -40,7 +48,7 @@ def score(
     scoring = score_responses(prompts, responses, lexicon)
     from tabletest.score.report import write_report  # scipy and matplotlib: loaded only when a report is made
 
-    written = write_report(scoring, out, {"prompts": prompts, "responses": responses})
+    written = write_report(scoring, out, {"prompts": prompts, "responses": responses}, suggest_at)
     typer.echo(
         f"scored {len(scoring.rows)} answers; wrote {written[0]} and {len(written) - 1} more files to {out}", err=True
     )

@@ -69,7 +69,8 @@ IDIOMS = re.compile(
 )
 # prompt 3: an option the answer says does not hold ("'The mug is to the right of the bottle' does not hold")
 NOT_HOLDING = re.compile(
-    r"\b(?:does\s*n[o']t\s+hold|is\s*n[o']t\s+(?:true|correct|the\s+case|accurate)|is\s+(?:false|incorrect|wrong|untrue))\b"
+    r"\b(?:does\s*n[o']t\s+hold|is\s*n[o']t\s+(?:true|correct|the\s+case|accurate)"
+    r"|is\s+(?:false|incorrect|wrong|untrue))\b"
 )
 # words of an answer to a fill-in prompt (6, 7) that say it describes the image instead of filling the blanks
 DESCRIPTION = re.compile(
