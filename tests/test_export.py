@@ -6,9 +6,12 @@ from __future__ import annotations
 import base64
 import csv
 import importlib.util
+import inspect
 import io
 import json
 import re
+import sys
+import types
 from collections import Counter
 from pathlib import Path
 
@@ -327,8 +330,21 @@ def test_vlmevalkit_prediction_files_score_every_question(render, tmp_path, suff
     assert "unanswered" not in result.output
 
 
-def load_lmms_task(path: Path) -> dict:
-    """A task YAML read as lmms-eval reads it: `!function utils.x` is x from utils.py beside the YAML."""
+class LmmsTask:
+    """lmms-eval 0.7.3's ConfigurableTask, as far as a task's data goes (api/task.py, `download`):
+    `datasets.load_dataset(path=dataset_path, **dataset_kwargs)`, relative paths read from the working
+    directory."""
+
+    def __init__(self, config: dict) -> None:
+        self.config = config
+        kwargs = dict(config["dataset_kwargs"])
+        self.dataset = load(config["dataset_path"], cache_dir=kwargs.pop("cache_dir"), **kwargs)
+
+
+def load_lmms_task(path: Path, cache: Path, monkeypatch) -> LmmsTask:
+    """A task file loaded as lmms-eval 0.7.3 loads it: `!function utils.x` is x from utils.py beside the
+    YAML (utils.py, `import_function`); a config with `class` is built by calling it with the config
+    when its constructor takes `config` (tasks/__init__.py, `_load_task`), else as a ConfigurableTask."""
     spec = importlib.util.spec_from_file_location(f"tabletest_task_utils_{id(path)}", path.parent / "utils.py")
     utils = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(utils)
@@ -339,22 +355,38 @@ def load_lmms_task(path: Path) -> dict:
     Loader.add_constructor(
         "!function", lambda loader, node: getattr(utils, loader.construct_scalar(node).split(".")[1])
     )
-    return yaml.load(path.read_text(), Loader=Loader)
+    config = yaml.load(path.read_text(), Loader=Loader)
+    config["dataset_kwargs"]["cache_dir"] = str(cache)
+    lmms_eval = types.ModuleType("lmms_eval.api.task")
+    lmms_eval.ConfigurableTask = LmmsTask
+    for name in ("lmms_eval", "lmms_eval.api", "lmms_eval.api.task"):
+        monkeypatch.setitem(sys.modules, name, lmms_eval)
+    if "class" not in config:
+        return LmmsTask(config)
+    assert "config" in inspect.signature(config["class"].__init__).parameters
+    return config["class"](config=config)
 
 
-def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(render, records, prompts, tmp_path):
-    out = tmp_path / "lmms"
-    summary = export(render, "lmms-eval", out)
+def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(
+    render, records, prompts, tmp_path, monkeypatch
+):
+    exported = tmp_path / "lmms"
+    summary = export(render, "lmms-eval", exported)
+    out = tmp_path / "moved" / "elsewhere"  # a moved export reads its own data, from any working directory
+    out.parent.mkdir()
+    exported.rename(out)
+    monkeypatch.chdir(out.parent)
     group = yaml.safe_load((out / "tabletest.yaml").read_text())
     assert group["group"] == "tabletest" and group["task"] == [f"tabletest_p{t}" for t in range(1, 9)]
     by_type = Counter(q["prompt_type"] for q in prompts.values())
     for ptype in range(1, 9):
-        config = load_lmms_task(out / f"tabletest_p{ptype}.yaml")
+        task = load_lmms_task(out / f"tabletest_p{ptype}.yaml", tmp_path / "cache", monkeypatch)
+        config = task.config
         assert config["task"] == f"tabletest_p{ptype}" and config["output_type"] == "generate_until"
-        docs = load(config["dataset_path"], cache_dir=str(tmp_path / "cache"), **config["dataset_kwargs"])
-        docs = docs[config["test_split"]]
+        docs = task.dataset[config["test_split"]]
         assert docs.num_rows == by_type[ptype] == summary["questions"][f"tabletest_p{ptype}"]
         for doc in docs:
+            assert doc["prompt_type"] == ptype
             (image,) = config["doc_to_visual"](doc)
             assert_same_image(image, render, records[doc["scene_id"]])
             assert config["doc_to_text"](doc, {"pre_prompt": "", "post_prompt": ""}) == prompts[doc["qid"]]["text"]
