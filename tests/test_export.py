@@ -4,11 +4,15 @@ and every answer still belongs to its own scene. One tiny render (with masks) se
 from __future__ import annotations
 
 import base64
+import csv
 import importlib.util
+import inspect
 import io
 import json
 import shutil
 import re
+import sys
+import types
 from collections import Counter
 from pathlib import Path
 
@@ -33,6 +37,7 @@ from tabletest.config import load_catalog
 from tabletest.export import huggingface
 from tabletest.export.dataset import RenderDataset
 from tabletest.export.queries import queries
+from tabletest.export.records import columnar
 from tabletest.export.rle import encode
 from tabletest.export.run import ExportOptions, run_export
 from tabletest.prompts.battery import SceneInput
@@ -103,10 +108,16 @@ def load(builder: str, **kwargs) -> datasets.DatasetDict:
     return datasets.load_dataset(builder, **kwargs)
 
 
+def card_load(out: Path, cache: Path) -> datasets.DatasetDict:
+    """The export loaded as its card says: `datasets.load_dataset("<path>")`, which reads the card's columns."""
+    (path,) = re.findall(r'datasets\.load_dataset\("([^"]+)"\)', (out / "README.md").read_text())
+    return load(path, cache_dir=str(cache))
+
+
 def test_imagefolder_loads_with_datasets_with_images_masks_and_fields(render, records, tmp_path):
     out = tmp_path / "imagefolder"
     export(render, "imagefolder", out)
-    ds = load("imagefolder", data_dir=str(out), cache_dir=str(tmp_path / "cache"))["train"]
+    ds = card_load(out, tmp_path / "cache")["train"]
     assert ds.num_rows == len(records) == 18
     assert {"image", "mask", "id", "index", "objects", "relations", "vignettes", "render"} <= set(ds.column_names)
     for row in ds:
@@ -131,7 +142,7 @@ def test_parquet_shards_embed_images_and_load_by_their_card(render, records, tmp
     assert card.startswith("---\n") and yaml.safe_load(card.split("---\n")[1])["configs"][0]["data_files"] == [
         {"split": "train", "path": "data/train-*"}
     ]
-    ds = load(str(out), cache_dir=str(tmp_path / "cache"))["train"]
+    ds = card_load(out, tmp_path / "cache")["train"]
     assert ds.num_rows == 18 and ds.features["image"] == datasets.Image() and ds.features["mask"] == datasets.Image()
     assert sorted(ds["id"]) == sorted(records)
     for row in ds:
@@ -150,13 +161,21 @@ def test_webdataset_shards_read_back_with_webdataset_per_split(render, records, 
         assert [Path(s).name for s in shards] == [f"shard-{i:06d}.tar" for i in range(len(shards))]
         for sample in wds.WebDataset(shards, shardshuffle=False).decode("pil"):
             record = records[sample["__key__"]]
-            assert sample["json"] == record
+            assert sample["json"] == columnar(record)
             assert_same_image(sample["png"], render, record)
             mask = np.asarray(sample["mask.png"])[..., 0]  # decode("pil") gives RGB; the values stay 0..n
             assert np.array_equal(mask, np.asarray(Image.open(render / record["mask_file_name"])))
             seen[sample["__key__"]] = split
     assert sorted(seen) == sorted(records)
     assert Counter(seen.values()) == summary["scenes"] and 0 < summary["scenes"]["validation"] < 18
+    loaded = card_load(out, tmp_path / "cache")  # Hugging Face datasets, as the card says
+    for split in ("train", "validation"):
+        for row in loaded[split]:
+            record = records[row["__key__"]]
+            assert seen[row["__key__"]] == split
+            sides = [list(pair) for pair in record["relations"]["table_side"].items()]
+            assert row["json"]["relations"]["table_side"] == sides
+            assert_same_image(row["png"], render, record)
 
 
 def test_webdataset_size_limit_closes_shards(render, tmp_path):
@@ -230,22 +249,26 @@ def vlmevalkit_images(data: pd.DataFrame) -> dict[str, str]:
 def test_vlmevalkit_tsvs_read_as_vlmevalkit_reads_them(render, records, prompts, tmp_path):
     out = tmp_path / "vlmevalkit"
     export(render, "vlmevalkit", out)
+    assert sorted(p.name for p in out.glob("*.tsv")) == ["TableTest_MCQ.tsv", "TableTest_OpenEnded.tsv"]
     total = 0
-    for kind, letters in (("YN", False), ("MCQ", True), ("VQA", False)):
+    for kind, types in (("MCQ", {1, 4, 5}), ("OpenEnded", {2, 3, 6, 7, 8})):
         data = pd.read_csv(out / f"TableTest_{kind}.tsv", sep="\t")  # VLMEvalKit's load() of a .tsv
         assert list(data.columns[:3]) == ["index", "image", "question"] and "answer" in data
-        assert ("A" in data and "B" in data) == letters  # what makes VLMEvalKit treat a custom TSV as MCQ
+        # VLMEvalKit's build_dataset: `A` and `B` make a custom TSV a multiple-choice set it scores itself;
+        # DATASET_TYPE calls a custom name with "openended" in it open questions, any other multiple choice
+        assert ("A" in data and "B" in data) == (kind == "MCQ") == ("openended" not in f"TableTest_{kind}".lower())
+        assert set(data["prompt_type"]) == types
         images = vlmevalkit_images(data)
         for _, line in data.iterrows():
             record = records[line["scene_id"]]
             assert_same_image(base64.b64decode(images[str(line["index"])]), render, record)
             query = prompts[line["qid"]]
             assert line["question"] == query["text"]
-            if kind == "YN":
+            if line["prompt_type"] == 1:
                 statement = re.search(r": the (.+) is to the (left|right) of the (.+)$", line["question"])
                 x, relation, y = statement.groups()
                 holds = [x, y] in record["relations"][f"{relation}_of"]
-                assert line["answer"] == ("Yes" if holds else "No")
+                assert (line["A"], line["B"], line[line["answer"]]) == ("True", "False", str(holds))
             elif kind == "MCQ":
                 options = [line[c] for c in "ABCD" if not pd.isna(line[c])]
                 assert options == query["options"]
@@ -259,8 +282,70 @@ def test_vlmevalkit_tsvs_read_as_vlmevalkit_reads_them(render, records, prompts,
     assert total == len(prompts) == len((out / "prompts.jsonl").read_text().splitlines())
 
 
-def load_lmms_task(path: Path) -> dict:
-    """A task YAML read as lmms-eval reads it: `!function utils.x` is x from utils.py beside the YAML."""
+def vlmevalkit_predictions(tsv: Path, folder: Path, model: str, suffix: str, answer) -> Path:
+    """A prediction file as VLMEvalKit's inference writes it: the dataset's rows without `image`, plus
+    `prediction`, named `<model>_<dataset>.<suffix>` (xlsx by default, tsv under PRED_FORMAT=tsv)."""
+    data = pd.read_csv(tsv, sep="\t")
+    data.pop("image")
+    data["prediction"] = [str(answer(line)) for _, line in data.iterrows()]
+    path = folder / f"{model}_{tsv.stem}.{suffix}"
+    if suffix == "xlsx":  # vlmeval.smp.dump's dump_xlsx
+        with pd.ExcelWriter(path, engine="xlsxwriter", engine_kwargs={"options": {"strings_to_formulas": False}}) as w:
+            data.to_excel(w, index=False)
+    else:  # dump_tsv
+        data.to_csv(path, sep="\t", index=False, encoding="utf-8", quoting=csv.QUOTE_ALL)
+    return path
+
+
+LETTER_STYLES = ("{}", "{}. {}", "({})", "Answer: {}", "The answer is {}.")
+
+
+def letter_answer(line, wrong: bool = False) -> str:
+    """A model's answer to a lettered question, in one of the ways models write a letter."""
+    letters = [c for c in "ABCD" if not pd.isna(line[c])]
+    letter = line["answer"] if not wrong else next(c for c in letters if c != line["answer"])
+    return LETTER_STYLES[line["index"] % len(LETTER_STYLES)].format(letter, line[letter])
+
+
+@pytest.mark.parametrize("suffix", ["xlsx", "tsv"])
+def test_vlmevalkit_prediction_files_score_every_question(render, tmp_path, suffix):
+    out = tmp_path / "vlmevalkit"
+    export(render, "vlmevalkit", out)
+    files = []
+    for model, wrong in (("Gold-VLM", False), ("Contrary-VLM", True)):
+        folder = tmp_path / "outputs" / model
+        folder.mkdir(parents=True)
+        mcq, open_ended = out / "TableTest_MCQ.tsv", out / "TableTest_OpenEnded.tsv"
+        files.append(vlmevalkit_predictions(mcq, folder, model, suffix, lambda line, w=wrong: letter_answer(line, w)))
+        files.append(vlmevalkit_predictions(open_ended, folder, model, suffix, lambda line: line["answer"]))
+    report = tmp_path / "report"
+    responses = [arg for f in files for arg in ("--responses", str(f))]
+    prompts_file = str(out / "prompts.jsonl")
+    result = CliRunner().invoke(app, ["score", "--prompts", prompts_file, *responses, "--out", str(report)])
+    assert result.exit_code == 0, result.output
+    rows = {(r["model"], int(r["prompt_type"])): r for r in pd.read_csv(report / "accuracy.csv").to_dict("records")}
+    for ptype in range(1, 9):
+        assert rows[("Gold-VLM", ptype)]["accuracy"] == 1.0, ptype
+        contrary = rows[("Contrary-VLM", ptype)]
+        assert contrary["accuracy"] == (0.0 if ptype in (1, 4, 5) else 1.0) and contrary["unparsed"] == 0, ptype
+    assert "unanswered" not in result.output
+
+
+class LmmsTask:
+    """lmms-eval 0.7.3's ConfigurableTask, as far as a task's data goes (api/task.py, `download`):
+    `datasets.load_dataset(path=dataset_path, **dataset_kwargs)`, relative paths read from the working
+    directory."""
+
+    def __init__(self, config: dict) -> None:
+        self.config = config
+        kwargs = dict(config["dataset_kwargs"])
+        self.dataset = load(config["dataset_path"], cache_dir=kwargs.pop("cache_dir"), **kwargs)
+
+
+def load_lmms_task(path: Path, cache: Path, monkeypatch) -> LmmsTask:
+    """A task file loaded as lmms-eval 0.7.3 loads it: `!function utils.x` is x from utils.py beside the
+    YAML (utils.py, `import_function`); a config with `class` is built by calling it with the config
+    when its constructor takes `config` (tasks/__init__.py, `_load_task`), else as a ConfigurableTask."""
     spec = importlib.util.spec_from_file_location(f"tabletest_task_utils_{id(path)}", path.parent / "utils.py")
     utils = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(utils)
@@ -271,22 +356,38 @@ def load_lmms_task(path: Path) -> dict:
     Loader.add_constructor(
         "!function", lambda loader, node: getattr(utils, loader.construct_scalar(node).split(".")[1])
     )
-    return yaml.load(path.read_text(), Loader=Loader)
+    config = yaml.load(path.read_text(), Loader=Loader)
+    config["dataset_kwargs"]["cache_dir"] = str(cache)
+    lmms_eval = types.ModuleType("lmms_eval.api.task")
+    lmms_eval.ConfigurableTask = LmmsTask
+    for name in ("lmms_eval", "lmms_eval.api", "lmms_eval.api.task"):
+        monkeypatch.setitem(sys.modules, name, lmms_eval)
+    if "class" not in config:
+        return LmmsTask(config)
+    assert "config" in inspect.signature(config["class"].__init__).parameters
+    return config["class"](config=config)
 
 
-def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(render, records, prompts, tmp_path):
-    out = tmp_path / "lmms"
-    summary = export(render, "lmms-eval", out)
+def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(
+    render, records, prompts, tmp_path, monkeypatch
+):
+    exported = tmp_path / "lmms"
+    summary = export(render, "lmms-eval", exported)
+    out = tmp_path / "moved" / "elsewhere"  # a moved export reads its own data, from any working directory
+    out.parent.mkdir()
+    exported.rename(out)
+    monkeypatch.chdir(out.parent)
     group = yaml.safe_load((out / "tabletest.yaml").read_text())
     assert group["group"] == "tabletest" and group["task"] == [f"tabletest_p{t}" for t in range(1, 9)]
     by_type = Counter(q["prompt_type"] for q in prompts.values())
     for ptype in range(1, 9):
-        config = load_lmms_task(out / f"tabletest_p{ptype}.yaml")
+        task = load_lmms_task(out / f"tabletest_p{ptype}.yaml", tmp_path / "cache", monkeypatch)
+        config = task.config
         assert config["task"] == f"tabletest_p{ptype}" and config["output_type"] == "generate_until"
-        docs = load(config["dataset_path"], cache_dir=str(tmp_path / "cache"), **config["dataset_kwargs"])
-        docs = docs[config["test_split"]]
+        docs = task.dataset[config["test_split"]]
         assert docs.num_rows == by_type[ptype] == summary["questions"][f"tabletest_p{ptype}"]
         for doc in docs:
+            assert doc["prompt_type"] == ptype
             (image,) = config["doc_to_visual"](doc)
             assert_same_image(image, render, records[doc["scene_id"]])
             assert config["doc_to_text"](doc, {"pre_prompt": "", "post_prompt": ""}) == prompts[doc["qid"]]["text"]
@@ -396,9 +497,9 @@ def test_an_export_replaces_an_earlier_one_in_the_same_folder(render, tmp_path):
     assert sorted(p.name for p in out.glob("shard-*.tar")) == [f"shard-{i:06d}.tar" for i in range(4)]
 
 
-def test_card_credits_the_objaverse_models_a_render_used(render, tmp_path, cli):
-    """A render whose mug came from Objaverse: the card lists its author and licence from the assets' lock."""
-    uid = "a" * 32
+def with_objaverse_model(render: Path, tmp_path: Path, name: str, uid: str) -> tuple[Path, Path]:
+    """The render as if its `name` were Objaverse model `uid` (the others built in), and an assets folder
+    whose lock credits that model: (render folder, assets folder)."""
     dataset = tmp_path / "objaverse-render"
     dataset.mkdir()
     for folder in ("images", "masks"):
@@ -407,14 +508,14 @@ def test_card_credits_the_objaverse_models_a_render_used(render, tmp_path, cli):
     for line in (render / "metadata.jsonl").read_text().splitlines():
         record = json.loads(line)
         for obj in record["objects"]:
-            if obj["name"] == "mug":
+            if obj["name"] == name:
                 obj.update(source="objaverse", uid=uid)
         lines.append(json.dumps(record) + "\n")
     (dataset / "metadata.jsonl").write_text("".join(lines))
     assets = tmp_path / "assets"
-    build_assets(load_catalog(), assets, ["mug"], jobs=1)
+    build_assets(load_catalog(), assets, [name], jobs=1)
     manifest = load_manifest(assets)
-    manifest.objects["mug"] = manifest.objects["mug"].model_copy(update={"source": "objaverse", "uid": uid})
+    manifest.objects[name] = manifest.objects[name].model_copy(update={"source": "objaverse", "uid": uid})
     save_manifest(assets, manifest)
     locked = Locked(
         uid=uid,
@@ -425,8 +526,40 @@ def test_card_credits_the_objaverse_models_a_render_used(render, tmp_path, cli):
         author="Ada Potter",
         url="https://sketchfab.com/3d-models/" + uid,
     )
-    save_lock(assets, Lock(objects={"mug": locked}))
+    save_lock(assets, Lock(objects={name: locked}))
+    return dataset, assets
 
+
+def test_a_render_mixing_built_in_and_objaverse_models_loads_in_every_format_datasets_reads(render, tmp_path):
+    """Built-in models have `uid` null, Objaverse ones a string. Held out by object, the Objaverse model is in
+    the validation split only, so a schema inferred per split would disagree; the cards declare it."""
+    split = ("--split-by", "object", "--val-fraction", "0.25")
+    (held,) = export(render, "llava", tmp_path / "probe", *split)["split"]["held_out_objects"]
+    uid = "b" * 32
+    dataset, assets = with_objaverse_model(render, tmp_path, held, uid)
+    for fmt in ("imagefolder", "parquet", "webdataset"):
+        out = tmp_path / fmt
+        export(dataset, fmt, out, *split, "--assets", str(assets))
+        loaded = card_load(out, tmp_path / f"cache-{fmt}")
+        uids = set()
+        for name in ("train", "validation"):
+            for row in loaded[name]:
+                for obj in (row["json"] if fmt == "webdataset" else row)["objects"]:
+                    assert obj["uid"] == (uid if obj["name"] == held else None), (fmt, name, obj)
+                    uids.add(obj["uid"])
+        assert uids == {uid, None}, fmt
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "imagefolder", "webdataset"])
+def test_a_card_loads_its_export_from_a_folder_named_like_a_builder(render, tmp_path, monkeypatch, fmt):
+    monkeypatch.chdir(tmp_path)
+    export(render, fmt, Path(fmt))  # `--out parquet`, as typed
+    assert card_load(tmp_path / fmt, tmp_path / "cache")["train"].num_rows == 18
+
+
+def test_card_credits_the_objaverse_models_a_render_used(render, tmp_path, cli):
+    """A render whose mug came from Objaverse: the card lists its author and licence from the assets' lock."""
+    dataset, assets = with_objaverse_model(render, tmp_path, "mug", "a" * 32)
     export(dataset, "imagefolder", tmp_path / "credited", "--assets", str(assets))
     card = (tmp_path / "credited" / "README.md").read_text()
     assert "| mug | Blue Mug | Ada Potter | [CC BY 4.0](https://creativecommons.org/licenses/by/4.0/) |" in card

@@ -119,7 +119,59 @@ CASES = [
     (query(7, relation="left"), "The bottle rather than the cup is on the left side.", "correct"),
     (query(7, relation="left"), "The wine bottle is on the mug's left.", "correct"),
     (query(6, relation="left"), "The wine bottle is on the mug's left.", "correct"),
+    # prompt 8: "right" as an intensifier is no relation
+    (query(8, object_order="AB"), "The wine bottle is to the left of the mug. It is right next to it.", "correct"),
+    (query(8, object_order="AB"), "Left; the bottle is right beside the mug.", "correct"),
+    (query(8, object_order="BA"), "The mug is right behind and to the right of the wine bottle.", "correct"),
+    (query(8, object_order="AB"), "It is right next to the mug.", "unparsed"),
 ]
+
+# Appendix A's own examples, for Figure 1b: a blender to the left of a cupcake
+BLENDER = ("blender", "cupcake")
+APPENDIX_A = [
+    # "an appropriate response ... would be: blender, cupcake, or else some semantic equivalent, e.g., appliance, food"
+    (query(6, BLENDER, relation="left"), "blender, cupcake", "correct"),
+    (query(6, BLENDER, relation="left"), "appliance, food", "correct"),
+    (query(6, BLENDER, relation="right"), "Food, appliance.", "correct"),
+    (query(6, BLENDER, relation="left"), "food, appliance", "wrong"),
+    # "... or else provided some summary of the image": naming both objects does not fill the blanks
+    (query(6, BLENDER, relation="left"), "The image shows a blender and a cupcake on a wooden table.", "wrong"),
+    (query(6, BLENDER, relation="left"), "There is a blender and a cupcake.", "wrong"),
+    (query(7, BLENDER, relation="left"), "The picture shows a blender.", "wrong"),
+    (query(7, BLENDER, relation="left"), "an appliance", "correct"),
+    # "a response such as *the cup is to the right of the bottle* was considered correct"
+    (query(6, ("wine bottle", "mug"), relation="left"), "the cup is to the right of the bottle", "correct"),
+]
+
+
+@pytest.mark.parametrize(
+    ("record", "response", "status"), APPENDIX_A, ids=[f"p{c[0]['prompt_type']}:{c[1]!r}" for c in APPENDIX_A]
+)
+def test_appendix_a_examples_are_scored_as_the_paper_says(record, response, status):
+    assert judge(record, response, LEXICON).status == status
+
+
+def test_an_unknown_word_in_a_blank_is_unread_and_shown_not_silently_wrong():
+    one_known = judge(query(6, BLENDER, relation="left"), "appliance, frosted treat", LEXICON)
+    assert one_known.status == "unparsed" and "'frosted treat'" in one_known.parsed
+    assert one_known.unknown == (("cupcake", "frosted treat"),)  # the blank the known word leaves
+    side = judge(query(7, BLENDER, relation="right"), "A frosted treat.", LEXICON)
+    assert (side.status, side.unknown) == ("unparsed", (("cupcake", "frosted treat"),))
+    assert judge(query(6, BLENDER, relation="left"), "blender", LEXICON).status == "wrong"  # one blank, no word
+    assert judge(query(7, BLENDER, relation="left"), "I cannot tell.", LEXICON).unknown == ()
+
+
+def test_prompt_3_reads_the_statement_said_not_to_hold_not_its_reason():
+    mug_left = ("mug", "wine bottle")
+    explained = (
+        "The mug is to the left of the wine bottle, so 'The mug is to the right of the wine bottle' does not hold."
+    )
+    outcome = judge(query(3, mug_left, option_order="0123"), explained, LEXICON)
+    assert (outcome.status, outcome.choices) == ("correct", (("right", "AB"),))
+    reason_after = "'The wine bottle is to the left of the mug' is false, because the mug is left of the wine bottle."
+    assert judge(query(3, mug_left, option_order="0123"), reason_after, LEXICON).status == "correct"
+    wrong_pick = "The mug is to the right of the wine bottle, so 'The mug is to the left of the wine bottle' is false."
+    assert judge(query(3, mug_left, option_order="0123"), wrong_pick, LEXICON).status == "wrong"
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+import yaml
 from scipy import stats as scipy_stats
 from test_prompts import write_render  # pytest puts tests/ on sys.path
 from typer.testing import CliRunner
@@ -346,3 +347,57 @@ def test_option_order_is_tested_through_where_the_answer_stands(tmp_path):
         if r["model"] == "first" and r["factor"] == "answer_position"
     }
     assert levels == {(p, lvl): float(lvl == "1") for p in ("2", "3") for lvl in ("1", "2", "3")}
+
+
+def test_unknown_words_are_counted_per_object_and_written_ready_for_synonyms(tmp_path):
+    """The study's method: an alternative a model used five or more times joins the lookup table."""
+    records = make_prompts(tmp_path / "p.jsonl", "--text-only", "--only", "blender,cupcake,mug,lamp", "--types", "6,7")
+
+    def treat(record: dict) -> str:  # calls the cupcake a "frosted treat", a word the table lacks
+        words = [("frosted treat" if n == "cupcake" else n) for n in record["answer"]["names"]]
+        return ", ".join(words) if record["prompt_type"] == 6 else f"A {words[0]}."
+
+    responses = write_responses(tmp_path / "treat.jsonl", records, treat)
+    report = score(tmp_path, [tmp_path / "p.jsonl"], responses, out="first")
+    with_cupcake = [r for r in records if "cupcake" in r["answer"]["names"][: 2 if r["prompt_type"] == 6 else 1]]
+    (row,) = read_csv(report / "unknown_words.csv")
+    assert (row["object"], row["word"], row["suggested"]) == ("cupcake", "frosted treat", "True")
+    assert int(row["uses"]) == len(with_cupcake) >= 5
+    unparsed = sum(int(r["unparsed"]) for r in read_csv(report / "accuracy.csv") if r["model"] == "treat")
+    assert unparsed == len(with_cupcake)  # unread, not silently wrong
+    suggested = report / "synonyms_suggested.yaml"
+    assert yaml.safe_load(suggested.read_text()) == {"cupcake": ["frosted treat"]}
+    text = (report / "report.md").read_text()
+    assert "## Words the lookup table lacks" in text and "| cupcake | frosted treat |" in text
+    inputs = ("--prompts", str(tmp_path / "p.jsonl"), "--responses", str(responses))
+    result = cli("score", *inputs, "--synonyms", str(suggested), "--out", str(tmp_path / "second"))
+    assert result.exit_code == 0, result.output
+    assert all(float(r["accuracy"]) == 1.0 for r in read_csv(tmp_path / "second" / "accuracy.csv"))
+    high = cli("score", *inputs, "--suggest-at", "1000", "--out", str(tmp_path / "third"))
+    assert high.exit_code == 0 and yaml.safe_load((tmp_path / "third" / "synonyms_suggested.yaml").read_text()) == {}
+
+
+PAPER_P5 = [
+    "Is the A to the left of, to the right of, or inside of the B?",
+    "Is the A inside of, to the right of, or to the left of the B?",
+    "Is the B inside of, to the left of, or to the right of the A?",
+    "Is the B to the right of, to the left of, or inside of the A?",
+]
+
+
+@pytest.mark.parametrize("protocol", ["paper", "full"])
+def test_table_3_lays_out_the_papers_rows_and_says_which_a_protocol_asks(tmp_path, protocol):
+    render = write_render(tmp_path / "render", only=("mug", "lamp", "apple"))
+    records = make_prompts(tmp_path / "p.jsonl", "--dataset", str(render), "--types", "4,5", "--protocol", protocol)
+    report = score(tmp_path, [tmp_path / "p.jsonl"], write_responses(tmp_path / "oracle.jsonl", records, oracle))
+    rows = [r for r in read_csv(report / "table3.csv") if r["model"] == "oracle" and r["prompt_type"] == "5"]
+    numbered = {r["paper_row"]: r["query"] for r in rows if r["paper_row"]}
+    asked = {"3", "4"} if protocol == "paper" else {"1", "2", "3", "4"}
+    assert set(numbered) == asked and all(numbered[n] == PAPER_P5[int(n) - 1] for n in asked)
+    assert len(rows) == 4 if protocol == "paper" else 8
+    text = (report / "report.md").read_text()
+    first = f"| Prompt 5 | 1 | {PAPER_P5[0]} | 72% | "
+    assert (first + "not asked | not asked |" in text) == (protocol == "paper")
+    assert (first + "100% | 100% |" in text) == (protocol == "full")
+    assert f"| Prompt 5 | 3 | {PAPER_P5[2]} | 69% | 100% | 100% |" in text
+    assert "| Prompt 4 | 2 | Is the A to the right of or to the left of the B? | 66% |" in text

@@ -1,22 +1,24 @@
 """Hugging Face datasets: an ImageFolder (the render layout, one schema for every row) and Parquet shards.
 
+Both cards declare the columns (`dataset_info` and `configs`), so `load_dataset("<folder>")` does not infer
+them from the first rows.
+
 Parquet shards embed the PNG bytes and carry the `datasets` feature of the image column in their
 schema metadata, so `load_dataset` gives an `image` column of pictures, not a struct of bytes.
 """
 
 from __future__ import annotations
 
-import contextlib
+import copy
 import json
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tabletest.export.records import RECORD_FIELDS, columnar
+from tabletest.export.records import FILE_FIELDS, RECORD_FIELDS, columnar, hf_features
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
-from tabletest.write.jsonl import atomic_output, dumps
 
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
@@ -28,26 +30,60 @@ FIELDS_NOTE = (
 )
 
 
+def declared(data_files: list[dict], features: list[dict], in_config: bool = True) -> dict:
+    """The card's header for `datasets`: where each split's files are, and its columns, declared rather than
+    inferred: in `dataset_info`, which the Hub and the WebDataset builder read, and (`in_config`) in
+    `configs` too, where the folder and Parquet builders take them from."""
+    config = {"config_name": "default", "data_files": data_files}
+    if in_config:
+        config["features"] = copy.deepcopy(features)  # a copy: YAML would write a shared list as an alias
+    return {"configs": [config], "dataset_info": {"features": features}}
+
+
+def pictures(with_mask: bool) -> list[dict]:
+    return [{"name": name, "dtype": "image"} for name in (["image", "mask"] if with_mask else ["image"])]
+
+
+def loadable(out: Path) -> str:
+    """The export folder as `load_dataset` must be given it: absolute, so that a folder named like a
+    packaged builder (`parquet`, `imagefolder`) is not loaded as that builder."""
+    return out.resolve().as_posix()
+
+
 def export_imagefolder(job: Job) -> dict:
-    with contextlib.ExitStack() as stack:
-        metadata = {
-            s: stack.enter_context(atomic_output(job.staging.file(job.in_split(s, "metadata.jsonl"))))
-            for s in job.split.names
-        }
+    """The render layout with one `metadata.parquet` per split: a Parquet file carries its schema, so every
+    split reads with the same columns (ImageFolder infers a JSON Lines file's from its first rows, and a
+    split whose objects are all built in would get a `uid` column of nulls that clashes with another's)."""
+    file_fields = FILE_FIELDS if job.dataset.has_masks() else FILE_FIELDS[:1]
+    columns = pa.schema([*file_fields, *RECORD_FIELDS])
+    metadata = {
+        s: _ParquetShard(job.staging.file(job.in_split(s, "metadata.parquet")), columns) for s in job.split.names
+    }
+    try:
         for split, record in job.scenes():
             job.place_image(record, job.in_split(split), with_mask=True)
-            metadata[split].write(dumps(columnar(record)) + "\n")
+            metadata[split].write(columnar(record))
+    finally:
+        for shard in metadata.values():
+            shard.close()
     job.write_card(
         "TableTest (ImageFolder)",
         f"""Images of everyday objects side by side on a table, with exact spatial ground truth.
 
 ```python
 import datasets
-ds = datasets.load_dataset("imagefolder", data_dir="{job.out}")
+ds = datasets.load_dataset("{loadable(job.out)}")
 ```
 
-{FIELDS_NOTE}""",
-        {"task_categories": ["visual-question-answering"]},
+{FIELDS_NOTE} The card declares these columns, so load the folder by its path as above:
+`load_dataset("imagefolder", data_dir=...)` ignores the card and infers the columns from each split's rows.""",
+        {
+            "task_categories": ["visual-question-answering"],
+            **declared(
+                [{"split": s, "path": job.in_split(s, "**")} for s in job.split.names],
+                [*pictures(job.dataset.has_masks()), *hf_features(RECORD_FIELDS)],
+            ),
+        },
     )
     return {"images": sum(job.scene_counts.values())}
 
@@ -100,13 +136,13 @@ shards with the PNG images embedded.
 
 ```python
 import datasets
-ds = datasets.load_dataset("{job.out}")            # or: load_dataset("parquet", data_dir="{job.out}/data")
+ds = datasets.load_dataset("{loadable(job.out)}")
 ```
 
 {FIELDS_NOTE}""",
         {
             "task_categories": ["visual-question-answering"],
-            "configs": [{"config_name": "default", "data_files": data_files}],
+            **declared(data_files, [*pictures(job.dataset.has_masks()), *hf_features(RECORD_FIELDS)]),
         },
     )
     return {"shards": files}

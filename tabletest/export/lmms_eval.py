@@ -3,8 +3,11 @@
 Layout of the export folder (pass it to lmms-eval with `--include_path`):
 `tabletest.yaml` (the group), `tabletest_p<N>.yaml` (a task each), `utils.py` (hooks, from
 `lmms_task_utils.py`), `data/p<N>.jsonl` (the battery's queries with their gold text) and `images/`.
-lmms-eval loads the data with `datasets.load_dataset("json", data_files=...)`, which resolves a
-relative path against the working directory, so the YAML files name the data by absolute path.
+The task files name their data relative to their own folder (`data/p1.jsonl`), so the folder can move.
+lmms-eval itself would hand that path to `datasets.load_dataset("json", data_files=...)`, which reads
+it from the working directory (and, with an absolute path, an export that moved fails with a
+FileNotFoundError lmms-eval logs before it exits 0). So each task names `utils.TableTestTask` as its
+`class`: lmms-eval builds it with the task's config, and it resolves the data from the task's folder.
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ class _Dumper(yaml.SafeDumper):
 _Dumper.add_representer(Function, lambda dumper, name: dumper.represent_scalar("!function", f"utils.{name}"))
 
 
-def task_config(task: str, data: Path) -> dict:
+def task_config(task: str, data: str) -> dict:
+    """One task; `data` is the data file's path relative to the task file."""
     return {
         "task": task,
+        "class": Function("TableTestTask"),
         "dataset_path": "json",
-        "dataset_kwargs": {"data_files": {"test": str(data)}},
+        "dataset_kwargs": {"data_files": {"test": data}},
         "test_split": "test",
         "output_type": "generate_until",
         "doc_to_visual": Function("doc_to_visual"),
@@ -69,9 +74,8 @@ def export_lmms_eval(job: Job) -> dict:
             for query in job.queries(record):
                 files[query["prompt_type"]].write(dumps(query) + "\n")
                 counts[query["prompt_type"]] += 1
-    data = job.out.resolve() / "data"
     for t in types:
-        _write_yaml(job.staging.file(f"{GROUP}_p{t}.yaml"), task_config(f"{GROUP}_p{t}", data / f"p{t}.jsonl"))
+        _write_yaml(job.staging.file(f"{GROUP}_p{t}.yaml"), task_config(f"{GROUP}_p{t}", f"data/p{t}.jsonl"))
     group = {
         "group": GROUP,
         "task": [f"{GROUP}_p{t}" for t in types],
@@ -91,7 +95,7 @@ lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-7B-Instruct \\
     --include_path {job.out} --tasks {GROUP} --batch_size 1 --log_samples --output_path results/
 ```
 
-The data files are named by absolute path in the task YAML files: export again after moving this folder.""",
+The task files name their data relative to this folder, so it can be moved or copied as a whole.""",
         {"task_categories": ["visual-question-answering"]},
         sum(counts.values()),
     )

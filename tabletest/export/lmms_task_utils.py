@@ -20,6 +20,28 @@ from tabletest.score.questions import judge_question
 HERE = Path(__file__).resolve().parent
 
 
+class TableTestTask:
+    """The task lmms-eval builds from a TableTest task file (`class: !function utils.TableTestTask`): its
+    own ConfigurableTask, with the data files named relative to this folder made absolute, so the export
+    reads its own questions wherever it is (lmms-eval would read them from the working directory)."""
+
+    def __new__(cls, config: dict):
+        from lmms_eval.api.task import ConfigurableTask  # only lmms-eval builds tasks, in its environment
+
+        return ConfigurableTask(config=resolved(config))
+
+    def __init__(self, config: dict) -> None:
+        """Never runs (`__new__` returns the task); its `config` tells lmms-eval to pass the task's config."""
+
+
+def resolved(config: dict) -> dict:
+    """The task's config without `class`, its data files as paths under this folder."""
+    kwargs = config["dataset_kwargs"]
+    files = {split: str(HERE / path) for split, path in kwargs["data_files"].items()}
+    rest = {key: value for key, value in config.items() if key != "class"}
+    return {**rest, "dataset_kwargs": {**kwargs, "data_files": files}}
+
+
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
     return load_lexicon(load_catalog())

@@ -51,6 +51,30 @@ RECORD_FIELDS = [
 ]
 
 
+ARROW_NAMES = {"double": "float64", "float": "float32"}  # Arrow's names that `datasets` spells otherwise
+# the render record's file columns, kept in the WebDataset json (ImageFolder reads them as its images)
+FILE_FIELDS = [("file_name", pa.string()), ("mask_file_name", pa.string())]
+
+
+def hf_features(fields: list[tuple[str, pa.DataType]]) -> list[dict]:
+    """Arrow fields in the YAML form of the `dataset_info.features` of a Hugging Face dataset card.
+
+    Declared there, `datasets` takes the schema from the card instead of inferring it from the first
+    rows: an object's `uid` is null for built-in models and text for Objaverse ones, which an inference
+    from the rows of one file or split alone gets wrong.
+    """
+    return [{"name": name, **_hf_type(kind)} for name, kind in fields]
+
+
+def _hf_type(kind: pa.DataType) -> dict:
+    if pa.types.is_struct(kind):
+        return {"struct": hf_features([(kind.field(i).name, kind.field(i).type) for i in range(kind.num_fields)])}
+    if pa.types.is_list(kind):
+        inner = _hf_type(kind.value_type)
+        return {"list": inner.get("dtype", inner.get("struct", inner))}
+    return {"dtype": ARROW_NAMES.get(str(kind), str(kind))}
+
+
 def columnar(record: dict) -> dict:
     """The record with `relations.table_side` as `[name, side]` pairs, in the objects' order."""
     relations = dict(record["relations"])

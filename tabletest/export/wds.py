@@ -1,4 +1,6 @@
-"""WebDataset tar shards: `<id>.png`, `<id>.json` (the render record) and, for renders made with
+"""WebDataset tar shards: `<id>.png`, `<id>.json` (the render record, its `table_side` as `[name, side]`
+pairs as in the Parquet and ImageFolder exports: `datasets` would make a mapping from object names into
+one column per name of the first rows, and drop the rest) and, for renders made with
 `--masks`, `<id>.mask.png` per sample; a few hundred MB each.
 
 Members carry fixed owners and times, so the same render and options give the same bytes.
@@ -10,6 +12,8 @@ import io
 import tarfile
 from pathlib import Path
 
+from tabletest.export.huggingface import declared, loadable
+from tabletest.export.records import FILE_FIELDS, RECORD_FIELDS, columnar, hf_features
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.write.jsonl import dumps
@@ -33,7 +37,10 @@ def export_webdataset(job: Job) -> dict:
     shards = split_shards(job, lambda split, i: job.in_split(split, f"shard-{i:06d}.tar"), _TarShard)
     for split, record in pending(job.scenes(), shards):
         key = record["id"]
-        members = [(f"{key}.png", job.dataset.image(record).read_bytes()), (f"{key}.json", dumps(record).encode())]
+        members = [
+            (f"{key}.png", job.dataset.image(record).read_bytes()),
+            (f"{key}.json", dumps(columnar(record)).encode()),
+        ]
         mask = job.dataset.mask(record)
         if mask is not None:
             members.append((f"{key}.mask.png", mask.read_bytes()))
@@ -41,16 +48,31 @@ def export_webdataset(job: Job) -> dict:
     files = close_all(shards)
     train = files[job.split.names[0]]
     pattern = job.in_split(job.split.names[0], f"shard-{{000000..{max(len(train) - 1, 0):06d}}}.tar")
+    with_mask = job.dataset.has_masks()
+    columns = [
+        {"name": "__key__", "dtype": "string"},
+        {"name": "__url__", "dtype": "string"},
+        {"name": "json", "struct": hf_features(FILE_FIELDS + RECORD_FIELDS)},
+        {"name": "png", "dtype": "image"},
+        *([{"name": "mask.png", "dtype": "image"}] if with_mask else []),
+    ]
     job.write_card(
         "TableTest (WebDataset)",
         f"""Images of everyday objects side by side on a table, with exact spatial ground truth, as WebDataset
-tar shards: per sample `<id>.png` (the image), `<id>.json` (the render's metadata record) and, for renders
-made with `--masks`, `<id>.mask.png` (pixel value = 1 + the object's position from the left).
+tar shards: per sample `<id>.png` (the image), `<id>.json` (the render's metadata record, with
+`relations.table_side` as `[name, side]` pairs) and, for renders made with `--masks`, `<id>.mask.png`
+(pixel value = 1 + the object's position from the left).
 
 ```python
 import webdataset as wds
-ds = wds.WebDataset("{job.out}/{pattern}", shardshuffle=False).decode("pil").to_tuple("png", "json")
+ds = wds.WebDataset("{loadable(job.out)}/{pattern}", shardshuffle=False).decode("pil").to_tuple("png", "json")
+
+import datasets  # or with Hugging Face datasets, which reads the columns this card declares
+ds = datasets.load_dataset("{loadable(job.out)}")
 ```""",
-        {"task_categories": ["visual-question-answering"]},
+        {
+            "task_categories": ["visual-question-answering"],
+            **declared([{"split": s, "path": job.in_split(s, "shard-*.tar")} for s in job.split.names], columns, False),
+        },
     )
     return {"shards": files}

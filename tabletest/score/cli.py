@@ -24,7 +24,8 @@ def score(
         typer.Option(
             "--responses",
             metavar="FILE",
-            help='Responses JSONL, {"qid", "response"[, "model"]} per line (repeatable; one file per model or a model field).',
+            help='Responses JSONL, {"qid", "response"[, "model"]} per line, or a VLMEvalKit prediction file '
+            "(<model>_TableTest_<kind>.xlsx or .tsv) (repeatable; one file per model or a model field).",
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder: report.md, CSV files, PNG plots.")] = Path(
@@ -34,6 +35,14 @@ def score(
         Path | None,
         typer.Option("--synonyms", help="Extra YAML of accepted object words, added to configs/synonyms.yaml."),
     ] = None,
+    suggest_at: Annotated[
+        int,
+        typer.Option(
+            "--suggest-at",
+            min=1,
+            help="Suggest for --synonyms the unknown words one model used this many times (the study: 5).",
+        ),
+    ] = 5,
     catalog: CatalogOpt = None,
 ) -> None:
     """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
@@ -43,7 +52,7 @@ def score(
     scoring = score_responses(prompts, responses, lexicon)
     from tabletest.score.report import write_report  # scipy and matplotlib: loaded only when a report is made
 
-    written = write_report(scoring, out, {"prompts": prompts, "responses": responses})
+    written = write_report(scoring, out, {"prompts": prompts, "responses": responses}, suggest_at)
     typer.echo(
         f"scored {len(scoring.rows)} answers; wrote {written[0]} and {len(written) - 1} more files to {out}", err=True
     )

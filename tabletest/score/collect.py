@@ -12,6 +12,7 @@ from tabletest.errors import UserError
 from tabletest.prompts.reading import read_user_records, require
 from tabletest.score.judge import Outcome, judge
 from tabletest.score.lexicon import Lexicon
+from tabletest.score.predictions import is_prediction_file, read_predictions
 
 PROMPT_FIELDS = ("qid", "scene_id", "prompt_type", "variation", "modality", "answer", "objects")
 RESPONSE_FIX = 'each line must be {"qid": ..., "response": ...}, plus "model" when a file holds several models'
@@ -45,11 +46,15 @@ class Scoring(NamedTuple):
 
 
 def read_responses(paths: list[Path]) -> dict[str, list[Answer]]:
-    """Answers by qid. A line without `model` belongs to the model named by its file's stem."""
+    """Answers by qid. A line without `model` belongs to the model named by its file's stem.
+
+    A `.xlsx` or `.tsv` file is read as a VLMEvalKit prediction file (`tabletest.score.predictions`).
+    """
     answers: dict[str, list[Answer]] = {}
     seen: set[tuple[str, str]] = set()
     for path in paths:
-        for line, record in read_user_records(path, "responses file"):
+        records = read_predictions(path) if is_prediction_file(path) else read_user_records(path, "responses file")
+        for line, record in records:
             require(record, ("qid", "response"), path, line, RESPONSE_FIX)
             response = record["response"]
             if response is not None and not isinstance(response, str):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tabletest.prompts.templates import OPTION_HOLDS, OPTION_ROLES
 from tabletest.score.lexicon import Lexicon
-from tabletest.score.parse import FLIP, Reading
+from tabletest.score.parse import FLIP, NOT_HOLDING, Reading
 
 SLOT_POSITION = {"left": 0, "middle": 1, "right": 2}
 
@@ -24,6 +24,8 @@ class Outcome:
     world: str | None  # true | mirror | None (see the module docstring)
     parsed: str  # what the answer was read as saying, for auditing
     choices: tuple[tuple[str, str], ...] = ()  # prompts 2 and 3: each chosen option's relation and order (AB/BA)
+    # prompts 6 and 7, unread: (the object the word stood in for, or "" if that is unclear; the word)
+    unknown: tuple[tuple[str, str], ...] = ()
 
 
 class Scene:
@@ -67,6 +69,21 @@ def _outcome(world: str | None, parsed: str, choices: tuple[tuple[str, str], ...
 
 def _unparsed(reason: str) -> Outcome:
     return Outcome("unparsed", None, reason)
+
+
+def _unknown(named: list[str], words: list[str], expected: str) -> Outcome:
+    """An answer that fills a blank with a word the lookup table lacks: unread, the word shown (and
+    counted by the report's table of words to add with `--synonyms`), not silently wrong."""
+    shown = ", ".join(repr(w) for w in words)
+    known = f"names {' and '.join(named)} and " if named else ""
+    plural = "s" if len(words) > 1 else ""
+    reason = f"{known}an unknown word{plural} {shown}: add it to --synonyms if it names an object"
+    return Outcome("unparsed", None, reason, unknown=tuple((expected, w) for w in words))
+
+
+def _description(named: list[str]) -> Outcome:
+    """Appendix A: a summary of the image is no answer to a fill-in prompt, though it names the objects."""
+    return _outcome(None, f"a description naming {len(named)} object(s), not a filled blank")
 
 
 def _from_worlds(worlds: set[str | None], parsed: str) -> Outcome:
@@ -133,11 +150,19 @@ def _choice(record: dict, scene: Scene, reading: Reading) -> Outcome:
     ptype = record["prompt_type"]
     roles = {scene.a: "A", scene.b: "B"}
     picks = []
-    for claim in reading.claims:
+    claims = reading.claims
+    for i, claim in enumerate(claims):
         if claim.subject and claim.object and claim.relation in FLIP and (ptype == 3 or not claim.negated):
             names = _resolve([claim.subject, claim.object])
             if names and names[0] != names[1] and set(names) <= roles.keys():
-                picks.append((claim.start, OPTION_ROLES.index((roles[names[0]], claim.relation, roles[names[1]]))))
+                option = OPTION_ROLES.index((roles[names[0]], claim.relation, roles[names[1]]))
+                end = claims[i + 1].start if i + 1 < len(claims) else len(reading.text)
+                picks.append((claim.start, option, bool(NOT_HOLDING.search(reading.text, claim.start, end))))
+    if ptype == 3 and any(said_false for *_, said_false in picks):
+        # "A is left of B, so 'A is right of B' does not hold": the statement said not to hold is the pick,
+        # the true one is its reason
+        picks = [pick for pick in picks if pick[2]]
+    picks = [(position, option) for position, option, _ in picks]
     presented = record["variation"]["option_order"]
     picks += [(position, int(presented[number - 1])) for position, number in reading.numbers]
     chosen = list(dict.fromkeys(index for _, index in sorted(picks)))
@@ -193,6 +218,11 @@ def _both_blanks(record: dict, scene: Scene, reading: Reading) -> Outcome:
     named = _named(reading)
     if named is None:
         return _unparsed("ambiguous object name")
+    if named and reading.describes:
+        return _description(named)
+    if len(named) < 2 and reading.unknown_words:
+        other = [n for n in (scene.a, scene.b) if n not in named]
+        return _unknown(named, reading.unknown_words, other[0] if len(named) == 1 and len(other) == 1 else "")
     if not named:
         return _unparsed("names no object")
     if len(named) != 2:
@@ -210,6 +240,10 @@ def _side_blank(record: dict, scene: Scene, reading: Reading) -> Outcome:
         named = _named(reading)
         if named is None:
             return _unparsed("ambiguous object name")
+        if named and reading.describes:
+            return _description(named)
+        if not named and reading.unknown_words:
+            return _unknown([], reading.unknown_words, scene.on_side(side, False))
         if not named:
             return _unparsed("names no object")
     named = list(dict.fromkeys(named))

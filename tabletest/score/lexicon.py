@@ -15,6 +15,7 @@ from tabletest.config import CONFIG_DIR, Catalog, _load_yaml, unknown_name_messa
 from tabletest.errors import UserError
 
 DEFAULT_SYNONYMS = CONFIG_DIR / "synonyms.yaml"
+CATEGORY_WORDS = CONFIG_DIR / "categories.yaml"
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,12 @@ def _is_own_name(matched: str, name: str) -> bool:
 
 
 def load_lexicon(catalog: Catalog, extra: Path | None = None) -> Lexicon:
-    """The built-in table, plus the entries of `extra` (checked against the catalog's names)."""
+    """The built-in table with each object's category words, plus the entries of `extra` (checked
+    against the catalog's names)."""
     table = _read_table(DEFAULT_SYNONYMS, None)
+    categories = _read_table(CATEGORY_WORDS, None)
+    for entry in catalog.objects:
+        table[entry.name] = tuple(dict.fromkeys((*table.get(entry.name, ()), *categories.get(entry.group, ()))))
     if extra is not None:
         for name, words in _read_table(extra, catalog).items():
             table[name] = tuple(dict.fromkeys((*table.get(name, ()), *words)))

@@ -62,7 +62,34 @@ NUMBER = re.compile(rf"[1-4]|{ORDINAL}")
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 CLEAN = str.maketrans({c: " " for c in '*_`"“”[]()'} | {"’": "'", "‘": "'"})
 FLIP = {"left": "right", "right": "left"}
-IDIOMS = re.compile(r"\b(?:that's|that is|you're|you are|all) right\b|\bright (?:away|now)\b")
+# "right" as an intensifier, not the relation: "that's right", "right now", "it is right next to the mug"
+IDIOMS = re.compile(
+    r"\b(?:that's|that is|you're|you are|all) right\b|\bright (?:away|now|here|there|next to|beside|behind|"
+    r"in front of|by|near|against|above|below|under|underneath|on top of|up against|alongside)\b"
+)
+# prompt 3: an option the answer says does not hold ("'The mug is to the right of the bottle' does not hold")
+NOT_HOLDING = re.compile(
+    r"\b(?:does\s*n[o']t\s+hold|is\s*n[o']t\s+(?:true|correct|the\s+case|accurate)"
+    r"|is\s+(?:false|incorrect|wrong|untrue))\b"
+)
+# words of an answer to a fill-in prompt (6, 7) that say it describes the image instead of filling the blanks
+DESCRIPTION = re.compile(
+    r"\b(?:image|picture|photo|photograph|scene|shows?|showing|depicts?|depicting|contains?|containing|features?"
+    r"|there (?:is|are)|placed|sitting|standing|lying)\b"
+)
+# what is left of a fill-in answer once its object names are taken out: the pieces between separators;
+# a piece of a few words that are not fillers is a word the lookup table lacks ("pastry")
+PIECE_BREAK = re.compile(r"[,;/&+.!?:\n|]|\b(?:and|or|then)\b|\b\d+[.)]")
+FILLERS = frozenset(
+    "a an the it its this that these those there which is are be was were of to on in at with by from for as "
+    "left right side table inside top middle blank blanks fill filled both first second third answer answers "
+    "option object objects one ones".split()
+)
+NO_NAME = frozenset(
+    "not no cannot can't unable sorry unsure sure know tell see determine unclear impossible none nothing "
+    "i you we they".split()
+)
+MAX_NAME_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -104,6 +131,27 @@ class Reading:
     def verdict(self) -> bool | None:
         """True or false as the answer says it; None if it says neither."""
         return _verdict(self.text)
+
+    @cached_property
+    def describes(self) -> bool:
+        """Words of a description of the image ("the image shows ..."), not of a filled blank."""
+        return bool(DESCRIPTION.search(self.text))
+
+    @cached_property
+    def unknown_words(self) -> list[str]:
+        """Short pieces of the answer, between separators and object names, that name no known object."""
+        text = self.text
+        for mention in reversed(self.mentions):
+            text = f"{text[: mention.start]},{text[mention.end :]}"
+        pieces = []
+        for piece in PIECE_BREAK.split(text):
+            words = re.findall(r"[a-z][a-z'-]*", piece)
+            if any(w in NO_NAME for w in words):
+                continue
+            words = [w for w in words if w not in FILLERS]
+            if 0 < len(words) <= MAX_NAME_WORDS:
+                pieces.append(" ".join(words))
+        return list(dict.fromkeys(pieces))
 
     @cached_property
     def numbers(self) -> list[tuple[int, int]]:

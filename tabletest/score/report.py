@@ -6,6 +6,8 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
+import yaml
+
 from tabletest.score.collect import Scored, Scoring
 from tabletest.score.plots import MODALITY_TITLE, density_figure
 from tabletest.score.tables import (
@@ -19,18 +21,21 @@ from tabletest.score.tables import (
     interaction_tests,
     model_tests,
     models_of,
+    paper_table3_rows,
     per_object,
     table3,
     unanswered,
+    unknown_words,
 )
 from tabletest.write.jsonl import atomic_output
 
 ADEQUATE = 0.90  # the paper's bar for humanlike performance on a trivial task
 MAX_LEVELS_SHOWN = 4
 EXAMPLES = 12
+SUGGESTIONS = "synonyms_suggested.yaml"
 
 
-def write_report(scoring: Scoring, out: Path, inputs: dict[str, list[Path]]) -> list[Path]:
+def write_report(scoring: Scoring, out: Path, inputs: dict[str, list[Path]], suggest_at: int = 5) -> list[Path]:
     """Write every output under `out`; return the paths written."""
     rows = scoring.rows
     out.mkdir(parents=True, exist_ok=True)
@@ -44,14 +49,16 @@ def write_report(scoring: Scoring, out: Path, inputs: dict[str, list[Path]]) -> 
         "per_object": per_object(rows),
         "factor_tests": factor_tests(rows) + interaction_tests(rows),
         "model_tests": model_tests(rows),
+        "unknown_words": unknown_words(rows, suggest_at),
     }
     written = [_write_csv(out / f"{name}.csv", table) for name, table in tables.items()]
+    written.append(_write_suggestions(out / SUGGESTIONS, tables["unknown_words"], suggest_at))
     written.append(_write_csv(out / "scored.csv", _scored_rows(rows)))
     plots = _plots(tables, out)
     written += plots
     report = out / "report.md"
     with atomic_output(report) as fh:
-        fh.write(_markdown(rows, tables, plots, inputs))
+        fh.write(_markdown(rows, tables, plots, inputs, suggest_at))
     return [report, *written]
 
 
@@ -114,7 +121,7 @@ def _statistic(row: Row) -> str:
 
 
 def _markdown(
-    rows: list[Scored], tables: dict[str, list[Row]], plots: list[Path], inputs: dict[str, list[Path]]
+    rows: list[Scored], tables: dict[str, list[Row]], plots: list[Path], inputs: dict[str, list[Path]], suggest_at: int
 ) -> str:
     models = models_of(rows)
     parts = ["# TableTest report\n"]
@@ -126,6 +133,7 @@ def _markdown(
     parts.append(_accuracy_section(tables["accuracy"], models, tables["model_tests"]))
     parts.append(_unanswered_section(tables["unanswered"]))
     parts.append(_unparsed_section(rows))
+    parts.append(_unknown_words_section(tables["unknown_words"], suggest_at))
     parts.append(_table3_section(tables["table3"], models))
     parts.append(_factor_section(tables["variations"], tables["factor_tests"]))
     parts.append(_bias_section(tables["biases"], tables["model_tests"]))
@@ -140,7 +148,7 @@ def _markdown(
         "## Files\n\n"
         "`accuracy.csv` (Table 2, long form, with wrong and unparsed counts), `unanswered.csv`,\n"
         "`variations.csv` (accuracy at every level of every factor), `table3.csv`, `biases.csv`,\n"
-        "`consistency.csv`, `per_object.csv`,\n"
+        "`consistency.csv`, `per_object.csv`, `unknown_words.csv` and `synonyms_suggested.yaml`,\n"
         "`factor_tests.csv` and `model_tests.csv` (every test run), `scored.csv` (each answer: status,\n"
         "the world it describes, what it was read as saying).\n"
     )
@@ -231,6 +239,48 @@ def _unparsed_section(rows: list[Scored]) -> str:
     return text
 
 
+def _write_suggestions(path: Path, table: list[Row], at_least: int) -> Path:
+    """The suggested words as a `--synonyms` file: object -> words, the catalog's spelling."""
+    words: dict[str, list[str]] = defaultdict(list)
+    for r in table:
+        if r["suggested"]:
+            words[str(r["object"])].append(str(r["word"]))
+    header = (
+        f"# Words models used at least {at_least} times for an object that the lookup table lacks (report.md).\n"
+        "# Check each one, delete the ones that do not name the object, then score again with\n"
+        f"# `tabletest score ... --synonyms {path.name}`.\n"
+    )
+    with atomic_output(path) as fh:
+        fh.write(header + (yaml.safe_dump(dict(words), sort_keys=False, allow_unicode=True) if words else "{}\n"))
+    return path
+
+
+def _unknown_words_section(table: list[Row], at_least: int) -> str:
+    text = "## Words the lookup table lacks\n\n"
+    if not table:
+        return text + "Every blank of prompts 6 and 7 was filled with a known object name.\n"
+    suggested = [r for r in table if r["suggested"]]
+    text += (
+        "Answers to prompts 6 and 7 that fill a blank with a word the lookup table does not know are unread "
+        "(above), not wrong. The study added an alternative to its table when one model used it "
+        f"{at_least} or more times (`--suggest-at`); {len(suggested)} word(s) reach that here and are written to "
+        f"`{SUGGESTIONS}`, ready for `--synonyms` once checked (all words in `unknown_words.csv`).\n\n"
+    )
+    return text + _table(
+        ["Object", "Word", "Uses", "Most by one model", "Suggested"],
+        [
+            [
+                str(r["object"]),
+                str(r["word"]),
+                str(r["uses"]),
+                f"{r['most_by_one_model']} ({r['model']})",
+                "yes" if r["suggested"] else "",
+            ]
+            for r in table[: EXAMPLES * 2]
+        ],
+    )
+
+
 def _cell(text: str) -> str:
     flat = " ".join(text.split()).replace("|", "\\|")
     return flat if len(flat) <= 80 else flat[:77] + "..."
@@ -240,19 +290,34 @@ def _table3_section(table: list[Row], models: list[str]) -> str:
     if not table:
         return ""
     cells = {(r["model"], r["modality"], r["prompt_type"], r["query"]): r["accuracy"] for r in table}
+    paper = paper_table3_rows()
     columns = [*models, ALL_MODELS]
-    text = "## Prompts 4 and 5 by variation (the paper's Table 3)\n\n"
+    text = (
+        "## Prompts 4 and 5 by variation (the paper's Table 3)\n\n"
+        "Rows 1-4 of each prompt are the paper's Table 3 rows, in its order, beside the share correct it reports "
+        "(its three models pooled); rows marked — are variations the paper's Table 3 does not show. The paper "
+        "protocol asks every prompt-4 row, but for prompt 5 it asks Table 1's four variations, which include only "
+        "Table 3's rows 3 and 4: rows 1 and 2 need `tabletest prompts --protocol full` (all eight), and "
+        "read *not asked* otherwise.\n\n"
+    )
     for modality in sorted({r["modality"] for r in table}, key=lambda m: m != "image"):
         body = []
         for ptype in (4, 5):
-            queries = list(
-                dict.fromkeys(r["query"] for r in table if r["modality"] == modality and r["prompt_type"] == ptype)
-            )
-            for query in queries:
-                body.append(
-                    [f"Prompt {ptype}", query] + [_percent(cells.get((m, modality, ptype, query))) for m in columns]
-                )
-        text += f"{MODALITY_TITLE.get(modality, modality)}:\n\n" + _table(["", "Query", *columns], body) + "\n"
+            asked = [r["query"] for r in table if r["modality"] == modality and r["prompt_type"] == ptype]
+            if not asked:
+                continue
+            in_paper = [(query, row) for (p, query), row in sorted(paper.items(), key=lambda kv: kv[1]) if p == ptype]
+            for query, (number, share) in in_paper:
+                shown = [cells.get((m, modality, ptype, query)) for m in columns]
+                values = [_percent(v) for v in shown] if query in asked else ["not asked"] * len(columns)
+                reported = _percent(share) if modality == "image" else "—"  # the paper's Table 3 is of images
+                body.append([f"Prompt {ptype}", str(number), query, reported, *values])
+            for query in dict.fromkeys(asked):
+                if (ptype, query) not in paper:
+                    values = [_percent(cells.get((m, modality, ptype, query))) for m in columns]
+                    body.append([f"Prompt {ptype}", "—", query, "—", *values])
+        text += f"{MODALITY_TITLE.get(modality, modality)}:\n\n"
+        text += _table(["", "Paper row", "Query", "Paper", *columns], body) + "\n"
     return text
 
 
