@@ -29,10 +29,12 @@ def assets(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def small_disk(tmp_path) -> Path:
-    """A real 40 MB file system of its own (tmpfs), unmounted afterwards."""
+    """A real 40 MB file system of its own (tmpfs), unmounted afterwards. Mounting needs root, as in CI."""
     mount = tmp_path / "disk"
     mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", str(mount)], check=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", str(mount)], capture_output=True, text=True)
+    if done.returncode:
+        pytest.fail(f"this test mounts a 40 MB tmpfs, which needs root: {done.stderr.strip()}")
     yield mount
     subprocess.run(["umount", str(mount)], check=True)
 
