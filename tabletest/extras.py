@@ -6,6 +6,7 @@ Blender, OpenEXR, OpenColorIO and objaverse come only with `pip install -e '.[re
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import sys
 
@@ -30,3 +31,11 @@ def require_render_extra(command: str, *modules: str, python: tuple[int, int] = 
     raise UserError(
         f"`tabletest {command}` needs the render extra ({', '.join(missing)} not installed): run {INSTALL_RENDER}"
     )
+
+
+def installed_bpy() -> str | None:
+    """The installed bpy's version (from its metadata, without importing Blender), None if there is none."""
+    try:
+        return importlib.metadata.version("bpy")
+    except importlib.metadata.PackageNotFoundError:
+        return None

@@ -3,6 +3,7 @@ writer's handling of masks through interruptions."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 import json
 import struct
@@ -42,6 +43,11 @@ def test_layer_set_key_covers_what_changes_the_pixels(tmp_path):
     # linear layers do not depend on the view transform; slot positions are part of each layer's own key
     assert LayerSet(tmp_path, with_render(config, view_transform="AgX", slot_offset_px=150)).key == key
     assert LayerSet(tmp_path, config).folder == tmp_path / key[:16]
+
+
+def test_layer_set_key_holds_the_blender_version():
+    """The suite runs on Blender 5.0 and 5.2, whose renders differ: a shared cache keeps their layers apart."""
+    assert LayerSet(Path("cache"), load_config()).fields["blender"] == importlib.metadata.version("bpy")
 
 
 def test_object_layers_are_shared_between_scene_sizes(tmp_path):

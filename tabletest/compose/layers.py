@@ -2,10 +2,10 @@
 every run and shard that shares their settings.
 
 A layer set is one folder per combination of everything that decides the pixels of a layer except
-the object (camera, table, lights, resolution, engine, samples, seed, the renderer's code); its name
-is the start of that combination's sha256, the *layer cache key*. Inside, each layer is keyed by its
-model's sha256 and its pose on the table, so a 2-object run and a 3-object run share their left and
-right layers. The view transform is not part of the key: layers are linear, the composer applies it.
+the object (camera, table, lights, resolution, engine, samples, seed, the renderer's code, the
+Blender version); its name is the start of that combination's sha256, the *layer cache key*. Inside,
+each layer is keyed by its model's sha256 and its pose on the table, so a 2-object run and a 3-object
+run share their left and right layers. The view transform is not part of the key: layers are linear, the composer applies it.
 
 Per layer: `<stem>.exr` (Blender's multilayer EXR: Combined and Object Index), the prepared arrays
 the composer memory-maps (`background.npy`: the empty table in linear light, RGBA; `<stem>.diff.npy`:
@@ -30,6 +30,7 @@ from tabletest.cache import user_cache
 from tabletest.compose.exr import read_passes
 from tabletest.config import Config, slugify
 from tabletest.errors import UserError
+from tabletest.extras import installed_bpy
 from tabletest.layout.spec import SceneSpec, SpecObject
 from tabletest.write.jsonl import atomic_output
 from tabletest.write.temp import clean_stale, temp_path
@@ -58,6 +59,7 @@ def set_fields(config: Config) -> dict:
     return {
         "format": LAYER_FORMAT,
         "renderer_sha256": code,
+        "blender": installed_bpy(),  # Blender 5.0 and 5.2 light and denoise differently: never mix their layers
         "resolution": list(render.resolution),
         "engine": render.engine,
         "samples": render.samples,
