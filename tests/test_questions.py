@@ -82,10 +82,12 @@ def expected(record: dict, q: dict):
     k = Reckoner(record)
     skill, rel, objs = q["skill"], q["relation"], q["objects"]
     if q["form"] == "story":
-        x, y = objs
+        x, y = objs[:2]
         if "+" in rel:
             side, ahead = rel.split("+")
             return relation(k, WORD[side], x, y) and relation(k, WORD[ahead], x, y)
+        if q["answer_type"] == "choice" and len(objs) == 3:  # choose object: which option is <rel> the third
+            return next(o for o in q["options"] if relation(k, WORD[rel], o, objs[2]))
         if q["answer_type"] == "choice":
             return next(o for o in q["options"] if relation(k, WORD[o], x, y))
         return relation(k, WORD[rel], x, y)
@@ -257,12 +259,22 @@ def test_size_constancy_pair_is_a_multi_skill_question():
 def test_stories_never_state_what_they_ask_and_the_engine_derives_the_gold(asked):
     stories = [q for _, q in asked if q["form"] == "story"]
     assert {q["derivation"]["hops"] for q in stories} >= {1, 2, 3}
+    assert {len(q["objects"]) for q in stories if q["answer_type"] == "choice"} == {
+        2,
+        3,
+    }  # find relation, choose object
     converse = {"left": "right_of", "right": "left_of", "in front": "behind", "behind": "in_front_of"}
     for q in stories:
         stated = [tuple(f) for f in q["derivation"]["stated"]]
         known = closure(stated)
-        x, y = q["objects"]
+        x, y, *third = q["objects"]
         rel = q["relation"]
+        if third:  # choose object: the gold stands in the relation to the third object, the other option does not
+            other = ({x, y} - {q["answer"]}).pop()
+            assert holds(known, (q["answer"], FACTS[rel], third[0])) is True
+            assert holds(known, (other, FACTS[rel], third[0])) is False
+            assert not {(q["answer"], FACTS[rel], third[0]), (other, converse[rel], third[0])} <= set(stated)
+            continue
         if "+" in rel:
             side, ahead = rel.split("+")
             facts = [(x, FACTS[side], y), (x, FACTS[ahead], y)]

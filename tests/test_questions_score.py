@@ -154,6 +154,9 @@ def test_command_refuses_bad_input_in_one_line(cli, tmp_path):
     assert made.returncode == 0 and {
         json.loads(x)["form"] for x in (tmp_path / "q.jsonl").read_text().splitlines()
     } == {"story"}
+    write(tmp_path / "bare.jsonl", [{"id": "rnd0-0000000", "objects": [{"name": "mug"}]}])
+    bare = cli("questions", "--from", str(tmp_path / "bare.jsonl"))
+    assert bare.returncode == 2 and "no name and geometry" in bare.stderr and bare.stderr.count("\n") == 1
     write(tmp_path / "study.jsonl", [{"qid": "x", "scene_id": "2obj-000000", "prompt_type": 1}])
     write(tmp_path / "r.jsonl", [{"qid": "x", "response": "yes"}])
     mixed = cli(

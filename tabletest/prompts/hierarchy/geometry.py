@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletest.config import Catalog, Config
+from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
@@ -128,11 +129,12 @@ class SceneGeometry:
         if all(isinstance(o, str) for o in objects):
             things = [Thing(n, np.zeros(3), (0.0, 0.0, 0.0), 0.0, fronts.get(n, False), None) for n in objects]
             return cls(things, None, list(objects))  # listed left to right
-        things = [_thing(o, fronts.get(o["name"], False)) for o in objects]
+        things = [_thing(record, o, fronts.get(o.get("name"), False)) for o in objects]
         if "camera" in record:
             view = View.from_record(record["camera"])
-        else:
-            view = View.from_config(config, tuple(record["render"]["resolution"]))
+        else:  # a benchmark render: the config's camera at the render's resolution
+            resolution = record.get("render", {}).get("resolution") or config.render.resolution
+            view = View.from_config(config, tuple(resolution))
         relations = record.get("relations", {})
         geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])))
         unique = len({t.name for t in things}) == len(things)  # stored pairs name objects by name
@@ -299,7 +301,12 @@ def _overlap(p: tuple, q: tuple) -> bool:
     return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
 
 
-def _thing(obj: dict, has_front: bool) -> Thing:
+def _thing(record: dict, obj: dict, has_front: bool) -> Thing:
+    if not isinstance(obj, dict) or "name" not in obj or ("box3d" not in obj and "position_m" not in obj):
+        raise UserError(
+            f"scene {record['id']}: an object has no name and geometry (box3d, or position_m and size_m); "
+            "give a render's metadata.jsonl or a `tabletest vignettes` file"
+        )
     box = obj.get("box3d")
     if box is not None:
         center, size, yaw = box["center_m"], box["size_m"], box.get("yaw_deg", 0.0)

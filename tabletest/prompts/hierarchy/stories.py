@@ -1,5 +1,6 @@
 """Multi-hop text stories in the manner of SpartQA: a few of a scene's true relations stated, questions whose
 answers follow only by inverse, transitivity or their combination, with the number of hops recorded.
+SpartQA's question types: yes/no, find relation (a choice of two relations) and choose object.
 
 The story states the relation of each pair of neighbours (left to right, and front to back where
 the scene has depth), each in a seeded direction (`the mug is to the left of the lamp` or `the lamp
@@ -14,7 +15,7 @@ import itertools
 import random
 
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
-from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation
+from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation, holds
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, VIEWER, named
 from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
@@ -89,6 +90,7 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) 
                     **common,
                 )
     _combinations(ask, known, said, common)
+    _choose_object(ask, known, said, common)
     return ask.made
 
 
@@ -121,3 +123,34 @@ def _combinations(ask: Asker, known: dict, said: set, common: dict) -> None:
                 pair=f"story-both-{x}-{y}",
                 **common,
             )
+
+
+def _choose_object(ask: Asker, known: dict, said: set, common: dict) -> None:
+    """SpartQA's "choose object": which of two objects stands in a relation to a third (hops: both derivations)."""
+    names = sorted({f[0] for f in known})
+    for z, relation in itertools.product(names, ("left_of", "in_front_of")):
+        for x, y in itertools.combinations([n for n in names if n != z], 2):
+            fx, fy = holds(known, (x, relation, z)), holds(known, (y, relation, z))
+            if fx is None or fy is None or fx == fy:
+                continue
+            yes, no = (x, y) if fx else (y, x)
+            used = [(yes, relation, z), (no, CONVERSE[relation], z)]
+            if all(f in said for f in used):
+                continue
+            facts = [f for u in used for f in derivation(known, u)[0]]
+            rules = [r for u in used for r in derivation(known, u)[1]]
+            for asked, gold in ((relation, yes), (CONVERSE[relation], no)):
+                ask.ask(
+                    f"story-co-{asked}-{z}-{x}-{y}",
+                    f"{VIEWER}, which is {SENTENCE[asked]} the {z}, the {x} or the {y}?",
+                    relation=WORD[asked],
+                    answer_type="choice",
+                    options=[x, y],
+                    answer=gold,
+                    objects=[x, y, z],
+                    facts=facts,
+                    rules=rules,
+                    hops=sum(known[u].hops for u in used),
+                    pair=f"story-co-{relation}-{z}-{x}-{y}",
+                    **common,
+                )
