@@ -297,7 +297,7 @@ def vlmevalkit_predictions(tsv: Path, folder: Path, model: str, suffix: str, ans
     return path
 
 
-LETTER_STYLES = ("{}", "{}. {}", "({})", "Answer: {}", "The answer is {}.")
+LETTER_STYLES = ("{}", "{}. {}", "({})", "Answer: {}", "The answer is {}.", "The correct answer is: {}")
 
 
 def letter_answer(line, wrong: bool = False) -> str:

@@ -401,3 +401,20 @@ def test_table_3_lays_out_the_papers_rows_and_says_which_a_protocol_asks(tmp_pat
     assert (first + "100% | 100% |" in text) == (protocol == "full")
     assert f"| Prompt 5 | 3 | {PAPER_P5[2]} | 69% | 100% | 100% |" in text
     assert "| Prompt 4 | 2 | Is the A to the right of or to the left of the B? | 66% |" in text
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("M_TableTest_MCQ.tsv", "index\tquestion\tanswer\n0\tIs it?\tA\n", "not a VLMEvalKit prediction file"),
+        ("M_TableTest_MCQ.xlsx", "index\tprediction\n", "cannot read it as an .xlsx workbook"),
+        ("M_TableTest_MCQ.tsv", "", "not a VLMEvalKit prediction file"),
+    ],
+)
+def test_a_file_that_is_not_a_vlmevalkit_prediction_file_gets_one_line(small, name, content, message):
+    tmp, prompts, _ = small
+    responses = tmp / name
+    responses.write_text(content)
+    result = cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(tmp / "r"))
+    assert isinstance(result.exception, UserError), result.output
+    assert message in str(result.exception) and "\n" not in str(result.exception)

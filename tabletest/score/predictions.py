@@ -20,7 +20,7 @@ from tabletest.errors import UserError
 SUFFIXES = {".xlsx", ".tsv"}
 DATASET_PART = "_TableTest_"
 LETTER = re.compile(
-    r"^\s*(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is|:)?\s*)?[(\[]?([A-Z])[)\].:]?(?:\s|$)",
+    r"^\s*(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is\s*:?|:)?\s*)?[(\[]?([A-Z])[)\].:]?(?:\s|$)",
     re.IGNORECASE,
 )
 
