@@ -11,6 +11,8 @@ import typer
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
+from tabletest.layout.random_config import load_random_config
+from tabletest.layout.random_set import make_random_set
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
@@ -72,6 +74,14 @@ def render(
     compose_jobs: Annotated[
         Optional[int], typer.Option(min=1, help="Composite mode: composer processes (default: one per core).")
     ] = None,
+    scenes: Annotated[
+        Literal["benchmark", "random"],
+        typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
+    ] = "benchmark",
+    count: Annotated[Optional[int], typer.Option(help="--scenes random: how many scenes the set has (ids rnd{seed}-0000000 ...).")] = None,
+    random_config: Annotated[
+        Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
     shard: ShardOpt = None,
@@ -97,6 +107,13 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": cfg.render.model_validate({**cfg.render.model_dump(), **overrides})})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
+    random_set = None
+    if scenes == "random":
+        random_set = make_random_set(
+            cat, load_random_config(random_config), cfg.render.seed, count, selection.only, selection.shard, limit, sample
+        )
+    elif count is not None or random_config is not None:
+        raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
     options = RenderOptions(
         out=out,
         assets=assets,
@@ -114,7 +131,7 @@ def render(
         layer_cache=layer_cache,
         compose_jobs=compose_jobs,
     )
-    summary = render_run(cat, cfg, selection, options)
+    summary = render_run(cat, cfg, selection, options, random_set)
     typer.echo(
         f"{summary.rendered} rendered, {summary.skipped} already done, {summary.failed} failed "
         f"in {summary.wall_s:.1f} s -> {out}",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -21,11 +22,13 @@ from tabletest import __version__
 from tabletest.assets.manifest import manifest_digest
 from tabletest.config import Catalog, Config
 from tabletest.errors import UserError
+from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Selection, count_selected, select_scenes
 from tabletest.layout.spec import SceneSpec
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.composite import ProgressFactory, render_composite
 from tabletest.render.context import Recorder, RenderOptions, RunContext
+from tabletest.render.hdris import check_hdris
 from tabletest.write.run_output import RunOutput
 
 
@@ -37,7 +40,10 @@ class RunSummary:
     wall_s: float
 
 
-def render_run(catalog: Catalog, config: Config, selection: Selection, options: RenderOptions) -> RunSummary:
+def render_run(
+    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, random: RandomSet | None = None
+) -> RunSummary:
+    """Render the benchmark's `selection`, or with `random` that set of random scenes instead."""
     started = time.time()
     console = Console(stderr=True)
     if (options.mode == "composite" or options.masks) and config.render.engine != "cycles":
@@ -46,20 +52,32 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
             f"{flag} needs --engine cycles (it reads Cycles' linear light and Object Index pass), "
             f"not {config.render.engine}"
         )
-    names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
+    if random is not None and options.mode == "composite":
+        raise UserError("--mode composite composes the benchmark's fixed slots; render --scenes random in --mode direct")
+    if random is not None:
+        check_hdris(random.config.world.hdris)
+        names = set(random.pool)
+    else:
+        names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
     entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
     output = RunOutput(options.out, masks=options.masks)
     done = output.recover()
-    run = RunContext(catalog, config, selection, options, entries, output, done, console)
-    total = count_selected(catalog, selection)
-    pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
+    run = RunContext(catalog, config, selection, options, entries, output, done, console, random)
+    if random is not None:
+        total = random.selected()
+        pending = total - sum(1 for sid in random.ids() if sid in done)
+    else:
+        total = count_selected(catalog, selection)
+        pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
     run_info = {
         "tabletest": __version__,
         "status": "running",
         "mode": options.mode,
         "masks": options.masks,
         "command": {"selection": _selection_info(selection), "options": _options_info(options)},
+        "scenes": {"family": "benchmark"} if random is None else random.info(),
         "config": config.model_dump(mode="json"),
+        **({} if random is None else {"random_config": random.config.model_dump(mode="json")}),
         "assets": {"folder": str(options.assets), "manifest_sha256": manifest_digest(options.assets)},
         "host": {"machine": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
     }
@@ -86,6 +104,7 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
                 "images_failed": recorder.failed,
                 "images_per_s": round(recorder.rendered / wall, 4) if wall > 0 else None,
                 "blender_render_s_total": round(recorder.blender_s, 3),
+                "scene_setup_s_median": round(statistics.median(recorder.setup_s), 4) if recorder.setup_s else None,
             },
         )
         output.write_run(run_info)
