@@ -5,7 +5,13 @@ import sys
 
 from conftest import REPO
 
-BPY_MODULES = {"tabletest.render.worker", "tabletest.render.base_scene", "tabletest.render.engine", "tabletest.render.sheet_worker"}
+BPY_MODULES = {
+    "tabletest.render.worker",
+    "tabletest.render.base_scene",
+    "tabletest.render.engine",
+    "tabletest.render.random_stage",
+    "tabletest.render.sheet_worker",
+}
 
 PROBE = f"""
 import sys, pkgutil, importlib, runpy

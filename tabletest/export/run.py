@@ -16,11 +16,12 @@ from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
-from tabletest.export.dataset import MASK, RenderDataset, names, scene_input
+from tabletest.export.dataset import MASK, RenderDataset, names
 from tabletest.export.queries import Variations, queries
 from tabletest.export.split import TEST, TRAIN, Split, SplitBy, make_split
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
+from tabletest.prompts.sources import scene_input
 
 
 @dataclass(frozen=True)
