@@ -24,6 +24,7 @@ from tabletest.truth.vignettes import relation_vignettes
 from conftest import REPO, run_cli
 
 TOP = load_config().table.height_m
+NAMES = load_catalog().names
 RES = (512, 384)
 
 
@@ -33,7 +34,7 @@ def sizes(builtin_assets) -> dict:
 
 
 def draw(config, sizes, seed, index, pool=None, resolution=RES):
-    return sample_scene(config, pool or load_catalog().names, sizes, seed, index, TOP, 36.0, resolution)
+    return sample_scene(config, pool or NAMES, sizes, seed, index, TOP, 36.0, resolution)
 
 
 def test_same_seed_same_scene_in_any_order(sizes):

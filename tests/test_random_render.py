@@ -101,3 +101,39 @@ def test_benchmark_records_images_and_masks_unchanged(tmp_path, builtin_assets):
         assert (out / record["mask_file_name"]).read_bytes() == (GOLDEN / record["mask_file_name"]).read_bytes()
         now, then = pixels(out / record["file_name"]).astype(int), pixels(GOLDEN / record["file_name"]).astype(int)
         assert np.abs(now - then).max() <= 1 and (now != then).mean() < 0.01  # equal here; a level of CPU-dependent noise allowed
+
+
+def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path, assets):
+    from tabletest.score.judge import judge
+    from tabletest.score.lexicon import load_lexicon
+
+    out = tmp_path / "render"
+    assert render(out, assets, "--count", "6", "--seed", "2").returncode == 0
+    recs = {r["id"]: r for r in records(out)}
+    prompts_file = tmp_path / "prompts.jsonl"
+    result = run_cli("prompts", "--dataset", str(out), "--out", str(prompts_file))
+    assert result.returncode == 0, result.stderr
+    prompts = {p["qid"]: p for p in map(json.loads, prompts_file.read_text().splitlines())}
+    assert prompts
+    for prompt in prompts.values():  # asked only about pairs whose left/right relation holds beyond the margin
+        record = recs[prompt["scene_id"]]
+        assert [prompt["objects"]["A"], prompt["objects"]["B"]] in record["relations"]["left_of"]
+    lexicon = load_lexicon(load_catalog())
+    for by, key in (("appearance", "held_out_looks"), ("object", "held_out_objects")):
+        llava = tmp_path / f"llava-{by}"
+        result = run_cli("export", "--dataset", str(out), "--format", "llava", "--out", str(llava), "--split-by", by, "--val-fraction", "0.3")
+        assert result.returncode == 0, result.stderr
+        held = set(json.loads((llava / ".tabletest-export.json").read_text())["split"][key])
+        assert "CC0, by Greg Zaal, Poly Haven" in (llava / "README.md").read_text()  # the HDRIs credited
+        seen = set()
+        for split in ("train", "validation"):
+            for row in json.loads((llava / f"{split}.json").read_text()):
+                prompt = prompts[row["id"]]
+                record = recs[prompt["scene_id"]]
+                scene = record["scene"]
+                labels = {f"table:{scene['table']['surface']}", f"hdri:{scene['world']['hdri']}"}
+                shown = labels if by == "appearance" else {o["name"] for o in record["objects"]}
+                assert bool(shown & held) == (split == "validation"), (by, split, record["id"])
+                assert judge(prompt, row["conversations"][1]["value"], lexicon).status == "correct"
+                seen.add(split)
+        assert seen == {"train", "validation"}
