@@ -14,12 +14,13 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from bench_assets_build import cpu_model  # scripts/ is on the path when a script runs
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -39,16 +40,6 @@ def sampling_rate(count: int, assets: Path) -> float:
     return count / (time.perf_counter() - start)
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--images", type=int, default=6)
@@ -57,7 +48,7 @@ def main() -> None:
     parser.add_argument("--assets", type=Path, default=None, help="built-in models (default: built into a temporary folder)")
     args = parser.parse_args()
     load = os.getloadavg()[0]
-    print(f"machine: {cpu_name()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, load average {load:.1f} at start")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, load average {load:.1f} at start")
     with tempfile.TemporaryDirectory() as tmp:
         assets = args.assets
         if assets is None:

@@ -12,9 +12,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, ValidationError, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from tabletest.config import CONFIG_DIR, Strict, _first_error, _load_yaml
+from tabletest.config import CONFIG_DIR, Strict, load_validated
 
 DEFAULT_RANDOM_CONFIG = CONFIG_DIR / "random.yaml"
 SURFACE_KINDS = ("wood", "painted", "stone", "cloth")
@@ -151,9 +151,4 @@ class RandomConfig(Strict):
 
 
 def load_random_config(path: Path | str | None = None) -> RandomConfig:
-    path = Path(path) if path else DEFAULT_RANDOM_CONFIG
-    data = _load_yaml(path, "random-config")
-    try:
-        return RandomConfig.model_validate(data)
-    except ValidationError as err:
-        raise _first_error(path, err, data) from None
+    return load_validated(RandomConfig, Path(path) if path else DEFAULT_RANDOM_CONFIG, "random-config")
