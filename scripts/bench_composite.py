@@ -26,12 +26,13 @@ from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
+from tabletest.write.run_output import read_runs
 
 SETS = {"4,032 (2 objects)": (4032, 2 * 64 + 1), "249,984 (3 objects)": (249984, 3 * 64 + 1)}
 
 
 def render(out: Path, *args: str) -> dict:
-    """Run `tabletest render`; return its run.json with the command's own wall time."""
+    """Run `tabletest render`; return its record in run.json with the command's own wall time."""
     start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "tabletest.cli", "render", "--out", str(out), "--quiet", *args],
@@ -41,7 +42,7 @@ def render(out: Path, *args: str) -> dict:
     wall = time.perf_counter() - start
     if result.returncode != 0:
         sys.exit(f"render failed:\n{result.stderr}")
-    return {**json.loads((out / "run.json").read_text()), "command_wall_s": wall}
+    return {**read_runs(out)[-1], "command_wall_s": wall}
 
 
 def _cpu_model() -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from tabletest.errors import UserError
 
@@ -28,7 +28,15 @@ UID_PATTERN = re.compile(r"^[0-9a-f]{32}$")
 class Strict(BaseModel):
     """Immutable and closed: an unknown key is an error, not a silently ignored typo."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_a_number(cls, value: object, info: ValidationInfo) -> object:
+        """YAML reads `true` as a bool, which pydantic would quietly take for 1."""
+        if isinstance(value, bool) and cls.model_fields[info.field_name].annotation is not bool:
+            raise ValueError(f"{str(value).lower()} is a yes/no value, not a {info.field_name}; write the {info.field_name} itself")
+        return value
 
 
 class CatalogObject(Strict):
@@ -158,12 +166,17 @@ class Lighting(Strict):
     ambient_strength: float = Field(ge=0)
 
 
+MAX_SIDE_PX = 16384  # Cycles' own limit for one side of an image is far beyond; memory is not
+MAX_PIXELS = 8192 * 8192  # 67 megapixels: a float framebuffer of this size already takes about 1 GB
+MAX_SEED = 2**31 - 1  # Cycles takes a signed 32-bit seed and would wrap a larger one
+
+
 class RenderSettings(Strict):
     resolution: tuple[int, int] = (1024, 768)
     slot_offset_px: float = Field(200.0, gt=0, description="slot spacing at 1024 px width; scales with width")
     engine: Literal["cycles", "eevee", "workbench"] = "cycles"
     samples: int = Field(64, ge=1)
-    seed: int = Field(0, ge=0)
+    seed: int = Field(0, ge=0, le=MAX_SEED)
     view_transform: Literal["Standard", "AgX", "Filmic"] = "Standard"
 
     @field_validator("resolution")
@@ -171,6 +184,11 @@ class RenderSettings(Strict):
     def _positive(cls, res: tuple[int, int]) -> tuple[int, int]:
         if res[0] < 8 or res[1] < 8:
             raise ValueError(f"resolution {res[0]}x{res[1]} is too small; use at least 8x8")
+        if max(res) > MAX_SIDE_PX or res[0] * res[1] > MAX_PIXELS:
+            raise ValueError(
+                f"resolution {res[0]}x{res[1]} is too large; use at most {MAX_SIDE_PX} per side "
+                f"and {MAX_PIXELS:,} pixels in all (e.g. 8192x8192)"
+            )
         return res
 
 
@@ -181,11 +199,30 @@ class Config(Strict):
     lighting: Lighting
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """Safe YAML in which a key given twice in one mapping is an error, not a silent override."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is given twice; keep one", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def _load_yaml(path: Path, what: str) -> object:
     if not path.is_file():
         raise UserError(f"{what} file {path} not found: check the path given to --{what}")
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: not UTF-8 text (byte {err.start} is {err.object[err.start]:#04x}); save it as UTF-8") from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""

@@ -21,7 +21,11 @@ ShardOpt = Annotated[Optional[str], typer.Option("--shard", help="Take indices w
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Keep at most the first N selected scenes.")]
 SampleOpt = Annotated[Optional[int], typer.Option("--sample", help="A seeded random subset of K scenes.")]
 SeedOpt = Annotated[
-    Optional[int], typer.Option("--seed", help="Seed for --sample and anything random (render noise: default from the config).")
+    int, typer.Option("--seed", min=0, help="Seed for --sample (and, for prompts, the order of answer options).")
+]
+RenderSeedOpt = Annotated[
+    Optional[int],
+    typer.Option("--seed", help="Seed for --sample and for Cycles' noise pattern (default from the config: 0)."),
 ]
 OnlyOpt = Annotated[Optional[str], typer.Option("--only", help="Comma-separated names; keep scenes made only of these.")]
 

@@ -50,3 +50,17 @@ def copy_with_unloadable_model(assets: Path, folder: Path, name: str) -> Path:
     manifest.objects[name] = entry.model_copy(update={"sha256": hashlib.sha256(garbage).hexdigest()})
     save_manifest(folder, manifest)
     return folder
+
+
+def worker_pids(out: Path) -> list[int]:
+    """Pids of the Blender worker processes rendering into `out`."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if "tabletest.render.worker" in cmd and str(out) in cmd:
+                pids.append(int(proc.name))
+    return pids

@@ -21,6 +21,7 @@ from tabletest.assets.builtin.build import build_assets
 from tabletest.compose.exr import read_passes
 from tabletest.compose.view import ViewTransform
 from tabletest.config import load_catalog
+from tabletest.write.run_output import read_runs
 
 from conftest import REPO, copy_with_unloadable_model, run_cli
 
@@ -137,10 +138,10 @@ def test_warm_cache_renders_nothing_in_blender(random_scenes):
         [sys.executable, "-c", WARM_RUN, *args], capture_output=True, text=True, cwd=REPO, timeout=300
     )
     assert result.returncode == 0, result.stderr
-    run = json.loads((out / "run.json").read_text())
+    run = read_runs(out)[-1]
     placed = {(o["name"], o["slot"]) for r in records(first) for o in r["objects"]}
     assert run["layers"]["rendered"] == 0 and run["layers"]["cached"] == run["layers"]["needed"] == 1 + len(placed)
-    assert run["layers"]["key"] == json.loads((first / "run.json").read_text())["layers"]["key"]
+    assert run["layers"]["key"] == read_runs(first)[-1]["layers"]["key"]
     assert not (out / "logs").exists()  # no Blender worker was started
     assert (out / "metadata.jsonl").read_bytes() == (first / "metadata.jsonl").read_bytes()
     for record in records(out):
@@ -195,7 +196,7 @@ def test_touching_objects_are_rendered_directly(tmp_path, assets):
     )
     assert result.returncode == 0, result.stderr
     modes = [r["render"]["mode"] for r in records(out)]
-    run = json.loads((out / "run.json").read_text())
+    run = read_runs(out)[-1]
     assert (
         run["images_composed"] == modes.count("composite") > 0
         and run["images_rendered_directly"] == modes.count("direct") > 0

@@ -7,6 +7,7 @@ import base64
 import importlib.util
 import io
 import json
+import shutil
 import re
 from collections import Counter
 from pathlib import Path
@@ -471,3 +472,18 @@ def test_a_folder_that_is_not_a_render_or_an_occupied_out_gets_one_line(cli, ren
     result = cli("export", "--dataset", str(render), "--format", "coco", "--out", str(occupied))
     assert result.returncode == 2 and "already exists and holds other files" in result.stderr
     assert len(result.stderr.splitlines()) == 1 and (occupied / "notes.txt").read_text() == "mine"
+
+
+def test_a_folder_mixed_before_the_settings_guard_is_not_exported(cli, render, tmp_path):
+    mixed = tmp_path / "mixed"
+    shutil.copytree(render, mixed)
+    records = [json.loads(line) for line in (mixed / "metadata.jsonl").read_text().splitlines()]
+    records[3]["render"] = {**records[3]["render"], "engine": "workbench", "resolution": [256, 192]}
+    (mixed / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = cli("export", "--dataset", str(mixed), "--format", "imagefolder", "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert (
+        "mixes renders (metadata.jsonl line 4: config.render.engine: cycles → workbench; "
+        "config.render.resolution: [64, 48] → [256, 192]); export a folder made with one set of settings"
+    ) in result.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".out.partial").exists()

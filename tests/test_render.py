@@ -17,8 +17,9 @@ from PIL import Image
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.placement import slot_u
+from tabletest.write.run_output import read_runs
 
-from conftest import REPO, copy_with_unloadable_model, run_cli
+from conftest import REPO, copy_with_unloadable_model, run_cli, worker_pids
 
 NAMES = ("mug", "wine bottle", "lamp")
 TINY = ["--resolution", "64x48", "--samples", "4"]
@@ -53,7 +54,7 @@ def test_centres_sit_at_their_slots(tmp_path, assets, n):
             assert x0 < obj["center_px"][0] < x1 and y0 < y1
         with Image.open(out / record["file_name"]) as img:
             assert img.size == (64, 48)
-    run = json.loads((out / "run.json").read_text())
+    run = read_runs(out)[-1]
     assert run["status"] == "complete" and run["blender"].startswith("5.") and run["device"].startswith("CPU")
 
 
@@ -103,19 +104,6 @@ def test_kill_mid_run_then_resume_renders_each_image_once(tmp_path, assets):
     assert f"{len(before)} already done" in result.stderr
 
 
-def _worker_pids(out: Path) -> list[int]:
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmd = (proc / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            if "tabletest.render.worker" in cmd and str(out) in cmd:
-                pids.append(int(proc.name))
-    return pids
-
-
 def test_worker_crash_is_survived(tmp_path, assets):
     out = tmp_path / "out"
     args = ["render", "--out", str(out), "--assets", str(assets), "--only", ",".join(NAMES), "--objects", "3",
@@ -124,7 +112,7 @@ def test_worker_crash_is_survived(tmp_path, assets):
     deadline = time.time() + 120
     killed = False
     while time.time() < deadline and not killed:
-        pids = _worker_pids(out)
+        pids = worker_pids(out)
         if pids and (out / "metadata.jsonl").exists() and (out / "metadata.jsonl").read_text():
             os.kill(pids[0], signal.SIGKILL)
             killed = True

@@ -86,7 +86,7 @@ def check(only: NamesOpt = None, assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog
 
 @assets_app.command()
 def sheet(
-    out: Annotated[Path, typer.Argument(help="PNG file to write.")],
+    out: Annotated[Path, typer.Argument(metavar="OUT.png", help="PNG file to write.")],
     only: NamesOpt = None,
     assets: AssetsOpt = DEFAULT_ASSETS_DIR,
     cell: Annotated[int, typer.Option("--cell", min=16, help="Pixels per object render.")] = 256,

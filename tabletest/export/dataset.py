@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +10,8 @@ from pathlib import Path
 from tabletest.errors import UserError
 from tabletest.prompts.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
-from tabletest.write.run_output import METADATA, RUN
+from tabletest.write.run_output import METADATA, read_runs
+from tabletest.write.settings import record_settings, settings_differences
 
 NOT_A_RENDER = "give the output folder of `tabletest render` (it holds metadata.jsonl and images/)"
 FIELDS = (*METADATA_FIELDS, "render")
@@ -39,9 +39,18 @@ class RenderDataset:
         return self.root / METADATA
 
     def records(self) -> Iterator[dict]:
-        """Each render record in file order; a record without a required field stops with its line number."""
+        """Each render record in file order; a record without a required field, or made with other settings
+        than the first (a folder mixed before the settings guard), stops with its line number."""
+        first: dict | None = None
         for line, record in read_records(self.metadata, "metadata file"):
             require(record, FIELDS, self.metadata, line, NOT_A_RENDER)
+            shown = record_settings(record)
+            first = first or shown
+            if shown != first and (differences := settings_differences(first, shown)):
+                raise UserError(
+                    f"--dataset {self.root} mixes renders ({self.metadata.name} line {line}: {'; '.join(differences)}); "
+                    "export a folder made with one set of settings"
+                )
             yield record
 
     def image(self, record: dict) -> Path:
@@ -73,8 +82,9 @@ class RenderDataset:
         return sha.hexdigest()
 
     def run_info(self) -> dict:
-        path = self.root / RUN
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        """The record of the latest `tabletest render` into the folder ({} if it has none)."""
+        runs = read_runs(self.root)
+        return runs[-1] if runs else {}
 
 
 def names(record: dict) -> tuple[str, ...]:

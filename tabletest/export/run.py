@@ -22,6 +22,7 @@ from tabletest.export.split import TEST, TRAIN, Split, SplitBy, looks, make_spli
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.sources import scene_input
+from tabletest.write.lock import output_lock
 
 
 @dataclass(frozen=True)
@@ -131,19 +132,21 @@ def run_export(
 ) -> dict:
     started = time.time()
     check_out(out)
-    job = Job(fmt, RenderDataset.open(dataset), out, options, catalog)
-    job.staging.open()
-    try:
-        details = exporter(job)
-    except UserError:
-        job.staging.discard_unless_resumable()
-        raise
-    summary = {
-        "scenes": dict(job.scene_counts),
-        "split": job.split.describe(),
-        **details,
-        "wall_s": round(time.time() - started, 3),
-        "resumed": job.staging.resumed,
-    }
-    job.staging.finish(summary)
-    return summary
+    render = RenderDataset.open(dataset)
+    with output_lock(out, beside=True, flag="--out"):
+        job = Job(fmt, render, out, options, catalog)
+        job.staging.open()
+        try:
+            details = exporter(job)
+        except UserError:
+            job.staging.discard_unless_resumable()
+            raise
+        summary = {
+            "scenes": dict(job.scene_counts),
+            "split": job.split.describe(),
+            **details,
+            "wall_s": round(time.time() - started, 3),
+            "resumed": job.staging.resumed,
+        }
+        job.staging.finish(summary)
+        return summary

@@ -46,6 +46,11 @@ class RandomSet:
             if random_scene_id(self.seed, index) not in skip:
                 yield sample_scene(self.config, self.pool, sizes, self.seed, index, table_height_m, sensor_width_mm, resolution)
 
+    def settings(self) -> dict:
+        """What decides the set's scenes, for the output folder's settings guard (count, shard and limit
+        only select from the set, so a rerun may widen them)."""
+        return {"family": "random", "config_sha256": self.config.digest, "seed": self.seed, "pool": list(self.pool)}
+
     def info(self) -> dict:
         """What identifies the set, for run.json and the settings guard."""
         return {

@@ -31,14 +31,20 @@ def _records(path: Path, what: str, torn_tail: bool) -> Iterator[tuple[int, dict
     """
     if not path.is_file():
         raise UserError(f"{what} {path} not found: check the path")
-    with open(path, encoding="utf-8") as fh:
-        for line, text in enumerate(fh, start=1):
-            if not text.strip() or (torn_tail and not text.endswith("\n")):
+    with open(path, "rb") as fh:
+        for line, raw in enumerate(fh, start=1):
+            if not raw.strip() or (torn_tail and not raw.endswith(b"\n")):
                 continue
             try:
-                record = json.loads(text)
+                record = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as err:
+                raise UserError(
+                    f"{path}: line {line} is not UTF-8 text (byte {err.start + 1} of the line); save the file as UTF-8"
+                ) from None
             except json.JSONDecodeError as err:
                 raise UserError(f"{path}: line {line} is not valid JSON ({err.msg}); fix or remove that line") from None
+            except RecursionError:
+                raise UserError(f"{path}: line {line} is nested too deeply to be a record; fix or remove that line") from None
             if not isinstance(record, dict):
                 raise UserError(f"{path}: line {line} is not a JSON object; write one {{...}} record per line")
             yield line, record

@@ -9,11 +9,13 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import bpy
 
 from tabletest.compose.view import DISPLAY
 from tabletest.config import Config, load_config
+from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
 
 BACKDROP_GREY = (0.62, 0.62, 0.6, 1.0)
@@ -188,6 +190,22 @@ def _camera(config: Config) -> bpy.types.Object:
     return obj
 
 
+def save(target: str, config: str | None) -> None:
+    """Build the scene and save it as a .blend file (for a look in Blender), the inputs checked first."""
+    path = Path(target)
+    if path.suffix != ".blend":
+        raise UserError(f"{target} is not a .blend path; write e.g. blend/table.blend")
+    if not path.parent.is_dir():
+        raise UserError(f"folder {path.parent}/ does not exist; create it (mkdir {path.parent}) or give another path")
+    build(load_config(config))
+    bpy.ops.wm.save_as_mainfile(filepath=str(path.resolve()))
+
+
 if __name__ == "__main__":
-    build(load_config(sys.argv[2] if len(sys.argv) > 2 else None))
-    bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+    try:
+        if len(sys.argv) not in (2, 3):
+            raise UserError("usage: python -m tabletest.render.base_scene OUT.blend [CONFIG.yaml]")
+        save(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
+    except UserError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)

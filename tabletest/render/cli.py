@@ -9,7 +9,9 @@ from typing import Annotated, Literal, Optional
 import typer
 
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
-from tabletest.config import load_catalog, load_config
+from pydantic import ValidationError
+
+from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.layout.random_config import load_random_config
 from tabletest.layout.random_set import make_random_set
@@ -20,7 +22,7 @@ from tabletest.options import (
     ObjectsOpt,
     OnlyOpt,
     SampleOpt,
-    SeedOpt,
+    RenderSeedOpt,
     ShardOpt,
     make_selection,
 )
@@ -39,6 +41,17 @@ def parse_resolution(text: str) -> tuple[int, int]:
     if not (sep and width.isdigit() and height.isdigit()):
         raise UserError(f"--resolution {text!r} is not WIDTHxHEIGHT; write e.g. --resolution 1024x768")
     return int(width), int(height)
+
+
+def with_flags(settings: RenderSettings, overrides: dict, resolution_text: str | None) -> RenderSettings:
+    """The config's render settings with the flags' values, checked as the config's own are."""
+    try:
+        return settings.model_validate({**settings.model_dump(), **overrides})
+    except ValidationError as err:
+        problem = err.errors()[0]
+        name = str(problem["loc"][0])
+        value = resolution_text if name == "resolution" else overrides.get(name)
+        raise UserError(f"--{name} {value}: {problem['msg'].removeprefix('Value error, ')}") from None
 
 
 def render(
@@ -87,7 +100,7 @@ def render(
     shard: ShardOpt = None,
     limit: LimitOpt = None,
     sample: SampleOpt = None,
-    seed: SeedOpt = None,
+    seed: RenderSeedOpt = None,
     only: OnlyOpt = None,
     config: ConfigOpt = None,
     catalog: CatalogOpt = None,
@@ -105,7 +118,7 @@ def render(
         }.items()
         if value is not None
     }
-    cfg = cfg.model_copy(update={"render": cfg.render.model_validate({**cfg.render.model_dump(), **overrides})})
+    cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
     random_set = None
     if scenes == "random":

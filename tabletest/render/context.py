@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -136,15 +136,21 @@ class Recorder:
         self.rendered = self.failed = 0
         self.blender_s = 0.0
         self.setup_s: list[float] = []  # per image: the worker's time from the spec to the render call
+        self.device: str | None = None  # as the records say, for run.json even when the run is cut short
 
     def __call__(self, outcome: Outcome, render: dict) -> None:
+        self.device = render["device"]
         if outcome.ok:
             masks = self.run.options.masks
-            if outcome.spec.random is None:
-                record = image_record(outcome.spec, outcome.facts["objects"], render, masks)
-            else:
-                record = random_record(outcome.spec, outcome.facts["objects"], render, masks, self.run.truth)
-            self.run.output.commit(record)
+            try:
+                if outcome.spec.random is None:
+                    record = image_record(outcome.spec, outcome.facts["objects"], render, masks)
+                else:
+                    record = random_record(outcome.spec, outcome.facts["objects"], render, masks, self.run.truth)
+                self.run.output.commit(record)
+            except ValueError as err:  # NaN or infinity measured: not JSON, so never a record
+                outcome = replace(outcome, ok=False, error=f"its record holds a number that is not finite ({err})")
+        if outcome.ok:
             self.rendered += 1
             self.blender_s += outcome.facts.get("render_s", 0.0)
             self.setup_s.append(outcome.facts.get("setup_s", 0.0))

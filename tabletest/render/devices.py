@@ -19,9 +19,7 @@ def choose_device(requested: str, available: dict[str, list[str]]) -> tuple[str,
 
     `auto` takes the first GPU type in GPU_PREFERENCE that has a device, else the CPU.
     """
-    requested = requested.lower()
-    if requested not in DEVICE_CHOICES:
-        raise UserError(f"--device {requested!r} is not one of {', '.join(DEVICE_CHOICES)}")
+    requested = check_device(requested)
     if requested == "cpu":
         return "CPU", available.get("CPU", ["CPU"])
     types = GPU_PREFERENCE if requested == "auto" else (requested.upper(),)
@@ -32,6 +30,22 @@ def choose_device(requested: str, available: dict[str, list[str]]) -> tuple[str,
         return "CPU", available.get("CPU", ["CPU"])
     seen = ", ".join(f"{k}: {len(v)}" for k, v in available.items() if v) or "none"
     raise UserError(f"--device {requested}: Blender finds no {requested.upper()} device (it sees {seen}); use --device auto or cpu")
+
+
+def check_device(requested: str) -> str:
+    """The `--device` name, lower case; an unknown one is refused with the choices."""
+    if requested.lower() not in DEVICE_CHOICES:
+        raise UserError(f"--device {requested!r} is not one of {', '.join(DEVICE_CHOICES)}; e.g. --device auto")
+    return requested.lower()
+
+
+def device_class(requested: str) -> str:
+    """`cpu` or `gpu`: what `--device` will render on, as far as it decides the pixels (CPU and GPU
+    path tracing differ in the last bits). `auto` counts as `gpu` where `nvidia-smi` lists a GPU."""
+    requested = check_device(requested)
+    if requested == "auto":
+        return "gpu" if detect_nvidia_gpus() else "cpu"
+    return "cpu" if requested == "cpu" else "gpu"
 
 
 def denoiser_for(device_type: str) -> str:

@@ -7,12 +7,19 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import platform
+import shlex
+import signal
 import statistics
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from functools import partial
 
 from rich.console import Console
@@ -21,15 +28,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from tabletest import __version__
 from tabletest.assets.manifest import manifest_digest
 from tabletest.config import Catalog, Config
-from tabletest.errors import UserError
+from tabletest.errors import Interrupted, UserError
 from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Selection, count_selected, select_scenes
 from tabletest.layout.spec import SceneSpec
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.composite import ProgressFactory, render_composite
 from tabletest.render.context import Recorder, RenderOptions, RunContext
+from tabletest.render.devices import check_device, device_class
 from tabletest.render.hdris import check_hdris
+from tabletest.write.lock import output_lock
 from tabletest.write.run_output import RunOutput
+from tabletest.write.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
 
 
 @dataclass(frozen=True)
@@ -43,9 +53,25 @@ class RunSummary:
 def render_run(
     catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, random: RandomSet | None = None
 ) -> RunSummary:
-    """Render the benchmark's `selection`, or with `random` that set of random scenes instead."""
-    started = time.time()
-    console = Console(stderr=True)
+    """Check everything, then render into `options.out` under its lock; Ctrl-C or SIGTERM stop it
+    cleanly (an `Interrupted` saying what is kept). With `random`, that set of random scenes is
+    rendered instead of the benchmark's `selection`."""
+    check_options(config, options, random)
+    settings = dataset_settings(catalog, config, options, random)
+    check_settings(options.out, settings)  # a different dataset is refused before any work
+    if random is not None:
+        names = set(random.pool)
+    else:
+        names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
+    entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
+    settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
+    options.out.mkdir(parents=True, exist_ok=True)
+    with output_lock(options.out), _sigterm_as_interrupt():
+        return _locked_run(catalog, config, selection, options, entries, settings, random)
+
+
+def check_options(config: Config, options: RenderOptions, random: RandomSet | None = None) -> None:
+    """Flag combinations and the output path, checked before anything is made or started."""
     if (options.mode == "composite" or options.masks) and config.render.engine != "cycles":
         flag = "--mode composite" if options.mode == "composite" else "--masks"
         raise UserError(
@@ -56,12 +82,47 @@ def render_run(
         raise UserError("--mode composite composes the benchmark's fixed slots; render --scenes random in --mode direct")
     if random is not None:
         check_hdris(random.config.world.hdris)
-        names = set(random.pool)
-    else:
-        names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
-    entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
+    check_device(options.device)
+    if options.out.exists() and not options.out.is_dir():
+        raise UserError(f"--out {options.out} is a file; give a folder (new, or an earlier render to continue)")
+
+
+def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, random: RandomSet | None = None) -> dict:
+    """What decides this run's pixels and records (see `tabletest.write.settings`); `models` is added
+    once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
+    catalog_json = json.dumps(catalog.model_dump(mode="json"), sort_keys=True).encode()
+    settings = {
+        "output_version": OUTPUT_VERSION,
+        "config": config.model_dump(mode="json"),
+        "catalog_sha256": hashlib.sha256(catalog_json).hexdigest(),
+        "mode": options.mode,
+        "masks": options.masks,
+        "device_class": device_class(options.device),
+    }
+    if random is not None:
+        settings["scenes"] = random.settings()
+    return settings
+
+
+def _locked_run(
+    catalog: Catalog,
+    config: Config,
+    selection: Selection,
+    options: RenderOptions,
+    entries: dict,
+    settings: dict,
+    random: RandomSet | None,
+) -> RunSummary:
+    started = time.time()
+    console = Console(stderr=True)
     output = RunOutput(options.out, masks=options.masks)
+    made_before_the_guard = read_settings(options.out) is None
+    pinned = check_settings(options.out, settings)
+    if made_before_the_guard:
+        check_records_agree(output.metadata_path, settings)
     done = output.recover()
+    if pinned is not None:
+        write_settings(options.out, pinned)
     run = RunContext(catalog, config, selection, options, entries, output, done, console, random)
     if random is not None:
         total = random.selected()
@@ -71,6 +132,9 @@ def render_run(
         pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
     run_info = {
         "tabletest": __version__,
+        "command_line": shlex.join(["tabletest", *sys.argv[1:]]),
+        "started": _utc(started),
+        "ended": None,
         "status": "running",
         "mode": options.mode,
         "masks": options.masks,
@@ -81,7 +145,7 @@ def render_run(
         "assets": {"folder": str(options.assets), "manifest_sha256": manifest_digest(options.assets)},
         "host": {"machine": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
     }
-    output.write_run(run_info)
+    output.start_run(run_info)
     recorder = Recorder(run)
     progress: ProgressFactory = partial(_progress, console, quiet=options.quiet)
     output.open()
@@ -91,11 +155,21 @@ def render_run(
         else:
             with progress("render", pending) as advance:
                 run_info.update(render_direct(run, (run.spec(s) for s in run.pending_scenes()), recorder, advance))
+    except KeyboardInterrupt as stop:
+        signal_number = getattr(stop, "signal_number", signal.SIGINT)
+        raise Interrupted(
+            f"interrupted by {signal.Signals(signal_number).name}: {output.committed()} image(s) kept in {options.out}; "
+            "run the same command again to resume",
+            signal_number,
+        ) from None
     finally:
         complete = recorder.rendered + recorder.failed == pending
         output.close(sort=complete)
-        wall = time.time() - started
+        ended = time.time()
+        wall = ended - started
+        run_info.setdefault("device", recorder.device)
         run_info.update(
+            ended=_utc(ended),
             status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),
             timings={
                 "wall_s": round(wall, 3),
@@ -107,8 +181,31 @@ def render_run(
                 "scene_setup_s_median": round(statistics.median(recorder.setup_s), 4) if recorder.setup_s else None,
             },
         )
-        output.write_run(run_info)
+        output.update_run(run_info)
     return RunSummary(recorder.rendered, len(done), recorder.failed, wall)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM (what SLURM and Kubernetes send) stops a run exactly as Ctrl-C does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signal_number: int, _frame: object) -> None:
+        stop = KeyboardInterrupt()
+        stop.signal_number = signal_number
+        raise stop
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _utc(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
 
 
 def render_direct(run: RunContext, specs: Iterable[SceneSpec], recorder: Recorder, advance: Callable[[], None]) -> dict:

@@ -125,6 +125,8 @@ class Supervisor:
     item_timeout: float = 600.0
     verbose: bool = False
     started: list[dict] = field(default_factory=list)  # each worker's `ready` message: device, Blender version
+    _live: set[WorkerProcess] = field(default_factory=set, repr=False)
+    _stopping: bool = field(default=False, repr=False)
 
     def run(self, specs: Iterable[SceneSpec]) -> Iterator[Outcome]:
         """Render every spec; yield outcomes as they finish (in any order)."""
@@ -136,14 +138,20 @@ class Supervisor:
         feeder = threading.Thread(target=self._feed, args=(specs, todo, results), daemon=True)
         feeder.start()
         finished = 0
-        while finished < len(threads):
-            item = results.get()
-            if item is None:
-                finished += 1
-            elif isinstance(item, BaseException):
-                raise item
-            else:
-                yield item
+        try:
+            while finished < len(threads):
+                item = results.get()
+                if item is None:
+                    finished += 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield item
+        finally:
+            if finished < len(threads):  # left early (Ctrl-C, SIGTERM, an error): no worker outlives the run
+                self._stopping = True
+                for worker in list(self._live):
+                    worker.kill()
 
     def _feed(self, specs: Iterable[SceneSpec], todo: queue.Queue, results: queue.Queue) -> None:
         try:
@@ -165,6 +173,7 @@ class Supervisor:
         finally:
             if worker:
                 worker.close()
+                self._live.discard(worker)
             results.put(None)
 
     def _render(self, slot: WorkerSlot, worker: WorkerProcess | None, spec: SceneSpec) -> tuple[Outcome, WorkerProcess | None]:
@@ -172,14 +181,18 @@ class Supervisor:
         start = time.perf_counter()
         error, stderr = "", ""
         for attempt in range(1, self.retries + 2):
+            if self._stopping:
+                break
             if worker is None:
                 worker = WorkerProcess(slot, self.setup, self.log_dir, self.verbose)
+                self._live.add(worker)
                 self.started.append(worker.ready)
             try:
                 answer = worker.request(self.request(spec), self.item_timeout)
             except WorkerCrash as crash:
                 error, stderr = str(crash), worker.stderr_tail()
                 worker.close()
+                self._live.discard(worker)
                 worker = None
                 continue
             if answer.get("event") == "done":

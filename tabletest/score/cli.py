@@ -16,12 +16,13 @@ from tabletest.score.lexicon import load_lexicon
 
 def score(
     prompts: Annotated[
-        list[Path], typer.Option("--prompts", help="Prompts JSONL from `tabletest prompts` (repeatable).")
+        list[Path], typer.Option("--prompts", metavar="FILE", help="Prompts JSONL from `tabletest prompts` (repeatable).")
     ],
     responses: Annotated[
         list[Path],
         typer.Option(
             "--responses",
+            metavar="FILE",
             help='Responses JSONL, {"qid", "response"[, "model"]} per line (repeatable; one file per model or a model field).',
         ),
     ],

@@ -12,8 +12,9 @@ from typing import IO
 
 
 def dumps(record: dict) -> str:
-    """One record, one line; key order as built, so the same input gives the same bytes."""
-    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "))
+    """One record, one line; key order as built, so the same input gives the same bytes. A non-finite
+    number is a ValueError: NaN and Infinity are not JSON."""
+    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
 
 
 @contextlib.contextmanager

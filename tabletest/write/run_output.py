@@ -15,6 +15,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from tabletest.errors import UserError
 from tabletest.write.jsonl import atomic_output, dumps
 
 METADATA = "metadata.jsonl"
@@ -32,6 +33,7 @@ class RunOutput:
         self.failures_path = self.root / FAILURES
         self._metadata = None
         self._failures = None
+        self._runs: list[dict] = []
 
     def tmp_image(self, scene_id: str) -> Path:
         return self.images / f".{scene_id}.png.tmp"
@@ -99,6 +101,13 @@ class RunOutput:
         for final, tmp in self._files(record):
             os.replace(tmp, final)
 
+    def committed(self) -> int:
+        """How many images the folder keeps: records wholly on disk (a rerun finishes any caught mid-rename)."""
+        if not self.metadata_path.exists():
+            return 0
+        with open(self.metadata_path, "rb") as fh:
+            return sum(1 for line in fh if line.endswith(b"\n"))
+
     def fail(self, failure: dict) -> None:
         self._failures.write(dumps(failure) + "\n")
         self._failures.flush()
@@ -115,9 +124,32 @@ class RunOutput:
             with atomic_output(self.metadata_path) as out:
                 out.writelines(lines)
 
-    def write_run(self, info: dict) -> None:
+    def start_run(self, info: dict) -> None:
+        """Append this invocation's record to the folder's run history."""
+        self._runs = read_runs(self.root) + [info]
+        self._write_runs()
+
+    def update_run(self, info: dict) -> None:
+        """Replace this invocation's record (the last one) with `info`."""
+        self._runs[-1] = info
+        self._write_runs()
+
+    def _write_runs(self) -> None:
         with atomic_output(self.root / RUN) as fh:
-            fh.write(json.dumps(info, indent=2) + "\n")
+            fh.write(json.dumps({"runs": self._runs}, indent=2, allow_nan=False) + "\n")
+
+
+def read_runs(root: Path) -> list[dict]:
+    """Every invocation's record in `root/run.json`, oldest first (a run.json from before the history
+    was kept, a single record, counts as one)."""
+    path = Path(root) / RUN
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UserError(f"{path} is damaged ({err}); move it aside and rerun (the images are kept)") from None
+    return data["runs"] if isinstance(data, dict) and isinstance(data.get("runs"), list) else [data]
 
 
 def _parse(line: str) -> dict | None:

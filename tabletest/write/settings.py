@@ -1,0 +1,126 @@
+"""One output folder is one dataset: the settings that decide its pixels and records, pinned in
+`OUT/settings.json` by the first run.
+
+A later run into the same folder must bring the same settings, or it is refused before any work
+with one line per difference. Selecting more scenes only widens the dataset, so the selection is not
+a setting; the models are pinned per name (`models`): a wider selection may add a model, never
+change one the folder already used. The dict is open: a scene family adds its own keys (a key that
+one side lacks is a difference, so give new keys only to folders that need them).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tabletest.errors import UserError
+from tabletest.write.jsonl import atomic_output
+
+SETTINGS = "settings.json"
+OUTPUT_VERSION = 1  # bump when a change of tabletest alters the pixels or records made from the same settings
+GROWING = frozenset({"models"})  # name -> sha256 maps that a wider selection may extend
+
+
+def read_settings(root: Path) -> dict | None:
+    """The settings pinned in `root`, or None for a folder that has none yet (new, or from before the guard)."""
+    path = Path(root) / SETTINGS
+    if not path.is_file():
+        return None
+    try:
+        settings = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise UserError(f"{path} is damaged ({err}); restore it, or render into a new --out") from None
+    if not isinstance(settings, dict):
+        raise UserError(f"{path} is not a JSON object; restore it, or render into a new --out")
+    return settings
+
+
+def settings_differences(old: dict, new: dict) -> list[str]:
+    """Each setting that differs, as `"key: old → new"` (nested keys dotted); models only where both name them."""
+    differences = []
+    flat_old, flat_new = _flatten(old), _flatten(new)
+    for key in sorted(flat_old.keys() | flat_new.keys()):
+        if key.split(".", 1)[0] in GROWING and (key not in flat_old or key not in flat_new):
+            continue
+        before, after = flat_old.get(key, _ABSENT), flat_new.get(key, _ABSENT)
+        if before != after:
+            differences.append(f"{key}: {_show(before)} → {_show(after)}")
+    return differences
+
+
+def widened(old: dict, new: dict) -> dict:
+    """The settings of a folder after a run with `new` (no differences): the growing maps hold both sides."""
+    return {**old, **{key: {**old.get(key, {}), **new[key]} for key in GROWING if key in new}}
+
+
+def check_settings(root: Path, new: dict) -> dict | None:
+    """Refuse a run whose settings differ from those pinned in `root`; return the settings to pin
+    after this run, or None when they are pinned already."""
+    old = read_settings(root)
+    if old is None:
+        return new
+    differences = settings_differences(old, new)
+    if differences:
+        raise UserError(
+            f"--out {root} holds another dataset ({'; '.join(differences)}); give a new --out, "
+            f"or rerun with the flags and config that made it (see {Path(root) / SETTINGS})"
+        )
+    merged = widened(old, new)
+    return None if merged == old else merged
+
+
+def record_settings(record: dict) -> dict:
+    """The settings a metadata record shows by itself, in the shape of `settings.json`: what a folder from
+    before settings.json, and an export, can be checked by."""
+    render = record.get("render", {})
+    return {
+        "config": {"render": {key: render.get(key) for key in ("engine", "samples", "resolution")}},
+        "masks": "mask_file_name" in record,
+    }
+
+
+def check_records_agree(metadata: Path, settings: dict) -> None:
+    """A folder from before settings.json is continued only if each of its records shows these settings."""
+    if not metadata.is_file():
+        return
+    render = settings["config"]["render"]
+    shown = record_settings({"render": render, **({"mask_file_name": ""} if settings["masks"] else {})})
+    with open(metadata, encoding="utf-8", errors="replace") as fh:
+        for line, text in enumerate(fh, start=1):
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError:
+                continue  # a torn line: recovery drops it
+            if differences := settings_differences(record_settings(record), shown):
+                root = metadata.parent
+                raise UserError(
+                    f"--out {root} holds another dataset ({metadata.name} line {line}: {'; '.join(differences)}); "
+                    "give a new --out, or rerun with the flags and config that made it"
+                )
+
+
+def write_settings(root: Path, settings: dict) -> None:
+    with atomic_output(Path(root) / SETTINGS) as fh:
+        fh.write(json.dumps(settings, indent=1, sort_keys=True, allow_nan=False) + "\n")
+
+
+_ABSENT = object()
+
+
+def _flatten(settings: dict, prefix: str = "") -> dict[str, object]:
+    flat: dict[str, object] = {}
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _show(value: object) -> str:
+    """A value as the user would type it; a sha256 shortened to its first 12 characters."""
+    if value is _ABSENT:
+        return "(none)"
+    if isinstance(value, str):
+        return value[:12] + "…" if len(value) == 64 and all(c in "0123456789abcdef" for c in value) else value
+    return json.dumps(value)
