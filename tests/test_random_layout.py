@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -235,3 +236,25 @@ def test_cli_refuses_bad_random_configs_before_any_work(tmp_path, edit, message)
 def test_cli_refuses_flags_that_do_not_go_together(tmp_path, args, message):
     result = run_cli("render", *args, "--out", str(tmp_path / "out"), "--assets", str(tmp_path / "none"))
     assert result.returncode == 2 and result.stderr.startswith(message), result.stderr
+
+
+def test_the_settings_guard_keeps_one_family_config_and_seed_per_folder(tmp_path, builtin_assets):
+    out = tmp_path / "out"
+    base = ["render", "--scenes", "random", "--count", "5", "--only", "mug,lamp", "--out", str(out), "--assets", str(builtin_assets)]
+    result = run_cli(*base, "--limit", "0")  # pins the folder's settings, renders nothing
+    assert result.returncode == 0, result.stderr
+    assert json.loads((out / "settings.json").read_text())["scenes"]["family"] == "random"
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data["camera"]["focal_mm"] = [40, 50]
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump(data))
+    for args, difference in (
+        (["--seed", "1"], "scenes.seed: 0 → 1"),
+        (["--random-config", str(other)], "scenes.config_sha256"),
+        (["--only", "mug,lamp,banana"], "scenes.pool"),
+    ):
+        result = run_cli(*base, *args)
+        assert result.returncode == 2 and result.stderr.startswith(f"error: --out {out} holds another dataset"), result.stderr
+        assert difference in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    result = run_cli("render", "--objects", "2", "--only", "mug,lamp", "--out", str(out), "--assets", str(builtin_assets))
+    assert result.returncode == 2 and "scenes" in result.stderr  # the benchmark family is another dataset
