@@ -258,3 +258,17 @@ def test_the_settings_guard_keeps_one_family_config_and_seed_per_folder(tmp_path
         assert difference in result.stderr and len(result.stderr.strip().splitlines()) == 1
     result = run_cli("render", "--objects", "2", "--only", "mug,lamp", "--out", str(out), "--assets", str(builtin_assets))
     assert result.returncode == 2 and "scenes" in result.stderr  # the benchmark family is another dataset
+
+
+def test_appearance_split_holds_out_tables_and_hdris():
+    from tabletest.export.split import VALIDATION, TRAIN, make_split
+
+    labels = (f"{kind}:{name}" for kind, names in (("table", "abcdefghij"), ("hdri", "stuvwxyz")) for name in names)
+    split = make_split("appearance", 0.1, 0, labels)  # a stream, read once
+    held = split.held_out
+    assert [label.split(":")[0] for label in held] == ["hdri", "table"]
+    table = next(label for label in held if label.startswith("table:"))
+    assert split.of("rnd0-0000000", ("mug",), (table, "hdri:none")) == VALIDATION
+    assert split.of("rnd0-0000001", ("mug",), ("table:other", "hdri:none")) == TRAIN
+    with pytest.raises(UserError, match="at least two hdri looks"):
+        make_split("appearance", 0.1, 0, ["table:a", "table:b", "hdri:x"])

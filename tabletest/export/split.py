@@ -73,10 +73,10 @@ def looks(record: dict) -> tuple[str, ...]:
 def make_split(by: SplitBy | None, val_fraction: float, seed: int, objects: Iterable[str], whole: str = TRAIN) -> Split:
     """`objects`: every object name of the dataset, or for `appearance` every look label (needed only to hold some out)."""
     if by == "appearance":
-        rng = random.Random(seed)
+        rng, labels = random.Random(seed), set(objects)
         held: list[str] = []
         for kind in ("table", "hdri"):
-            pool = sorted({label for label in objects if label.startswith(f"{kind}:")})
+            pool = sorted(label for label in labels if label.startswith(f"{kind}:"))
             if len(pool) < 2:
                 raise UserError(f"--split-by appearance needs at least two {kind} looks in the dataset, and it shows {len(pool)}")
             held += rng.sample(pool, min(max(1, round(val_fraction * len(pool))), len(pool) - 1))
