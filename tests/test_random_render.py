@@ -68,6 +68,15 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
         for left, right in record["relations"]["left_of"]:
             assert names.index(left) < names.index(right)
         assert record["scene"]["world"]["hdri"] and record["scene"]["config_sha256"]
+    text = run_cli(
+        "vignettes", "--scenes", "random", "--count", "3", "--seed", "5", "--resolution", "64x48", "--only", ",".join(POOL),
+        "--assets", str(assets),
+    )
+    assert text.returncode == 0, text.stderr
+    for line, record in zip(text.stdout.splitlines(), recs, strict=True):  # the same scenes and truth, without Blender
+        vignette = json.loads(line)
+        assert vignette["objects"] == [o["name"] for o in record["objects"]]
+        assert (vignette["relations"], vignette["vignettes"]) == (record["relations"], record["vignettes"])
     run = json.loads((a / "run.json").read_text())
     assert run["scenes"]["family"] == "random" and run["scenes"]["seed"] == 5
     assert run["timings"]["scene_setup_s_median"] is not None

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from tabletest.config import Catalog
 from tabletest.errors import UserError
-from tabletest.layout.random_config import RandomConfig
+from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
-from tabletest.layout.selection import Shard
+from tabletest.layout.selection import Selection, Shard
 
 
 @dataclass(frozen=True)
@@ -85,3 +85,15 @@ def make_random_set(
     if limit is not None and limit < 0:
         raise UserError(f"--limit {limit} is negative; give a count of 0 or more")
     return RandomSet(config, seed, count, object_pool(catalog, config, only), shard, limit)
+
+
+def random_set_for(
+    catalog: Catalog, scenes: str, count: int | None, config_path, seed: int, selection: Selection, sample: int | None
+) -> RandomSet | None:
+    """The random set `--scenes random --count N --random-config FILE` asks for; None for the benchmark."""
+    if scenes == "random":
+        config = load_random_config(config_path)
+        return make_random_set(catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample)
+    if count is not None or config_path is not None:
+        raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
+    return None

@@ -13,15 +13,17 @@ from pydantic import ValidationError
 
 from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
-from tabletest.layout.random_config import load_random_config
-from tabletest.layout.random_set import make_random_set
+from tabletest.layout.random_set import random_set_for
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
+    CountOpt,
     LimitOpt,
     ObjectsOpt,
     OnlyOpt,
+    RandomConfigOpt,
     SampleOpt,
+    ScenesOpt,
     RenderSeedOpt,
     ShardOpt,
     make_selection,
@@ -87,14 +89,9 @@ def render(
     compose_jobs: Annotated[
         Optional[int], typer.Option(min=1, help="Composite mode: composer processes (default: one per core).")
     ] = None,
-    scenes: Annotated[
-        Literal["benchmark", "random"],
-        typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
-    ] = "benchmark",
-    count: Annotated[Optional[int], typer.Option(help="--scenes random: how many scenes the set has (ids rnd{seed}-0000000 ...).")] = None,
-    random_config: Annotated[
-        Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
-    ] = None,
+    scenes: ScenesOpt = "benchmark",
+    count: CountOpt = None,
+    random_config: RandomConfigOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
     shard: ShardOpt = None,
@@ -120,13 +117,7 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
-    random_set = None
-    if scenes == "random":
-        random_set = make_random_set(
-            cat, load_random_config(random_config), cfg.render.seed, count, selection.only, selection.shard, limit, sample
-        )
-    elif count is not None or random_config is not None:
-        raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
+    random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample)
     options = RenderOptions(
         out=out,
         assets=assets,

@@ -7,9 +7,10 @@ from dataclasses import asdict, dataclass
 
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.spec import SceneSpec
-from tabletest.truth.geometry import camera_record, object_geometry, scene_relations
+from tabletest.truth.geometry import camera_record, object_geometry
+from tabletest.truth.records import random_truth
 from tabletest.truth.relations import relations
-from tabletest.truth.vignettes import relation_vignettes, vignettes
+from tabletest.truth.vignettes import vignettes
 
 
 def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool = False) -> dict:
@@ -57,7 +58,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
     objects = _objects(spec, measured)
     for obj, placed, facts in zip(objects, scene.objects, measured):
         obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"])
-    rels = scene_relations(scene, camera, truth.margins, truth.kinds)
+    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds)
     pose = scene.camera
     appearance = {
         "config_sha256": truth.config_sha256,
@@ -80,8 +81,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
             "distance_m": pose.distance_m,
             "focal_mm": pose.focal_mm,
         },
-        "relations": rels,
-        "vignettes": relation_vignettes(tuple(o.name for o in scene.objects), rels),
+        **text,
         "scene": appearance,
         "render": {**render, "seed": spec.seed},
     }
