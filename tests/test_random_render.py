@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
@@ -115,8 +116,12 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
     from tabletest.score.judge import judge
     from tabletest.score.lexicon import load_lexicon
 
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data["objects"]["count"] = [1, 2]  # few objects a scene, so holding one out leaves scenes to train on
+    config = tmp_path / "random.yaml"
+    config.write_text(yaml.safe_dump(data))
     out = tmp_path / "render"
-    assert render(out, assets, "--count", "6", "--seed", "2").returncode == 0
+    assert render(out, assets, "--count", "8", "--seed", "2", "--random-config", str(config)).returncode == 0
     recs = {r["id"]: r for r in records(out)}
     prompts_file = tmp_path / "prompts.jsonl"
     result = run_cli("prompts", "--dataset", str(out), "--out", str(prompts_file))
@@ -129,7 +134,7 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
     lexicon = load_lexicon(load_catalog())
     for by, key in (("appearance", "held_out_looks"), ("object", "held_out_objects")):
         llava = tmp_path / f"llava-{by}"
-        result = run_cli("export", "--dataset", str(out), "--format", "llava", "--out", str(llava), "--split-by", by, "--val-fraction", "0.3")
+        result = run_cli("export", "--dataset", str(out), "--format", "llava", "--out", str(llava), "--split-by", by, "--val-fraction", "0.2")
         assert result.returncode == 0, result.stderr
         held = set(json.loads((llava / ".tabletest-export.json").read_text())["split"][key])
         assert "CC0, by Greg Zaal, Poly Haven" in (llava / "README.md").read_text()  # the HDRIs credited
