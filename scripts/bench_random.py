@@ -76,7 +76,10 @@ def main() -> None:
             f"{wall:.1f} s with start-up; first image after {landed[0] - start:.1f} s"
         )
         print(f"steady: {steady:.4f} images/s ({1 / steady:.2f} s/image; Blender's own render call {blender:.2f} s/image)")
-        print(f"worker set-up per scene (camera, table, lights, world, objects), median: {timings['scene_setup_s_median'] * 1000:.1f} ms")
+        print(
+            f"worker set-up per scene (camera, table, lights, world, objects), median: {timings['scene_setup_s_median'] * 1000:.1f} ms wall, "
+            f"{timings['scene_setup_cpu_s_median'] * 1000:.1f} ms CPU"
+        )
         print(f"projected for 100,000 images on this machine: {100_000 / steady / 3600:,.1f} h ({100_000 / steady / 86400:,.1f} days)")
         print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 

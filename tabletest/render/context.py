@@ -136,6 +136,7 @@ class Recorder:
         self.rendered = self.failed = 0
         self.blender_s = 0.0
         self.setup_s: list[float] = []  # per image: the worker's time from the spec to the render call
+        self.setup_cpu_s: list[float] = []  # the same in CPU time: what it costs on a machine others load
         self.device: str | None = None  # as the records say, for run.json even when the run is cut short
 
     def __call__(self, outcome: Outcome, render: dict) -> None:
@@ -154,6 +155,7 @@ class Recorder:
             self.rendered += 1
             self.blender_s += outcome.facts.get("render_s", 0.0)
             self.setup_s.append(outcome.facts.get("setup_s", 0.0))
+            self.setup_cpu_s.append(outcome.facts.get("setup_cpu_s", 0.0))
         else:
             self.run.output.fail(_failure(outcome))
             self.failed += 1

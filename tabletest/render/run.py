@@ -179,6 +179,7 @@ def _locked_run(
                 "images_per_s": round(recorder.rendered / wall, 4) if wall > 0 else None,
                 "blender_render_s_total": round(recorder.blender_s, 3),
                 "scene_setup_s_median": round(statistics.median(recorder.setup_s), 4) if recorder.setup_s else None,
+                "scene_setup_cpu_s_median": round(statistics.median(recorder.setup_cpu_s), 4) if recorder.setup_cpu_s else None,
             },
         )
         output.update_run(run_info)

@@ -100,7 +100,7 @@ class Worker:
         importing = time.perf_counter()
         for obj in spec["objects"]:
             self._asset(obj["name"], obj["asset"])
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         if spec.get("random") is not None:
             self._stage().apply(spec["random"])
         wanted = {o["name"]: o for o in spec["objects"]}
@@ -117,11 +117,14 @@ class Worker:
             scene.cycles.seed = spec["seed"]
         bpy.context.view_layer.update()
         scene.render.filepath = out_path
-        rendering = time.perf_counter()
+        rendering, setup_cpu_s = time.perf_counter(), time.process_time() - start_cpu
         bpy.ops.render.render(write_still=True)
         render_s = time.perf_counter() - rendering
         objects = [self._measure(wanted[o["name"]], o["name"]) for o in spec["objects"]]
-        return {"objects": objects, "render_s": render_s, "setup_s": rendering - start, "import_s": start - importing}
+        return {
+            "objects": objects, "render_s": render_s, "setup_s": rendering - start, "setup_cpu_s": setup_cpu_s,
+            "import_s": start - importing,
+        }
 
     def _stage(self):
         if self.stage is None:
