@@ -255,19 +255,18 @@ def _first_error(path: Path, err: ValidationError, data: object) -> UserError:
     return UserError(f"{path}: {where}: {fix}")
 
 
-def load_catalog(path: Path | str | None = None) -> Catalog:
-    path = Path(path) if path else DEFAULT_CATALOG
-    data = _load_yaml(path, "catalog")
+def load_validated(model: type[BaseModel], path: Path, what: str) -> BaseModel:
+    """Read a YAML file and validate it in full; any problem is one line naming the file, entry and fix."""
+    data = _load_yaml(path, what)
     try:
-        return Catalog.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as err:
         raise _first_error(path, err, data) from None
+
+
+def load_catalog(path: Path | str | None = None) -> Catalog:
+    return load_validated(Catalog, Path(path) if path else DEFAULT_CATALOG, "catalog")
 
 
 def load_config(path: Path | str | None = None) -> Config:
-    path = Path(path) if path else DEFAULT_CONFIG
-    data = _load_yaml(path, "config")
-    try:
-        return Config.model_validate(data)
-    except ValidationError as err:
-        raise _first_error(path, err, data) from None
+    return load_validated(Config, Path(path) if path else DEFAULT_CONFIG, "config")

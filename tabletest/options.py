@@ -6,7 +6,7 @@ One definition each, so `render`, `vignettes`, `prompts` and `export` spell and 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 
@@ -48,3 +48,11 @@ def make_selection(
         shard=Shard.parse(shard) if shard else None,
         limit=limit,
     )
+ScenesOpt = Annotated[
+    Literal["benchmark", "random"],
+    typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
+]
+CountOpt = Annotated[Optional[int], typer.Option(help="--scenes random: how many scenes the set has (ids rnd{seed}-0000000 ...).")]
+RandomConfigOpt = Annotated[
+    Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
+]

@@ -26,6 +26,7 @@ NEEDS_RENDER_EXTRA = {
     "tabletest.render.base_scene",
     "tabletest.render.engine",
     "tabletest.render.sheet_worker",
+    "tabletest.render.random_stage",
     "tabletest.assets.objaverse.hub",
     "tabletest.assets.objaverse.fetch",
 }

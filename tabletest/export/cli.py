@@ -47,8 +47,11 @@ def export(
         str, typer.Option("--types", help="Prompt types to ask, comma-separated, e.g. 1,4,5.")
     ] = "1,2,3,4,5,6,7,8",
     split_by: Annotated[
-        Literal["object", "scene"] | None,
-        typer.Option("--split-by", help="Hold out a validation split: unseen objects, or random scenes."),
+        Literal["object", "scene", "appearance"] | None,
+        typer.Option(
+            "--split-by",
+            help="Hold out a validation split: unseen objects, random scenes, or (random scenes) unseen tables and HDRIs.",
+        ),
     ] = None,
     val_fraction: Annotated[
         float | None, typer.Option("--val-fraction", help="Share of objects (or scenes) held out; default 0.1.")

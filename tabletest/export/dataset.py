@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.prompts.battery import SceneInput
 from tabletest.prompts.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
 from tabletest.write.run_output import METADATA, read_runs
@@ -91,8 +90,3 @@ class RenderDataset:
 def names(record: dict) -> tuple[str, ...]:
     """The scene's object names, left to right."""
     return tuple(o["name"] for o in record["objects"])
-
-
-def scene_input(record: dict) -> SceneInput:
-    """What the prompt battery needs of a render record."""
-    return SceneInput(record["id"], record["index"], names(record), record["vignettes"], record["file_name"])

@@ -27,7 +27,13 @@ def queries(scene: SceneInput, types: tuple[int, ...], variations: Variations, s
         rng = random.Random(f"{seed}:{scene.id}")
         chosen = []
         for ptype in types:
-            pick = rng.randrange(paper_count(len(scene.objects), ptype))
+            if scene.left_of is None:
+                count = paper_count(len(scene.objects), ptype)
+            else:  # a random scene: how many depends on its unambiguous pairs
+                count = sum(1 for _ in scene_queries(scene, (ptype,), "paper", "image", seed))
+            if not count:
+                continue
+            pick = rng.randrange(count)
             chosen.append(next(itertools.islice(scene_queries(scene, (ptype,), "paper", "image", seed), pick, None)))
     else:
         chosen = scene_queries(scene, types, "full" if variations == "all" else "paper", "image", seed)

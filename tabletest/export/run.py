@@ -16,12 +16,13 @@ from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
-from tabletest.export.dataset import MASK, RenderDataset, names, scene_input
+from tabletest.export.dataset import MASK, RenderDataset, names
 from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
-from tabletest.export.split import TEST, TRAIN, Split, SplitBy, make_split
+from tabletest.export.split import TEST, TRAIN, Split, SplitBy, looks, make_split
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
+from tabletest.prompts.sources import scene_input
 from tabletest.write.lock import output_lock
 
 
@@ -46,6 +47,8 @@ class Job:
     def __init__(self, fmt: str, dataset: RenderDataset, out: Path, options: ExportOptions, catalog: Catalog) -> None:
         self.fmt, self.dataset, self.out, self.options, self.catalog = fmt, dataset, out, options, catalog
         objects = (n for r in dataset.records() for n in names(r)) if options.split_by == "object" else ()
+        if options.split_by == "appearance":
+            objects = (label for r in dataset.records() for label in looks(r))
         whole = TEST if options.evaluation else TRAIN
         self.split: Split = make_split(options.split_by, options.val_fraction, options.seed, objects, whole)
         fingerprint = {
@@ -58,12 +61,15 @@ class Job:
         self.staging = Staging(out, fingerprint)
         self.scene_counts: Counter[str] = Counter()
         self.objaverse: dict[str, str] = {}
+        self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
 
     def scenes(self) -> Iterator[tuple[str, dict]]:
         """(split, record) for every scene of the render, in file order."""
         for record in self.dataset.records():
-            split = self.split.of(record["id"], names(record))
+            split = self.split.of(record["id"], names(record), looks(record) if self.split.by == "appearance" else ())
             self.scene_counts[split] += 1
+            if "scene" in record:
+                self.hdris.add(record["scene"]["world"]["hdri"])
             for obj in record["objects"]:
                 if obj["source"] == "objaverse":
                     self.objaverse[obj["name"]] = obj["uid"]
@@ -111,12 +117,14 @@ class Job:
             "",
             *(f"- {split}: {self.scene_counts[split]} scenes" for split in self.split.names),
         ]
-        if self.split.by == "object":
+        if self.split.by in ("object", "appearance"):
             lines.append(f"- held out of training (validation only): {', '.join(self.split.held_out)}")
         elif self.split.by == "scene":
             lines.append(
                 f"- validation: scenes drawn with probability {self.split.val_fraction} (seed {self.split.seed})"
             )
+        if self.hdris:
+            lines += ["", f"The random scenes are lit by HDRIs that ship with Blender ({', '.join(sorted(self.hdris))}): CC0, by Greg Zaal, Poly Haven (https://polyhaven.com)."]
         return "\n".join(lines)
 
 

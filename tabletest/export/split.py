@@ -3,7 +3,9 @@
 `scene`: each scene goes to validation with probability `val_fraction` (seeded by the scene id, so
 the choice streams and never depends on the order or on the other scenes). `object`: that fraction
 of the dataset's objects is held out; validation gets every scene showing one of them, training
-the rest, so a model trained on it has never seen a validation object.
+the rest, so a model trained on it has never seen a validation object. `appearance` (random
+scenes): that fraction of the dataset's table surfaces and of its HDRIs is held out; validation gets
+every scene on a held-out table or under a held-out sky, training only scenes with neither.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Literal
 
 from tabletest.errors import UserError
 
-SplitBy = Literal["object", "scene"]
+SplitBy = Literal["object", "scene", "appearance"]
 TRAIN, VALIDATION, TEST = "train", "validation", "test"
 
 
@@ -31,11 +33,12 @@ class Split:
     def names(self) -> tuple[str, ...]:
         return (self.whole,) if self.by is None else (TRAIN, VALIDATION)
 
-    def of(self, scene_id: str, objects: tuple[str, ...]) -> str:
+    def of(self, scene_id: str, objects: tuple[str, ...], looks: tuple[str, ...] = ()) -> str:
+        """`looks`: the scene's `looks(record)`, needed only by the appearance split."""
         if self.by is None:
             return self.whole
-        if self.by == "object":
-            return VALIDATION if set(objects) & set(self.held_out) else TRAIN
+        if self.by in ("object", "appearance"):
+            return VALIDATION if set(objects if self.by == "object" else looks) & set(self.held_out) else TRAIN
         return VALIDATION if random.Random(f"{self.seed}:{scene_id}").random() < self.val_fraction else TRAIN
 
     def describe(self) -> dict:
@@ -43,7 +46,7 @@ class Split:
             "by": self.by,
             "val_fraction": self.val_fraction,
             "seed": self.seed,
-            "held_out_objects": list(self.held_out),
+            ("held_out_looks" if self.by == "appearance" else "held_out_objects"): list(self.held_out),
         }
 
 
@@ -57,8 +60,27 @@ def check_fraction(val_fraction: float | None, by: SplitBy | None) -> float:
     return val_fraction
 
 
+def looks(record: dict) -> tuple[str, ...]:
+    """A random scene's appearance as labels: `table:<surface>`, `hdri:<world>`."""
+    scene = record.get("scene")
+    if not isinstance(scene, dict) or "table" not in scene:
+        raise UserError(
+            f"--split-by appearance needs random scenes (`tabletest render --scenes random`); {record.get('id')} has no table or HDRI to hold out"
+        )
+    return (f"table:{scene['table']['surface']}", f"hdri:{scene['world']['hdri']}")
+
+
 def make_split(by: SplitBy | None, val_fraction: float, seed: int, objects: Iterable[str], whole: str = TRAIN) -> Split:
-    """`objects`: every object name of the dataset (needed only to hold some out)."""
+    """`objects`: every object name of the dataset, or for `appearance` every look label (needed only to hold some out)."""
+    if by == "appearance":
+        rng, labels = random.Random(seed), set(objects)
+        held: list[str] = []
+        for kind in ("table", "hdri"):
+            pool = sorted(label for label in labels if label.startswith(f"{kind}:"))
+            if len(pool) < 2:
+                raise UserError(f"--split-by appearance needs at least two {kind} looks in the dataset, and it shows {len(pool)}")
+            held += rng.sample(pool, min(max(1, round(val_fraction * len(pool))), len(pool) - 1))
+        return Split(by, val_fraction, seed, tuple(sorted(held)))
     if by != "object":
         return Split(by, val_fraction, seed, whole=whole)
     pool = sorted(set(objects))

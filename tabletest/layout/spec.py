@@ -12,13 +12,14 @@ from pathlib import Path
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Config
 from tabletest.layout.placement import place
+from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.selection import Scene
 
 
 @dataclass(frozen=True)
 class SpecObject:
     name: str
-    slot: str
+    slot: str | None  # the benchmark's slot; None in random scenes
     source: str
     uid: str | None
     asset: str  # absolute path of the GLB
@@ -34,6 +35,7 @@ class SceneSpec:
     n_objects: int
     objects: tuple[SpecObject, ...]
     seed: int  # Cycles' noise seed for this image: the run seed plus the scene index
+    random: RandomScene | None = None  # a random scene's camera, table, lights and world (None: the benchmark's)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -56,3 +58,21 @@ def scene_spec(scene: Scene, config: Config, entries: dict[str, AssetEntry], ass
         for e, p in zip(chosen, placements)
     )
     return SceneSpec(scene.id, scene.index, scene.n_objects, objects, (config.render.seed + scene.index) % (2**31))
+
+
+def random_spec(scene: RandomScene, seed: int, entries: dict[str, AssetEntry], assets_dir: Path) -> SceneSpec:
+    """The spec of a random scene: its objects left to right as the camera sees them, and the scene itself."""
+    objects = tuple(
+        SpecObject(
+            name=o.name,
+            slot=None,
+            source=entries[o.name].source,
+            uid=entries[o.name].uid,
+            asset=str((assets_dir / entries[o.name].file).resolve()),
+            position_m=o.position_m,
+            yaw_deg=o.yaw_deg,
+            size_m=o.size_m,
+        )
+        for o in scene.objects
+    )
+    return SceneSpec(scene.id, scene.index, len(objects), objects, (seed + scene.index) % (2**31), scene)

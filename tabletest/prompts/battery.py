@@ -58,6 +58,8 @@ class SceneInput:
     objects: tuple[str, ...]
     vignettes: dict[str, str]
     image: str | None = None
+    left_of: tuple[tuple[str, str], ...] | None = None  # a random scene's unambiguous pairs (None: the benchmark's)
+    sides: tuple[tuple[str, str], ...] = ()  # a random scene's (name, table side)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class Question:
 
 
 def pairs(scene: SceneInput, naming: bool) -> list[Pair]:
+    if scene.left_of is not None:
+        return _random_pairs(scene, naming)
     objects = scene.objects
     if len(objects) < 2:
         raise UserError(
@@ -92,6 +96,21 @@ def pairs(scene: SceneInput, naming: bool) -> list[Pair]:
         code = (slots[i][0] + slots[j][0]).upper()
         out.append(Pair(objects[i], objects[j], code, {"name": objects[k], "slot": slots[k]}))
     return out
+
+
+def _random_pairs(scene: SceneInput, naming: bool) -> list[Pair]:
+    """Every pair of a random scene whose left/right relation holds beyond the margin, A its left one.
+    Prompts that name no object (6, 7) have one right answer only in a two-object scene whose objects
+    also stand on the left and the right side of the table, so only such scenes get them."""
+    position = {name: k for k, name in enumerate(scene.objects)}
+    if naming:
+        return [Pair(a, b, f"{position[a]}{position[b]}", None) for a, b in scene.left_of]
+    sides = dict(scene.sides)
+    if len(scene.objects) == 2 and len(scene.left_of) == 1:
+        a, b = scene.left_of[0]
+        if (sides.get(a), sides.get(b)) == ("left", "right"):
+            return [Pair(a, b, "", None)]
+    return []
 
 
 def parse_types(text: str) -> tuple[int, ...]:

@@ -43,6 +43,8 @@ def dataset_scenes(
     keep: dict[int, Callable[[int], bool]] = {}
 
     def kept(scene: SceneInput) -> bool:
+        if scene.left_of is not None:
+            return True  # a random scene: the selection flags pick from the benchmark's enumeration
         n = len(scene.objects)
         if n not in keep:
             keep[n] = _membership(catalog, selection_for(n))
@@ -69,4 +71,18 @@ def _read_dataset(path: Path, n_objects: int | None) -> Iterator[SceneInput]:
                 f"{path}: line {line} is a {len(names)}-object scene but --objects {n_objects} was given; "
                 f"drop --objects or pass a {n_objects}-object render"
             )
-        yield SceneInput(record["id"], record["index"], names, record["vignettes"], record["file_name"])
+        yield scene_input(record)
+
+
+def scene_input(record: dict) -> SceneInput:
+    """What the prompt battery needs of a render record; of a random scene also its unambiguous
+    left/right pairs and its objects' table sides."""
+    names = tuple(o if isinstance(o, str) else o["name"] for o in record["objects"])
+    relations = record.get("relations", {})
+    extra = {}
+    if "ambiguous" in relations:
+        extra = {
+            "left_of": tuple(tuple(pair) for pair in relations["left_of"]),
+            "sides": tuple(dict(relations["table_side"]).items()),
+        }
+    return SceneInput(record["id"], record["index"], names, record["vignettes"], record.get("file_name"), **extra)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import bpy
@@ -45,28 +46,70 @@ def _material(name: str, color: tuple[float, float, float, float], roughness: fl
     return mat
 
 
-def _wood(color: tuple[float, float, float]) -> bpy.types.Material:
-    """Procedural wood: noise streaks stretched along x (the grain), between a dark and a light tone."""
-    mat = _material("table_wood", (*color, 1.0), 0.45)
+@dataclass(frozen=True)
+class SurfaceLook:
+    """A procedural table surface: noise (stretched along x for a grain) between a dark and a light tone."""
+
+    stretch: tuple[float, float, float]
+    noise_scale: float
+    detail: float
+    noise_roughness: float
+    distortion: float
+    stops: tuple[float, float]
+    dark: float  # the tones, as factors of the surface colour
+    light: float
+    roughness: float
+    bump: float  # strength of a bump from the same noise (cloth weave); 0: none
+
+
+SURFACES = {
+    "wood": SurfaceLook((0.04, 1.0, 1.0), 14.0, 6.0, 0.6, 0.8, (0.35, 0.7), 0.6, 1.2, 0.45, 0.0),
+    "painted": SurfaceLook((1.0, 1.0, 1.0), 30.0, 2.0, 0.5, 0.0, (0.3, 0.7), 0.95, 1.04, 0.35, 0.0),
+    "stone": SurfaceLook((1.0, 1.0, 1.0), 5.0, 10.0, 0.7, 3.0, (0.45, 0.75), 0.72, 1.15, 0.3, 0.0),
+    "cloth": SurfaceLook((1.0, 1.0, 1.0), 600.0, 2.0, 0.5, 0.0, (0.2, 0.8), 0.8, 1.1, 0.95, 0.25),
+}
+
+
+def surface_material(name: str, kind: str, color: tuple[float, float, float]) -> bpy.types.Material:
+    """A table surface of one of the `SURFACES` kinds in `color`; `recolor` changes it in place."""
+    look = SURFACES[kind]
+    mat = _material(name, (*color, 1.0), look.roughness)
     nodes, links = mat.node_tree.nodes, mat.node_tree.links
     coord = nodes.new("ShaderNodeTexCoord")
     mapping = nodes.new("ShaderNodeMapping")
-    mapping.inputs["Scale"].default_value = (0.04, 1.0, 1.0)  # slow along x, fast across: long grain
+    mapping.inputs["Scale"].default_value = look.stretch
     noise = nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = 14.0
-    noise.inputs["Detail"].default_value = 6.0
-    noise.inputs["Roughness"].default_value = 0.6
-    noise.inputs["Distortion"].default_value = 0.8
+    noise.inputs["Scale"].default_value = look.noise_scale
+    noise.inputs["Detail"].default_value = look.detail
+    noise.inputs["Roughness"].default_value = look.noise_roughness
+    noise.inputs["Distortion"].default_value = look.distortion
     ramp = nodes.new("ShaderNodeValToRGB")
-    ramp.color_ramp.elements[0].position = 0.35
-    ramp.color_ramp.elements[0].color = tuple(c * 0.6 for c in color) + (1.0,)
-    ramp.color_ramp.elements[1].position = 0.7
-    ramp.color_ramp.elements[1].color = tuple(min(1.0, c * 1.2) for c in color) + (1.0,)
+    ramp.name = "tones"
+    ramp.color_ramp.elements[0].position, ramp.color_ramp.elements[1].position = look.stops
+    recolor(mat, kind, color)
     links.new(coord.outputs["Object"], mapping.inputs["Vector"])
     links.new(mapping.outputs["Vector"], noise.inputs["Vector"])
     links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
     links.new(ramp.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
+    if look.bump:
+        bump = nodes.new("ShaderNodeBump")
+        bump.inputs["Strength"].default_value = look.bump
+        links.new(noise.outputs["Fac"], bump.inputs["Height"])
+        links.new(bump.outputs["Normal"], nodes["Principled BSDF"].inputs["Normal"])
     return mat
+
+
+def recolor(mat: bpy.types.Material, kind: str, color: tuple[float, float, float]) -> None:
+    look = SURFACES[kind]
+    dark, light = mat.node_tree.nodes["tones"].color_ramp.elements
+    dark.color = tuple(c * look.dark for c in color) + (1.0,)
+    light.color = tuple(min(1.0, c * look.light) for c in color) + (1.0,)
+    mat.diffuse_color = (*color, 1.0)
+
+
+def _wood(color: tuple[float, float, float]) -> bpy.types.Material:
+    """The benchmark's table: procedural wood in the config's colour."""
+    return surface_material("table_wood", "wood", color)
 
 
 def _add_box(name: str, size: tuple[float, float, float], location: tuple[float, float, float]) -> bpy.types.Object:

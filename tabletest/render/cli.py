@@ -14,13 +14,17 @@ from pydantic import ValidationError
 from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
+from tabletest.layout.random_set import random_set_for
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
+    CountOpt,
     LimitOpt,
     ObjectsOpt,
     OnlyOpt,
+    RandomConfigOpt,
     SampleOpt,
+    ScenesOpt,
     RenderSeedOpt,
     ShardOpt,
     make_selection,
@@ -86,6 +90,9 @@ def render(
     compose_jobs: Annotated[
         Optional[int], typer.Option(min=1, help="Composite mode: composer processes (default: one per core).")
     ] = None,
+    scenes: ScenesOpt = "benchmark",
+    count: CountOpt = None,
+    random_config: RandomConfigOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
     shard: ShardOpt = None,
@@ -115,6 +122,7 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
+    random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample)
     options = RenderOptions(
         out=out,
         assets=assets,
@@ -132,7 +140,7 @@ def render(
         layer_cache=layer_cache,
         compose_jobs=compose_jobs,
     )
-    summary = render_run(cat, cfg, selection, options)
+    summary = render_run(cat, cfg, selection, options, random_set)
     typer.echo(
         f"{summary.rendered} rendered, {summary.skipped} already done, {summary.failed} failed "
         f"in {summary.wall_s:.1f} s -> {out}",

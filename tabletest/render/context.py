@@ -14,10 +14,12 @@ from tabletest.assets.manifest import AssetEntry
 from tabletest.compose.layers import default_cache
 from tabletest.config import Catalog, Config
 from tabletest.layout.selection import Scene, Selection, select_scenes
-from tabletest.layout.spec import SceneSpec, scene_spec
+from tabletest.layout.random_scene import RandomScene
+from tabletest.layout.random_set import RandomSet
+from tabletest.layout.spec import SceneSpec, random_spec, scene_spec
 from tabletest.render.devices import detect_nvidia_gpus, parse_gpus, usable_cores
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerSlot
-from tabletest.write.records import image_record
+from tabletest.write.records import RandomTruth, image_record, random_record
 from tabletest.write.run_output import RunOutput
 
 
@@ -62,15 +64,30 @@ class RunContext:
     output: RunOutput
     done: set[str]  # scene ids complete before this run started
     console: Console
+    random: RandomSet | None = None  # `--scenes random`: the set to render instead of the benchmark's selection
+
+    def __post_init__(self) -> None:
+        self.truth = None if self.random is None else RandomTruth(
+            self.random.config.relations,
+            {o.name: o.kind for o in self.catalog.objects},
+            self.random.config.digest,
+            self.random.seed,
+        )
 
     @property
     def resolution(self) -> tuple[int, int]:
         return tuple(self.config.render.resolution)
 
-    def pending_scenes(self) -> Iterator[Scene]:
+    def pending_scenes(self) -> Iterator[Scene | RandomScene]:
+        if self.random is not None:
+            sizes = {name: entry.size_m for name, entry in self.entries.items()}
+            camera = self.config.camera
+            return self.random.scenes(sizes, self.config.table.height_m, camera.sensor_width_mm, self.resolution, self.done)
         return (scene for scene in select_scenes(self.catalog, self.selection) if scene.id not in self.done)
 
-    def spec(self, scene: Scene) -> SceneSpec:
+    def spec(self, scene: Scene | RandomScene) -> SceneSpec:
+        if isinstance(scene, RandomScene):
+            return random_spec(scene, self.config.render.seed, self.entries, self.options.assets)
         return scene_spec(scene, self.config, self.entries, self.options.assets, self.resolution)
 
     def render_info(self, mode: str, device: str | None = None) -> dict:
@@ -117,18 +134,27 @@ class Recorder:
         self.run = run
         self.rendered = self.failed = 0
         self.blender_s = 0.0
+        self.setup_s: list[float] = []  # per image: the worker's time from the spec to the render call
+        self.setup_cpu_s: list[float] = []  # the same in CPU time: what it costs on a machine others load
         self.device: str | None = None  # as the records say, for run.json even when the run is cut short
 
     def __call__(self, outcome: Outcome, render: dict) -> None:
         self.device = render["device"]
         if outcome.ok:
+            masks = self.run.options.masks
             try:
-                self.run.output.commit(image_record(outcome.spec, outcome.facts["objects"], render, self.run.options.masks))
+                if outcome.spec.random is None:
+                    record = image_record(outcome.spec, outcome.facts["objects"], render, masks)
+                else:
+                    record = random_record(outcome.spec, outcome.facts["objects"], render, masks, self.run.truth)
+                self.run.output.commit(record)
             except ValueError as err:  # NaN or infinity measured: not JSON, so never a record
                 outcome = replace(outcome, ok=False, error=f"its record holds a number that is not finite ({err})")
         if outcome.ok:
             self.rendered += 1
             self.blender_s += outcome.facts.get("render_s", 0.0)
+            self.setup_s.append(outcome.facts.get("setup_s", 0.0))
+            self.setup_cpu_s.append(outcome.facts.get("setup_cpu_s", 0.0))
         else:
             self.run.output.fail(_failure(outcome))
             self.failed += 1

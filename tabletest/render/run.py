@@ -13,6 +13,7 @@ import os
 import platform
 import shlex
 import signal
+import statistics
 import sys
 import threading
 import time
@@ -28,12 +29,14 @@ from tabletest import __version__
 from tabletest.assets.manifest import manifest_digest
 from tabletest.config import Catalog, Config
 from tabletest.errors import Interrupted, UserError
+from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Selection, count_selected, select_scenes
 from tabletest.layout.spec import SceneSpec
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.composite import ProgressFactory, render_composite
 from tabletest.render.context import Recorder, RenderOptions, RunContext
 from tabletest.render.devices import check_device, device_class
+from tabletest.render.hdris import check_hdris
 from tabletest.write.lock import output_lock
 from tabletest.write.run_output import RunOutput
 from tabletest.write.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
@@ -47,21 +50,27 @@ class RunSummary:
     wall_s: float
 
 
-def render_run(catalog: Catalog, config: Config, selection: Selection, options: RenderOptions) -> RunSummary:
+def render_run(
+    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, random: RandomSet | None = None
+) -> RunSummary:
     """Check everything, then render into `options.out` under its lock; Ctrl-C or SIGTERM stop it
-    cleanly (an `Interrupted` saying what is kept)."""
-    check_options(config, options)
-    settings = dataset_settings(catalog, config, options)
+    cleanly (an `Interrupted` saying what is kept). With `random`, that set of random scenes is
+    rendered instead of the benchmark's `selection`."""
+    check_options(config, options, random)
+    settings = dataset_settings(catalog, config, options, random)
     check_settings(options.out, settings)  # a different dataset is refused before any work
-    names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
+    if random is not None:
+        names = set(random.pool)
+    else:
+        names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
     entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
     settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
     options.out.mkdir(parents=True, exist_ok=True)
     with output_lock(options.out), _sigterm_as_interrupt():
-        return _locked_run(catalog, config, selection, options, entries, settings)
+        return _locked_run(catalog, config, selection, options, entries, settings, random)
 
 
-def check_options(config: Config, options: RenderOptions) -> None:
+def check_options(config: Config, options: RenderOptions, random: RandomSet | None = None) -> None:
     """Flag combinations and the output path, checked before anything is made or started."""
     if (options.mode == "composite" or options.masks) and config.render.engine != "cycles":
         flag = "--mode composite" if options.mode == "composite" else "--masks"
@@ -69,16 +78,20 @@ def check_options(config: Config, options: RenderOptions) -> None:
             f"{flag} needs --engine cycles (it reads Cycles' linear light and Object Index pass), "
             f"not {config.render.engine}"
         )
+    if random is not None and options.mode == "composite":
+        raise UserError("--mode composite composes the benchmark's fixed slots; render --scenes random in --mode direct")
+    if random is not None:
+        check_hdris(random.config.world.hdris)
     check_device(options.device)
     if options.out.exists() and not options.out.is_dir():
         raise UserError(f"--out {options.out} is a file; give a folder (new, or an earlier render to continue)")
 
 
-def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions) -> dict:
+def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, random: RandomSet | None = None) -> dict:
     """What decides this run's pixels and records (see `tabletest.write.settings`); `models` is added
-    once the models are known."""
+    once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
     catalog_json = json.dumps(catalog.model_dump(mode="json"), sort_keys=True).encode()
-    return {
+    settings = {
         "output_version": OUTPUT_VERSION,
         "config": config.model_dump(mode="json"),
         "catalog_sha256": hashlib.sha256(catalog_json).hexdigest(),
@@ -86,10 +99,19 @@ def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions) -
         "masks": options.masks,
         "device_class": device_class(options.device),
     }
+    if random is not None:
+        settings["scenes"] = random.settings()
+    return settings
 
 
 def _locked_run(
-    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, entries: dict, settings: dict
+    catalog: Catalog,
+    config: Config,
+    selection: Selection,
+    options: RenderOptions,
+    entries: dict,
+    settings: dict,
+    random: RandomSet | None,
 ) -> RunSummary:
     started = time.time()
     console = Console(stderr=True)
@@ -101,9 +123,13 @@ def _locked_run(
     done = output.recover()
     if pinned is not None:
         write_settings(options.out, pinned)
-    run = RunContext(catalog, config, selection, options, entries, output, done, console)
-    total = count_selected(catalog, selection)
-    pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
+    run = RunContext(catalog, config, selection, options, entries, output, done, console, random)
+    if random is not None:
+        total = random.selected()
+        pending = total - sum(1 for sid in random.ids() if sid in done)
+    else:
+        total = count_selected(catalog, selection)
+        pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
     run_info = {
         "tabletest": __version__,
         "command_line": shlex.join(["tabletest", *sys.argv[1:]]),
@@ -113,7 +139,9 @@ def _locked_run(
         "mode": options.mode,
         "masks": options.masks,
         "command": {"selection": _selection_info(selection), "options": _options_info(options)},
+        "scenes": {"family": "benchmark"} if random is None else random.info(),
         "config": config.model_dump(mode="json"),
+        **({} if random is None else {"random_config": random.config.model_dump(mode="json")}),
         "assets": {"folder": str(options.assets), "manifest_sha256": manifest_digest(options.assets)},
         "host": {"machine": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
     }
@@ -151,6 +179,8 @@ def _locked_run(
                 "images_failed": recorder.failed,
                 "images_per_s": round(rendered / wall, 4) if wall > 0 else None,
                 "blender_render_s_total": round(recorder.blender_s, 3),
+                "scene_setup_s_median": round(statistics.median(recorder.setup_s), 4) if recorder.setup_s else None,
+                "scene_setup_cpu_s_median": round(statistics.median(recorder.setup_cpu_s), 4) if recorder.setup_cpu_s else None,
             },
         )
         output.update_run(run_info)

@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Optional
 
 import typer
 
-from tabletest.config import load_catalog
+from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
+from tabletest.config import load_catalog, load_config
+from tabletest.layout.random_set import random_set_for
 from tabletest.layout.selection import select_scenes
-from tabletest.options import CatalogOpt, LimitOpt, ObjectsOpt, OnlyOpt, SampleOpt, SeedOpt, ShardOpt, make_selection
-from tabletest.truth.records import vignette_record
+from tabletest.options import (
+    CatalogOpt,
+    ConfigOpt,
+    CountOpt,
+    LimitOpt,
+    ObjectsOpt,
+    OnlyOpt,
+    RandomConfigOpt,
+    SampleOpt,
+    ScenesOpt,
+    SeedOpt,
+    ShardOpt,
+    make_selection,
+)
+from tabletest.render.assets_for_run import needed_assets
+from tabletest.render.cli import parse_resolution
+from tabletest.truth.records import random_vignette_records, vignette_record
 from tabletest.write.jsonl import dumps, write_lines
 
 
@@ -29,11 +46,34 @@ def vignettes(
     seed: SeedOpt = 0,
     only: OnlyOpt = None,
     catalog: CatalogOpt = None,
+    scenes: ScenesOpt = "benchmark",
+    count: CountOpt = None,
+    random_config: RandomConfigOpt = None,
+    resolution: Annotated[
+        Optional[str], typer.Option(help="--scenes random: the render's WIDTHxHEIGHT (its aspect frames the scenes).")
+    ] = None,
+    assets: Annotated[
+        Path, typer.Option(help="--scenes random: the models whose boxes place the objects (as the render's --assets).")
+    ] = DEFAULT_ASSETS_DIR,
+    config: ConfigOpt = None,
 ) -> None:
     """Write the vignettes, relations and object names of every selected scene (no Blender needed)."""
     cat = load_catalog(catalog)
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    records = (vignette_record(scene) for scene in select_scenes(cat, selection))
+    random_set = random_set_for(cat, scenes, count, random_config, seed or 0, selection, sample)
+    if random_set is None:
+        records = (vignette_record(scene) for scene in select_scenes(cat, selection))
+    else:
+        cfg = load_config(config)
+        entries = needed_assets(cat, assets, random_set.pool, assets == DEFAULT_ASSETS_DIR)
+        records = random_vignette_records(
+            random_set,
+            {name: entry.size_m for name, entry in entries.items()},
+            cfg.table.height_m,
+            cfg.camera.sensor_width_mm,
+            parse_resolution(resolution) if resolution else tuple(cfg.render.resolution),
+            {o.name: o.kind for o in cat.objects},
+        )
     if format == "jsonl":
         lines = (dumps(r) for r in records)
     else:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
+from tabletest.layout.random_config import RelationMargins
+from tabletest.layout.random_scene import RandomScene
+from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Scene
+from tabletest.truth.geometry import scene_relations
 from tabletest.truth.relations import relations
-from tabletest.truth.vignettes import vignettes
+from tabletest.truth.vignettes import relation_vignettes, vignettes
 
 
 def vignette_record(scene: Scene) -> dict:
@@ -16,3 +22,23 @@ def vignette_record(scene: Scene) -> dict:
         "relations": relations(scene.objects),
         "vignettes": vignettes(scene.objects),
     }
+
+
+def random_truth(scene: RandomScene, resolution: tuple[int, int], margins: RelationMargins, kinds: Mapping[str, str]) -> dict:
+    """A random scene's relations and vignettes, from its geometry alone (no render needed)."""
+    rels = scene_relations(scene, scene.camera.pinhole(resolution), margins, kinds)
+    return {"relations": rels, "vignettes": relation_vignettes(tuple(o.name for o in scene.objects), rels)}
+
+
+def random_vignette_records(
+    scenes: RandomSet, sizes: Mapping, table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int], kinds: Mapping[str, str]
+) -> Iterator[dict]:
+    """The text records of a set of random scenes: the fields their render records share."""
+    for scene in scenes.scenes(sizes, table_height_m, sensor_width_mm, resolution):
+        yield {
+            "id": scene.id,
+            "index": scene.index,
+            "n_objects": len(scene.objects),
+            "objects": [o.name for o in scene.objects],
+            **random_truth(scene, resolution, scenes.config.relations, kinds),
+        }

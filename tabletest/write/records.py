@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+
+from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.spec import SceneSpec
+from tabletest.truth.geometry import camera_record, object_geometry
+from tabletest.truth.records import random_truth
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import vignettes
 
@@ -11,29 +17,81 @@ def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool
     """`measured` holds per object (left to right) `center_px` and `bbox_px`; `render` the settings used;
     `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left)."""
     names = tuple(o.name for o in spec.objects)
-    objects = []
-    for obj, facts in zip(spec.objects, measured):
-        objects.append(
-            {
-                "name": obj.name,
-                "slot": obj.slot,
-                "source": obj.source,
-                "uid": obj.uid,
-                "position_m": list(obj.position_m),
-                "yaw_deg": obj.yaw_deg,
-                "size_m": list(obj.size_m),
-                "center_px": facts["center_px"],
-                "bbox_px": facts["bbox_px"],
-            }
-        )
     return {
-        "file_name": f"images/{spec.id}.png",
-        **({"mask_file_name": f"masks/{spec.id}.png"} if mask else {}),
+        **_files(spec, mask),
         "id": spec.id,
         "index": spec.index,
         "n_objects": spec.n_objects,
-        "objects": objects,
+        "objects": _objects(spec, measured),
         "relations": relations(names),
         "vignettes": vignettes(names),
         "render": {**render, "seed": spec.seed},
     }
+
+
+def _files(spec: SceneSpec, mask: bool) -> dict:
+    return {"file_name": f"images/{spec.id}.png", **({"mask_file_name": f"masks/{spec.id}.png"} if mask else {})}
+
+
+def _objects(spec: SceneSpec, measured: list[dict]) -> list[dict]:
+    return [
+        {
+            "name": obj.name,
+            "slot": obj.slot,
+            "source": obj.source,
+            "uid": obj.uid,
+            "position_m": list(obj.position_m),
+            "yaw_deg": obj.yaw_deg,
+            "size_m": list(obj.size_m),
+            "center_px": facts["center_px"],
+            "bbox_px": facts["bbox_px"],
+        }
+        for obj, facts in zip(spec.objects, measured)
+    ]
+
+def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool, truth: RandomTruth) -> dict:
+    """A random scene's record: the benchmark record's fields (`slot` null), plus the camera, each
+    object's 3D box, camera-frame centre, depth and measured visible fraction, every relation in the
+    viewer's frame with what the margin withheld, and the scene's appearance."""
+    scene = spec.random
+    camera = scene.camera.pinhole(tuple(render["resolution"]))
+    objects = _objects(spec, measured)
+    for obj, placed, facts in zip(objects, scene.objects, measured):
+        obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"])
+    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds)
+    pose = scene.camera
+    appearance = {
+        "config_sha256": truth.config_sha256,
+        "seed": truth.seed,
+        "table": asdict(scene.table),
+        "key_light": asdict(scene.key_light),
+        "world": asdict(scene.world),
+        "backdrop": asdict(scene.backdrop),
+    }
+    return {
+        **_files(spec, mask),
+        "id": spec.id,
+        "index": spec.index,
+        "n_objects": spec.n_objects,
+        "objects": objects,
+        "camera": {
+            **camera_record(camera),
+            "azimuth_deg": pose.azimuth_deg,
+            "elevation_deg": pose.elevation_deg,
+            "distance_m": pose.distance_m,
+            "focal_mm": pose.focal_mm,
+        },
+        **text,
+        "scene": appearance,
+        "render": {**render, "seed": spec.seed},
+    }
+
+
+@dataclass(frozen=True)
+class RandomTruth:
+    """What a random record needs besides its spec: the relation margins, the objects' kinds, the set's identity."""
+
+    margins: RelationMargins
+    kinds: Mapping[str, str]
+    config_sha256: str
+    seed: int

@@ -1,0 +1,154 @@
+"""The random-scene config (`configs/random.yaml`), validated in full before any work starts.
+
+Every `[lo, hi]` pair is a range sampled uniformly. The config's digest (sha256 of its validated
+content) is part of what identifies a random scene: scene i is a pure function of (digest, seed, i).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from tabletest.config import CONFIG_DIR, Strict, load_validated
+
+DEFAULT_RANDOM_CONFIG = CONFIG_DIR / "random.yaml"
+SURFACE_KINDS = ("wood", "painted", "stone", "cloth")
+
+
+def _ordered(pair: tuple[float, float]) -> tuple[float, float]:
+    if pair[0] > pair[1]:
+        raise ValueError(f"range [{pair[0]}, {pair[1]}] runs backwards; write [low, high]")
+    return pair
+
+
+Range = Annotated[tuple[float, float], AfterValidator(_ordered)]
+Color = tuple[
+    Annotated[float, Field(ge=0, le=1)], Annotated[float, Field(ge=0, le=1)], Annotated[float, Field(ge=0, le=1)]
+]
+
+
+class ObjectRanges(Strict):
+    count: tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)]] = (1, 6)
+    held_out: tuple[str, ...] = ()
+    yaw_deg: Range = (0.0, 360.0)
+
+    @model_validator(mode="after")
+    def _count_ordered(self) -> ObjectRanges:
+        _ordered(self.count)
+        return self
+
+
+class Placement(Strict):
+    area_m: tuple[Annotated[float, Field(gt=0)], Annotated[float, Field(gt=0)]] = (0.9, 0.6)
+    min_gap_m: float = Field(0.03, ge=0)
+    attempts: int = Field(60, ge=1, le=10_000)
+    redraws: int = Field(40, ge=1, le=1_000)
+
+
+class Surface(Strict):
+    name: str
+    kind: Literal["wood", "painted", "stone", "cloth"]
+    color: Color
+
+
+class TableRanges(Strict):
+    width_m: Range = (1.2, 2.0)
+    depth_m: Range = (0.8, 1.2)
+    color_jitter: float = Field(0.15, ge=0, lt=1)
+    surfaces: tuple[Surface, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _positive(self) -> TableRanges:
+        if min(self.width_m[0], self.depth_m[0]) <= 0:
+            raise ValueError("width_m and depth_m must be above 0 m")
+        return self
+
+
+class CameraRanges(Strict):
+    azimuth_deg: Range = (-40.0, 40.0)
+    elevation_deg: Range = (15.0, 50.0)
+    distance_m: Range = (0.9, 2.2)
+    focal_mm: Range = (35.0, 70.0)
+    zoom_out: Range = (1.0, 1.6)
+    frame_margin: float = Field(0.03, ge=0, lt=0.5)
+    attempts: int = Field(40, ge=1, le=10_000)
+
+    @model_validator(mode="after")
+    def _sane(self) -> CameraRanges:
+        if not (0 < self.elevation_deg[0] and self.elevation_deg[1] < 90):
+            raise ValueError("elevation_deg must lie inside (0, 90): the camera looks down at the table")
+        if self.distance_m[0] <= 0 or self.focal_mm[0] <= 0:
+            raise ValueError("distance_m and focal_mm must be above 0")
+        if self.zoom_out[0] < 1:
+            raise ValueError("zoom_out must be at least 1 (1: the objects just fill the frame)")
+        return self
+
+
+class KeyLightRanges(Strict):
+    azimuth_deg: Range = (-120.0, 120.0)
+    elevation_deg: Range = (25.0, 75.0)
+    distance_m: float = Field(2.5, gt=0)
+    size_m: Range = (0.2, 1.5)
+    power_w: Range = (120.0, 450.0)
+    temperature_k: Range = (3200.0, 7500.0)
+
+    @model_validator(mode="after")
+    def _sane(self) -> KeyLightRanges:
+        if not (0 < self.elevation_deg[0] and self.elevation_deg[1] <= 90):
+            raise ValueError("elevation_deg must lie inside (0, 90]: the light shines from above")
+        if self.size_m[0] <= 0 or self.power_w[0] < 0:
+            raise ValueError("size_m must be above 0 and power_w at least 0")
+        if not (800 <= self.temperature_k[0] and self.temperature_k[1] <= 20_000):
+            raise ValueError("temperature_k must lie within [800, 20000] K")
+        return self
+
+
+class WorldRanges(Strict):
+    hdris: tuple[str, ...] = Field(min_length=1)
+    rotation_deg: Range = (0.0, 360.0)
+    strength: Range = (0.25, 1.0)
+
+    @model_validator(mode="after")
+    def _sane(self) -> WorldRanges:
+        if self.strength[0] < 0:
+            raise ValueError("strength must be at least 0")
+        return self
+
+
+class BackdropRanges(Strict):
+    hdri_probability: float = Field(0.4, ge=0, le=1)
+    colors: tuple[Color, ...] = Field(min_length=1)
+
+
+class RelationMargins(Strict):
+    margin_m: float = Field(0.04, ge=0)
+    margin_px: float = Field(4.0, ge=0)
+    distance_margin_m: float = Field(0.04, ge=0)
+    size_ratio: float = Field(1.2, ge=1)
+    side_margin_m: float = Field(0.1, ge=0)
+
+
+class RandomConfig(Strict):
+    objects: ObjectRanges
+    placement: Placement
+    table: TableRanges
+    camera: CameraRanges
+    key_light: KeyLightRanges
+    world: WorldRanges
+    backdrop: BackdropRanges
+    relations: RelationMargins
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 of the validated content (key order and comments do not matter)."""
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load_random_config(path: Path | str | None = None) -> RandomConfig:
+    return load_validated(RandomConfig, Path(path) if path else DEFAULT_RANDOM_CONFIG, "random-config")

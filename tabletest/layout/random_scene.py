@@ -1,0 +1,291 @@
+"""Random table-top scenes, sampled in pure Python: scene i is a pure function of the random config's
+digest, the seed, i, the frame's aspect ratio and the models' boxes (pinned by the assets manifest).
+
+Each scene is drawn from its own seeded streams (`random.Random("digest:seed:i:...")`), so any scene
+is made alone, in any order, on any machine. Placement and camera are drawn with bounded attempts;
+when they run out, the whole scene is drawn again from the next stream, and after `redraws` the
+config is refused with a one-line error: never an unbounded loop.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletest.errors import UserError
+from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.random_config import RandomConfig
+
+Vec3 = tuple[float, float, float]
+EDGE_M = 0.05  # objects keep this far from the table's edge
+NEAR_M = 0.1  # every box corner at least this far in front of the camera
+
+
+@dataclass(frozen=True)
+class PlacedObject:
+    name: str
+    position_m: Vec3  # its origin: footprint centre on the table top
+    yaw_deg: float
+    size_m: Vec3  # its box in its own frame (dx, dy, dz)
+
+    def footprint(self) -> np.ndarray:
+        """The 4 corners (x, y) of its footprint on the table, turned with it."""
+        return footprint_corners(self.position_m[:2], self.size_m[:2], self.yaw_deg)
+
+    def box_corners(self) -> np.ndarray:
+        """The 8 corners of its 3D box in world coordinates."""
+        foot = self.footprint()
+        z0, z1 = self.position_m[2], self.position_m[2] + self.size_m[2]
+        return np.concatenate([np.c_[foot, np.full(4, z0)], np.c_[foot, np.full(4, z1)]])
+
+    @property
+    def box_center(self) -> Vec3:
+        x, y, z = self.position_m
+        return (x, y, z + self.size_m[2] / 2)
+
+
+@dataclass(frozen=True)
+class CameraPose:
+    position: Vec3
+    target: Vec3
+    focal_mm: float
+    sensor_width_mm: float
+    azimuth_deg: float
+    elevation_deg: float
+    distance_m: float
+
+    def pinhole(self, resolution: tuple[int, int]) -> PinholeCamera:
+        return PinholeCamera(self.position, self.target, self.focal_mm, self.sensor_width_mm, *resolution)
+
+
+@dataclass(frozen=True)
+class TableLook:
+    surface: str
+    kind: str
+    color: Vec3
+    width_m: float
+    depth_m: float
+
+
+@dataclass(frozen=True)
+class KeyLight:
+    position: Vec3
+    target: Vec3
+    size_m: float
+    power_w: float
+    temperature_k: float
+
+
+@dataclass(frozen=True)
+class WorldLight:
+    hdri: str
+    rotation_deg: float
+    strength: float
+
+
+@dataclass(frozen=True)
+class Backdrop:
+    kind: str  # "hdri" (the world itself) or "color"
+    color: Vec3
+
+
+@dataclass(frozen=True)
+class RandomScene:
+    """Everything the renderer applies for one random scene; objects left to right as the camera sees them."""
+
+    id: str
+    index: int
+    objects: tuple[PlacedObject, ...]
+    camera: CameraPose
+    table: TableLook
+    key_light: KeyLight
+    world: WorldLight
+    backdrop: Backdrop
+    draws: int  # how many draws the scene took (1: the first one fitted)
+
+
+def random_scene_id(seed: int, index: int) -> str:
+    return f"rnd{seed}-{index:07d}"
+
+
+def footprint_corners(center: Sequence[float], size: Sequence[float], yaw_deg: float) -> np.ndarray:
+    """The 4 corners (x, y) of a box's footprint turned by `yaw_deg` about `center`."""
+    return np.array(_corners(center, size, yaw_deg))
+
+
+def _corners(center: Sequence[float], size: Sequence[float], yaw_deg: float) -> list[tuple[float, float]]:
+    dx, dy = size[0] / 2, size[1] / 2
+    t = math.radians(yaw_deg)
+    c, s = math.cos(t), math.sin(t)
+    x0, y0 = center[0], center[1]
+    return [(x0 + px * c - py * s, y0 + px * s + py * c) for px, py in ((-dx, -dy), (dx, -dy), (dx, dy), (-dx, dy))]
+
+
+def rects_apart(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]], gap: float) -> bool:
+    """Whether two convex footprints (corner lists) are at least `gap` apart: separating-axis test
+    on the footprints grown by gap/2 on every side (a square grow contains the round one, so this is
+    safe). Plain floats: this runs millions of times and numpy's per-call cost would dominate."""
+    for poly in (a, b):
+        for k in range(len(poly)):
+            (x0, y0), (x1, y1) = poly[k], poly[(k + 1) % len(poly)]
+            norm = math.hypot(x1 - x0, y1 - y0)
+            ax, ay = -(y1 - y0) / norm, (x1 - x0) / norm
+            pa = [x * ax + y * ay for x, y in a]
+            pb = [x * ax + y * ay for x, y in b]
+            if max(pa) + gap <= min(pb) or max(pb) + gap <= min(pa):
+                return True
+    return False
+
+
+def sample_scene(
+    config: RandomConfig,
+    pool: Sequence[str],
+    sizes: Mapping[str, Vec3],
+    seed: int,
+    index: int,
+    table_height_m: float,
+    sensor_width_mm: float,
+    resolution: tuple[int, int],
+) -> RandomScene:
+    """Scene `index` of the set (`pool`: the names it may draw, in catalog order; `sizes`: their boxes)."""
+    stream = f"{config.digest}:{seed}:{index}"
+    look = random.Random(f"{stream}:look")
+    table = _table(config, look)
+    for draw in range(1, config.placement.redraws + 1):
+        rng = random.Random(f"{stream}:{draw}")
+        objects = _place(config, rng, pool, sizes, table, table_height_m)
+        if objects is None:
+            continue
+        camera = _camera(config, rng, objects, sensor_width_mm, resolution)
+        if camera is None:
+            continue
+        right = camera.pinhole(resolution).axes[0]
+        ordered = tuple(sorted(objects, key=lambda o: float(np.subtract(o.box_center, camera.position) @ right)))
+        return RandomScene(random_scene_id(seed, index), index, ordered, camera, table, _key_light(config, look, camera), _world(config, look), _backdrop(config, look), draw)
+    raise UserError(
+        f"random scene {index} did not fit after {config.placement.redraws} draws: the objects do not fit "
+        "placement.area_m with placement.min_gap_m, or the camera ranges cannot frame them; "
+        "enlarge area_m or distance_m, or lower objects.count"
+    )
+
+
+def _uniform(rng: random.Random, span: Sequence[float]) -> float:
+    return rng.uniform(span[0], span[1])
+
+
+def _jitter(rng: random.Random, color: Sequence[float], amount: float) -> Vec3:
+    return tuple(round(min(1.0, c * rng.uniform(1 - amount, 1 + amount)), 4) for c in color)  # type: ignore[return-value]
+
+
+def _table(config: RandomConfig, rng: random.Random) -> TableLook:
+    t = config.table
+    surface = rng.choice(t.surfaces)
+    return TableLook(
+        surface.name,
+        surface.kind,
+        _jitter(rng, surface.color, t.color_jitter),
+        round(_uniform(rng, t.width_m), 4),
+        round(_uniform(rng, t.depth_m), 4),
+    )
+
+
+def _place(
+    config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float
+) -> list[PlacedObject] | None:
+    """Draw how many objects, which, and where; None when one of them finds no free spot."""
+    lo, hi = config.objects.count
+    n = rng.randint(min(lo, len(pool)), min(hi, len(pool)))
+    names = rng.sample(list(pool), n)
+    area_w = min(config.placement.area_m[0], table.width_m - 2 * EDGE_M) / 2
+    area_d = min(config.placement.area_m[1], table.depth_m - 2 * EDGE_M) / 2
+    gap = config.placement.min_gap_m
+    placed: list[PlacedObject] = []
+    feet: list[tuple[float, float, float, list[tuple[float, float]]]] = []  # centre, reach, corners
+    for name in names:
+        size = tuple(sizes[name])
+        for _ in range(config.placement.attempts):
+            yaw = round(_uniform(rng, config.objects.yaw_deg), 3)
+            corners = _corners((0.0, 0.0), size, yaw)
+            ex, ey = max(abs(x) for x, _ in corners), max(abs(y) for _, y in corners)
+            if ex > area_w or ey > area_d:
+                continue
+            x, y = round(rng.uniform(-area_w + ex, area_w - ex), 5), round(rng.uniform(-area_d + ey, area_d - ey), 5)
+            foot, reach = _corners((x, y), size, yaw), math.hypot(size[0], size[1]) / 2
+            if all(
+                math.hypot(x - ox, y - oy) >= reach + other_reach + gap or rects_apart(foot, other, gap)
+                for ox, oy, other_reach, other in feet
+            ):
+                placed.append(PlacedObject(name, (x, y, top), yaw, size))
+                feet.append((x, y, reach, foot))
+                break
+        else:
+            return None
+    return placed
+
+
+def _camera(
+    config: RandomConfig, rng: random.Random, objects: list[PlacedObject], sensor_mm: float, resolution: tuple[int, int]
+) -> CameraPose | None:
+    """Azimuth, elevation and focal length drawn from their ranges; the distance is the nearest one that
+    frames every object's box (exact: moving back along the view axis only shrinks the image) times a
+    `zoom_out` factor, kept inside `distance_m`; None when even the far end cannot frame them."""
+    c = config.camera
+    corners = np.concatenate([o.box_corners() for o in objects])
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    centers = np.array([o.box_center for o in objects])
+    target = ((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, float(centers[:, 2].mean()))
+    width, height = resolution
+    margin = c.frame_margin * width
+    for _ in range(c.attempts):
+        azimuth, elevation = round(_uniform(rng, c.azimuth_deg), 3), round(_uniform(rng, c.elevation_deg), 3)
+        focal = round(_uniform(rng, c.focal_mm), 3)
+        direction = _direction(azimuth, elevation)
+        probe = PinholeCamera(tuple(np.add(target, direction)), target, focal, sensor_mm, width, height)
+        rel = (corners - np.asarray(target)) @ probe.axes.T  # camera axes do not change with the distance
+        half_u, half_v = (width / 2 - margin) / probe.focal_px, (height / 2 - margin) / probe.focal_px
+        if half_u <= 0 or half_v <= 0:
+            return None
+        nearest = float(np.max(np.maximum(np.abs(rel[:, 0]) / half_u, np.abs(rel[:, 1]) / half_v) - rel[:, 2]))
+        nearest = max(nearest, float(np.max(NEAR_M - rel[:, 2])), c.distance_m[0])
+        if nearest > c.distance_m[1]:
+            continue
+        distance = round(min(nearest * _uniform(rng, c.zoom_out), c.distance_m[1]) + 1e-4, 4)  # + a hair: rounding never crops
+        position = tuple(round(float(v), 6) for v in np.add(target, np.multiply(direction, distance)))
+        return CameraPose(position, tuple(round(float(v), 6) for v in target), focal, sensor_mm, azimuth, elevation, distance)
+    return None
+
+
+def _direction(azimuth_deg: float, elevation_deg: float) -> np.ndarray:
+    """Unit vector from the look-at point towards the camera (azimuth 0: straight in front, at −Y)."""
+    a, e = math.radians(azimuth_deg), math.radians(elevation_deg)
+    return np.array([math.sin(a) * math.cos(e), -math.cos(a) * math.cos(e), math.sin(e)])
+
+
+def _key_light(config: RandomConfig, rng: random.Random, camera: CameraPose) -> KeyLight:
+    k = config.key_light
+    azimuth = camera.azimuth_deg + _uniform(rng, k.azimuth_deg)
+    direction = _direction(azimuth, _uniform(rng, k.elevation_deg))
+    position = tuple(round(float(v), 5) for v in np.add(camera.target, direction * k.distance_m))
+    return KeyLight(
+        position,
+        camera.target,
+        round(_uniform(rng, k.size_m), 4),
+        round(_uniform(rng, k.power_w), 2),
+        round(_uniform(rng, k.temperature_k), 1),
+    )
+
+
+def _world(config: RandomConfig, rng: random.Random) -> WorldLight:
+    w = config.world
+    return WorldLight(rng.choice(w.hdris), round(_uniform(rng, w.rotation_deg), 3), round(_uniform(rng, w.strength), 4))
+
+
+def _backdrop(config: RandomConfig, rng: random.Random) -> Backdrop:
+    b = config.backdrop
+    if rng.random() < b.hdri_probability:
+        return Backdrop("hdri", (0.0, 0.0, 0.0))
+    return Backdrop("color", _jitter(rng, rng.choice(b.colors), 0.1))

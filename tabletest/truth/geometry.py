@@ -1,0 +1,120 @@
+"""Ground truth of a random scene from its geometry (pure Python): camera, 3D boxes, and every
+relation in the viewer's frame, withheld where it falls inside a CLEVR-style margin.
+
+Frames: `world` (+Z up, the table top at z = table height); `camera` (x right, y down, z forward,
+the camera at the origin). The viewer's left/right compares the objects' box centres along the
+camera's x axis (horizontal: the camera has no roll) AND their projected centres in the image, so
+a label holds both in the room and in the picture; in front/behind compares depth (z in the camera
+frame: closer to the camera is in front).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+
+import numpy as np
+
+from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.random_config import RelationMargins
+from tabletest.layout.random_scene import PlacedObject, RandomScene
+
+REFERENCE_WIDTH_PX = 512  # `margin_px` is given at this image width and scales with it
+
+
+def camera_record(camera: PinholeCamera) -> dict:
+    """Intrinsics K (pixels, origin top-left), the 4×4 world-to-camera pose, and the resolution."""
+    f = camera.focal_px
+    rotation = camera.axes
+    translation = -rotation @ np.asarray(camera.position)
+    pose = np.eye(4)
+    pose[:3, :3], pose[:3, 3] = rotation, translation
+    return {
+        "K": [[_r(f), 0.0, camera.width / 2], [0.0, _r(f), camera.height / 2], [0.0, 0.0, 1.0]],
+        "world_to_camera": [[_r(v) for v in row] for row in pose],
+        "resolution": [camera.width, camera.height],
+    }
+
+
+def object_geometry(camera: PinholeCamera, obj: PlacedObject) -> dict:
+    """The object's 3D box (world frame), its centre in the camera frame, and its depth."""
+    center = np.asarray(obj.box_center)
+    in_camera = camera.axes @ (center - np.asarray(camera.position))
+    return {
+        "box3d": {
+            "center_m": [_r(v) for v in center],
+            "size_m": list(obj.size_m),
+            "yaw_deg": obj.yaw_deg,
+            "frame": "world",
+        },
+        "center_camera_m": [_r(v) for v in in_camera],
+        "depth_m": _r(in_camera[2]),
+    }
+
+
+def scene_relations(scene: RandomScene, camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str]) -> dict:
+    """Every relation that holds beyond its margin, for every ordered pair (and triple) of objects.
+
+    Lists hold [subject, object] (`between`: [subject, one, other]; `nearer`: [a, b, c] = a is nearer
+    to b than to c; `farther`: [a, c, b] = a is farther from c than from b). `ambiguous` holds
+    [a, b, direction] for the pairs (a left of b in the record's order) withheld along
+    `left_right` or `front_back`.
+    """
+    objs = scene.objects
+    names = [o.name for o in objs]
+    centers = np.array([o.box_center for o in objs])
+    cam = (centers - np.asarray(camera.position)) @ camera.axes.T
+    u = camera.project(centers)[:, 0]
+    margin_px = margins.margin_px * camera.width / REFERENCE_WIDTH_PX
+    rel: dict[str, list] = {key: [] for key in ("left_of", "right_of", "in_front_of", "behind", "ambiguous")}
+    left = set()
+    for i, j in itertools.permutations(range(len(objs)), 2):
+        if cam[j, 0] - cam[i, 0] > margins.margin_m and u[j] - u[i] > margin_px:
+            rel["left_of"].append([names[i], names[j]])
+            left.add((i, j))
+        if cam[j, 2] - cam[i, 2] > margins.margin_m:
+            rel["in_front_of"].append([names[i], names[j]])
+    rel["right_of"] = [[b, a] for a, b in rel["left_of"]]
+    rel["behind"] = [[b, a] for a, b in rel["in_front_of"]]
+    for i, j in itertools.combinations(range(len(objs)), 2):
+        if (i, j) not in left and (j, i) not in left:
+            rel["ambiguous"].append([names[i], names[j], "left_right"])
+        if abs(cam[j, 2] - cam[i, 2]) <= margins.margin_m:
+            rel["ambiguous"].append([names[i], names[j], "front_back"])
+    between = [[names[b], names[a], names[c]] for a, b, c in itertools.permutations(range(len(objs)), 3) if (a, b) in left and (b, c) in left]
+    nearer = []
+    for a, b, c in itertools.permutations(range(len(objs)), 3):
+        if math.dist(centers[a], centers[c]) - math.dist(centers[a], centers[b]) > margins.distance_margin_m:
+            nearer.append([names[a], names[b], names[c]])
+    big = [max(o.size_m) for o in objs]
+    tall = [o.size_m[2] for o in objs]
+    pairs = list(itertools.permutations(range(len(objs)), 2))
+    bigger = [[names[i], names[j]] for i, j in pairs if big[i] >= margins.size_ratio * big[j]]
+    taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]
+    table_x = float(camera.axes[0] @ (np.array([0.0, 0.0, objs[0].position_m[2]]) - np.asarray(camera.position)))
+    kind_counts = {kind: sum(1 for n in names if kinds[n] == kind) for kind in ("natural", "artifact")}
+    return {
+        "left_of": rel["left_of"],
+        "right_of": rel["right_of"],
+        "between": between,
+        "table_side": {n: _side(x - table_x, margins.side_margin_m) for n, x in zip(names, cam[:, 0])},
+        "in_front_of": rel["in_front_of"],
+        "behind": rel["behind"],
+        "ambiguous": rel["ambiguous"],
+        "nearer": nearer,
+        "farther": [[a, c, b] for a, b, c in nearer],
+        "bigger": bigger,
+        "smaller": [[b, a] for a, b in bigger],
+        "taller": taller,
+        "shorter": [[b, a] for a, b in taller],
+        "counts": {"objects": len(names), **kind_counts},
+    }
+
+
+def _side(offset: float, margin: float) -> str:
+    return "left" if offset < -margin else "right" if offset > margin else "middle"
+
+
+def _r(value: float) -> float:
+    return round(float(value), 6)

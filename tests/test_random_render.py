@@ -1,0 +1,152 @@
+"""Random scenes rendered for real (tiny, few samples, CPU), and the benchmark unchanged by them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from PIL import Image
+
+from tabletest.assets.builtin.build import build_assets
+from tabletest.config import load_catalog
+
+from conftest import REPO, run_cli
+
+POOL = ("mug", "banana", "lamp", "tomato", "teapot")
+TINY = ["--resolution", "64x48", "--samples", "2"]
+GOLDEN = REPO / "tests" / "fixtures" / "benchmark-main"
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("assets")
+    build_assets(load_catalog(), folder, list(POOL), jobs=1)
+    return folder
+
+
+def render(out: Path, assets: Path, *args: str):
+    return run_cli(
+        "render", "--scenes", "random", "--only", ",".join(POOL), "--out", str(out), "--assets", str(assets), "--quiet", *TINY, *args
+    )
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines()]
+
+
+def pixels(path: Path) -> np.ndarray:
+    with Image.open(path) as img:
+        return np.asarray(img)
+
+
+def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_path, assets):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        result = render(out, assets, "--count", "3", "--seed", "5", "--masks")
+        assert result.returncode == 0, result.stderr
+    assert (a / "metadata.jsonl").read_bytes() == (b / "metadata.jsonl").read_bytes()
+    recs = records(a)
+    assert [r["id"] for r in recs] == ["rnd5-0000000", "rnd5-0000001", "rnd5-0000002"]
+    for record in recs:
+        assert np.array_equal(pixels(a / record["file_name"]), pixels(b / record["file_name"]))
+        K, pose = np.array(record["camera"]["K"]), np.array(record["camera"]["world_to_camera"])
+        mask = pixels(a / record["mask_file_name"])
+        for position, obj in enumerate(record["objects"]):
+            # the pure-Python camera model agrees with Blender's own projection of the box centre
+            cam = pose @ np.array([*obj["box3d"]["center_m"], 1.0])
+            assert np.allclose(cam[:3], obj["center_camera_m"], atol=1e-5) and obj["depth_m"] == pytest.approx(cam[2], abs=1e-5)
+            uvw = K @ cam[:3]
+            assert np.allclose(uvw[:2] / uvw[2], obj["center_px"], atol=0.05), (record["id"], obj["name"])
+            x0, y0, x1, y1 = obj["bbox_px"]
+            assert 0 < x0 < x1 < 64 and 0 < y0 < y1 < 48  # every object whole in the frame
+            assert 0 < obj["visible_fraction"] <= 1 and (mask == position + 1).any()
+        names = [o["name"] for o in record["objects"]]
+        us = [o["center_px"][0] for o in record["objects"]]
+        assert us == sorted(us)  # left to right as the camera sees them
+        for left, right in record["relations"]["left_of"]:
+            assert names.index(left) < names.index(right)
+        assert record["scene"]["world"]["hdri"] and record["scene"]["config_sha256"]
+    text = run_cli(
+        "vignettes", "--scenes", "random", "--count", "3", "--seed", "5", "--resolution", "64x48", "--only", ",".join(POOL),
+        "--assets", str(assets),
+    )
+    assert text.returncode == 0, text.stderr
+    for line, record in zip(text.stdout.splitlines(), recs, strict=True):  # the same scenes and truth, without Blender
+        vignette = json.loads(line)
+        assert vignette["objects"] == [o["name"] for o in record["objects"]]
+        assert (vignette["relations"], vignette["vignettes"]) == (record["relations"], record["vignettes"])
+    run = json.loads((a / "run.json").read_text())
+    assert run["scenes"]["family"] == "random" and run["scenes"]["seed"] == 5
+    assert run["timings"]["scene_setup_s_median"] is not None
+
+
+def test_shards_and_resume_give_the_whole_set(tmp_path, assets):
+    whole = tmp_path / "whole"
+    assert render(whole, assets, "--count", "4").returncode == 0
+    parts = tmp_path / "parts"
+    for shard in ("0/2", "1/2"):
+        assert render(parts, assets, "--count", "4", "--shard", shard).returncode == 0
+    assert sorted(records(parts), key=lambda r: r["index"]) == records(whole)
+    resumed = tmp_path / "resumed"
+    assert render(resumed, assets, "--count", "4", "--limit", "2").returncode == 0
+    result = render(resumed, assets, "--count", "4")
+    assert result.returncode == 0 and "2 rendered, 2 already done" in result.stderr
+    assert (resumed / "metadata.jsonl").read_bytes() == (whole / "metadata.jsonl").read_bytes()
+
+
+def test_benchmark_records_images_and_masks_unchanged(tmp_path, builtin_assets):
+    """The golden files were rendered by main's code before random scenes existed (same command)."""
+    out = tmp_path / "bench"
+    result = run_cli(
+        "render", "--objects", "3", "--only", "mug,lamp,banana", "--limit", "3", "--resolution", "64x48", "--samples", "4",
+        "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet",
+    )
+    assert result.returncode == 0, result.stderr
+    assert (out / "metadata.jsonl").read_bytes() == (GOLDEN / "metadata.jsonl").read_bytes()
+    for record in records(GOLDEN):
+        assert (out / record["mask_file_name"]).read_bytes() == (GOLDEN / record["mask_file_name"]).read_bytes()
+        now, then = pixels(out / record["file_name"]).astype(int), pixels(GOLDEN / record["file_name"]).astype(int)
+        assert np.abs(now - then).max() <= 1 and (now != then).mean() < 0.01  # equal here; a level of CPU-dependent noise allowed
+
+
+def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path, assets):
+    from tabletest.score.judge import judge
+    from tabletest.score.lexicon import load_lexicon
+
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data["objects"]["count"] = [1, 2]  # few objects a scene, so holding one out leaves scenes to train on
+    config = tmp_path / "random.yaml"
+    config.write_text(yaml.safe_dump(data))
+    out = tmp_path / "render"
+    assert render(out, assets, "--count", "8", "--seed", "2", "--random-config", str(config)).returncode == 0
+    recs = {r["id"]: r for r in records(out)}
+    prompts_file = tmp_path / "prompts.jsonl"
+    result = run_cli("prompts", "--dataset", str(out), "--out", str(prompts_file))
+    assert result.returncode == 0, result.stderr
+    prompts = {p["qid"]: p for p in map(json.loads, prompts_file.read_text().splitlines())}
+    assert prompts
+    for prompt in prompts.values():  # asked only about pairs whose left/right relation holds beyond the margin
+        record = recs[prompt["scene_id"]]
+        assert [prompt["objects"]["A"], prompt["objects"]["B"]] in record["relations"]["left_of"]
+    lexicon = load_lexicon(load_catalog())
+    for by, key in (("appearance", "held_out_looks"), ("object", "held_out_objects")):
+        llava = tmp_path / f"llava-{by}"
+        result = run_cli("export", "--dataset", str(out), "--format", "llava", "--out", str(llava), "--split-by", by, "--val-fraction", "0.2")
+        assert result.returncode == 0, result.stderr
+        held = set(json.loads((llava / ".tabletest-export.json").read_text())["split"][key])
+        assert "CC0, by Greg Zaal, Poly Haven" in (llava / "README.md").read_text()  # the HDRIs credited
+        seen = set()
+        for split in ("train", "validation"):
+            for row in json.loads((llava / f"{split}.json").read_text()):
+                prompt = prompts[row["id"]]
+                record = recs[prompt["scene_id"]]
+                scene = record["scene"]
+                labels = {f"table:{scene['table']['surface']}", f"hdri:{scene['world']['hdri']}"}
+                shown = labels if by == "appearance" else {o["name"] for o in record["objects"]}
+                assert bool(shown & held) == (split == "validation"), (by, split, record["id"])
+                assert judge(prompt, row["conversations"][1]["value"], lexicon).status == "correct"
+                seen.add(split)
+        assert seen == {"train", "validation"}
