@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
+import typer
 
 from typer.testing import CliRunner
 
@@ -133,7 +135,13 @@ def test_version_prints_and_exits_zero():
     assert result.returncode == 0 and re.fullmatch(r"\d+\.\d+\.\d+\S*\n", result.stdout), result
 
 
-COMMANDS = [[], ["render"], ["vignettes"], ["prompts"], ["score"], ["export"], ["catalog"], ["assets"], ["assets", "sheet"]]
+def command_paths(command: click.Command, path: tuple[str, ...] = ()) -> list[list[str]]:
+    """Every command and subcommand of the CLI, so a new one cannot slip past the help checks."""
+    subcommands = getattr(command, "commands", {})
+    return [list(path)] + [p for name, sub in sorted(subcommands.items()) for p in command_paths(sub, (*path, name))]
+
+
+COMMANDS = command_paths(typer.main.get_command(app))
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "tabletest")
