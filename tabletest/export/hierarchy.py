@@ -76,10 +76,9 @@ def export_lmms_eval_hierarchy(job: Job) -> dict:
                     files[skill] = stack.enter_context(atomic_output(job.staging.file(f"data/{skill}.jsonl")))
                 files[skill].write(dumps(q) + "\n")
                 counts[skill] += 1
-    data = job.out.resolve() / "data"
     tasks = [f"{GROUP}_{skill}" for skill in sorted(counts)]
     for skill in sorted(counts):
-        _write_yaml(job.staging.file(f"{GROUP}_{skill}.yaml"), task_config(f"{GROUP}_{skill}", data / f"{skill}.jsonl"))
+        _write_yaml(job.staging.file(f"{GROUP}_{skill}.yaml"), task_config(f"{GROUP}_{skill}", f"data/{skill}.jsonl"))
     group = {
         "group": GROUP,
         "task": tasks,
@@ -92,7 +91,7 @@ def export_lmms_eval_hierarchy(job: Job) -> dict:
         "TableTest question hierarchy (lmms-eval)",
         f"""Spatial questions beyond left and right as an lmms-eval group (`{GROUP}`, one task per skill:
 {", ".join(f"`{t}`" for t in tasks)}), scored with `tabletest score`'s reader. TableTest must be installed
-where lmms-eval runs; the data files are named by absolute path (export again after moving this folder).
+where lmms-eval runs; the task files name their data relative to this folder, so it can be moved or copied as a whole.
 
 ```bash
 lmms-eval --model qwen2_vl --include_path {job.out} --tasks {GROUP} --batch_size 1 --output_path results/
