@@ -18,7 +18,7 @@ from tabletest.options import CatalogOpt
 from tabletest.prompts.cli import prompts
 from tabletest.render.cli import render
 from tabletest.score.cli import score
-from tabletest.truth.cli import vignettes
+from tabletest.truth.cli import verify, vignettes
 
 app = typer.Typer(
     help="TableTest: synthetic table-top scenes with exact spatial ground truth, prompts and scoring for VLMs.",
@@ -54,6 +54,7 @@ app.command()(render)
 app.command()(prompts)
 app.command()(score)
 app.command()(export)
+app.command()(verify)
 app.add_typer(assets_app, name="assets")
 
 

@@ -21,7 +21,7 @@ from typing import IO
 import numpy as np
 from PIL import Image
 
-from tabletest.compose.exr import read_passes
+from tabletest.compose.exr import depth_millimetres, read_passes
 
 
 def _protocol_stream() -> IO[str]:
@@ -69,11 +69,12 @@ class Worker:
         self.assets[name] = collection
         return collection
 
-    def render(self, spec: dict, out_path: str, mask_path: str | None = None) -> dict:
-        """One scene to a PNG; with `mask_path`, also its object mask (pixel = 1 + position from the left)."""
+    def render(self, spec: dict, out_path: str, mask_path: str | None = None, depth_path: str | None = None) -> dict:
+        """One scene to a PNG; with `mask_path`, also its object mask (pixel = 1 + position from the left)
+        and, with `depth_path`, its depth in millimetres."""
         facts = self._render(spec, out_path, object_index=mask_path is not None)
         if mask_path:
-            self._write_mask(mask_path)
+            self._write_passes(mask_path, depth_path)
         return facts
 
     def layer(self, spec: dict, out_path: str) -> dict:
@@ -98,6 +99,7 @@ class Worker:
             for part in self.assets[name].all_objects:
                 part.pass_index = position + 1
         bpy.context.view_layer.use_pass_object_index = object_index
+        bpy.context.view_layer.use_pass_z = object_index
         if scene.render.engine == "CYCLES":
             scene.cycles.seed = spec["seed"]
         bpy.context.view_layer.update()
@@ -107,8 +109,9 @@ class Worker:
         render_s = time.perf_counter() - start
         return {"objects": [self._measure(wanted[o["name"]], o["name"]) for o in spec["objects"]], "render_s": render_s}
 
-    def _write_mask(self, mask_path: str) -> None:
-        """The last render's Object Index pass as an 8-bit PNG, read back through a temporary EXR."""
+    def _write_passes(self, mask_path: str, depth_path: str | None) -> None:
+        """The last render's Object Index pass as an 8-bit PNG (and its Depth pass as a 16-bit PNG in
+        millimetres), read back through a temporary EXR."""
         from tabletest.render import engine
 
         scene = self.bpy.context.scene
@@ -116,10 +119,12 @@ class Worker:
         with engine.multilayer_exr_output(scene):
             self.bpy.data.images["Render Result"].save_render(str(exr), scene=scene)
         try:
-            index = read_passes(exr)["Object Index"]
+            passes = read_passes(exr)
         finally:
             exr.unlink(missing_ok=True)
-        Image.fromarray(np.rint(index).astype(np.uint8)).save(mask_path, format="PNG")
+        Image.fromarray(np.rint(passes["Object Index"]).astype(np.uint8)).save(mask_path, format="PNG")
+        if depth_path:
+            Image.fromarray(depth_millimetres(passes["Depth"])).save(depth_path, format="PNG")
 
     def _measure(self, obj: dict, name: str) -> dict:
         """Projected box centre and projected-mesh bounding box, in pixels (origin top-left), by Blender's camera."""
@@ -186,7 +191,7 @@ def main() -> None:
                 blender = bpy.app.version_string
                 send({"event": "ready", "device": worker.device, "blender": blender, "ocio_config": _ocio_config()})
             elif op == "render":
-                facts = worker.render(message["spec"], message["out"], message.get("mask"))
+                facts = worker.render(message["spec"], message["out"], message.get("mask"), message.get("depth"))
                 send({"event": "done", "id": message["spec"]["id"], **facts})
             elif op == "layer":
                 facts = worker.layer(message["spec"], message["out"])

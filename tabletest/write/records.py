@@ -9,7 +9,8 @@ from tabletest.truth.vignettes import vignettes
 
 def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool = False) -> dict:
     """`measured` holds per object (left to right) `center_px` and `bbox_px`; `render` the settings used;
-    `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left)."""
+    `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left), and
+    `depth_file_name`, its depth (16-bit, millimetres along the camera's viewing axis, 0 for none)."""
     names = tuple(o.name for o in spec.objects)
     objects = []
     for obj, facts in zip(spec.objects, measured):
@@ -28,7 +29,7 @@ def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool
         )
     return {
         "file_name": f"images/{spec.id}.png",
-        **({"mask_file_name": f"masks/{spec.id}.png"} if mask else {}),
+        **({"mask_file_name": f"masks/{spec.id}.png", "depth_file_name": f"depth/{spec.id}.png"} if mask else {}),
         "id": spec.id,
         "index": spec.index,
         "n_objects": spec.n_objects,
