@@ -16,7 +16,11 @@ from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
+from tabletest.assets.manifest import load_manifest
 from tabletest.layout.placement import slot_u
+from tabletest.layout.selection import Selection, select_scenes
+from tabletest.layout.spec import scene_spec
+from tabletest.render.supervisor import Supervisor, WorkerSlot, spawn_workers
 
 from conftest import REPO, copy_with_unloadable_model, run_cli
 
@@ -157,6 +161,32 @@ def test_missing_model_file_is_a_clear_error(tmp_path, assets):
     assert result.returncode == 2
     assert result.stderr.startswith("error: model file for 'lamp' is missing") and "tabletest assets build --only 'lamp'" in result.stderr
     assert "Traceback" not in result.stderr
+    assert _worker_pids(tmp_path / "out") == []  # the worker started early for the run was ended with it
+
+
+def test_workers_started_early_are_used_or_ended(tmp_path, assets):
+    """A worker spawned before the run knows its setup renders the first item; one no item needs is ended."""
+    catalog, config = load_catalog(), load_config()
+    manifest = load_manifest(assets)
+    scene = next(select_scenes(catalog, Selection(1, only=("mug",))))
+    spec = scene_spec(scene, config, manifest.objects, assets, (32, 24))
+    slots = [WorkerSlot(0, None, 1)]
+    setup = {"config": config.model_dump(mode="json"), "resolution": [32, 24], "engine": "cycles", "samples": 1, "device": "cpu"}
+
+    def request(s):
+        return {"op": "render", "spec": s.to_json(), "out": str(tmp_path / f"{s.id}.png")}
+
+    spawned = spawn_workers(slots, tmp_path / "logs", verbose=False)
+    early = spawned[slots[0]].proc
+    supervisor = Supervisor(setup, slots, tmp_path / "logs", request, spawned=spawned)
+    (outcome,) = supervisor.run([spec])
+    assert outcome.ok and supervisor.started[0]["pid"] == early.pid and not spawned
+    assert early.wait(timeout=60) == 0  # closed by the supervisor at the end of the run
+
+    unused = spawn_workers(slots, tmp_path / "logs", verbose=False)
+    proc = unused[slots[0]].proc
+    assert list(Supervisor(setup, slots, tmp_path / "logs", request, spawned=unused).run([])) == []
+    assert proc.poll() is not None and not unused
 
 
 def test_source_requirement_names_the_models_that_come_from_elsewhere(tmp_path, assets):

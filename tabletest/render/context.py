@@ -17,7 +17,7 @@ from tabletest.config import Catalog, Config
 from tabletest.layout.selection import Scene, Selection, select_scenes
 from tabletest.layout.spec import SceneSpec, scene_spec
 from tabletest.render.devices import detect_nvidia_gpus, parse_gpus
-from tabletest.render.supervisor import Outcome, Supervisor, WorkerSlot
+from tabletest.render.supervisor import Outcome, Spawned, Supervisor, WorkerSlot
 from tabletest.write.records import image_record
 from tabletest.write.run_output import RunOutput
 
@@ -63,6 +63,7 @@ class RunContext:
     output: RunOutput
     done: set[str]  # scene ids complete before this run started
     console: Console
+    spawned: dict[WorkerSlot, Spawned] = field(default_factory=dict)  # workers started early (direct mode)
 
     @property
     def resolution(self) -> tuple[int, int]:
@@ -101,6 +102,7 @@ class RunContext:
             retries=self.options.retries,
             item_timeout=self.options.item_timeout,
             verbose=self.options.verbose,
+            spawned=self.spawned,
         )
 
     def direct_request(self, spec: SceneSpec) -> dict:

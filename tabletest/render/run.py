@@ -25,7 +25,8 @@ from tabletest.layout.selection import Selection, count_selected, select_scenes
 from tabletest.layout.spec import SceneSpec
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.composite import ProgressFactory, render_composite
-from tabletest.render.context import Recorder, RenderOptions, RunContext
+from tabletest.render.context import Recorder, RenderOptions, RunContext, worker_slots
+from tabletest.render.supervisor import Spawned, WorkerSlot, spawn_workers
 from tabletest.write.run_output import RunOutput
 
 
@@ -46,11 +47,36 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
             f"{flag} needs --engine cycles (it reads Cycles' linear light and Object Index pass), "
             f"not {config.render.engine}"
         )
+    # Direct mode starts its Blender workers now: they load Blender while this process checks and resumes.
+    spawned = _spawn_early(options) if options.mode == "direct" else {}
+    try:
+        return _render_run(catalog, config, selection, options, console, spawned, started)
+    finally:
+        for worker in spawned.values():  # those the run did not take (a check failed, nothing to render)
+            worker.discard()
+
+
+def _spawn_early(options: RenderOptions) -> dict[WorkerSlot, Spawned]:
+    try:
+        return spawn_workers(worker_slots(options), options.out / "logs", options.verbose)
+    except OSError:  # the output folder is not writable: the run's own checks say so in a moment
+        return {}
+
+
+def _render_run(
+    catalog: Catalog,
+    config: Config,
+    selection: Selection,
+    options: RenderOptions,
+    console: Console,
+    spawned: dict[WorkerSlot, Spawned],
+    started: float,
+) -> RunSummary:
     names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
     entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
     output = RunOutput(options.out, masks=options.masks)
     done = output.recover()
-    run = RunContext(catalog, config, selection, options, entries, output, done, console)
+    run = RunContext(catalog, config, selection, options, entries, output, done, console, spawned)
     total = count_selected(catalog, selection)
     pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
     run_info = {

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from tabletest.errors import UserError
 from tabletest.layout.spec import SceneSpec
@@ -49,24 +50,50 @@ class WorkerCrash(Exception):
     """The worker process died or stopped answering."""
 
 
+@dataclass
+class Spawned:
+    """A worker process started before its setup is known: it imports Blender meanwhile."""
+
+    proc: subprocess.Popen
+    log: IO[str]
+    log_path: Path
+
+    @classmethod
+    def start(cls, slot: WorkerSlot, log_dir: Path, verbose: bool) -> Spawned:
+        log_path = log_dir / f"worker-{slot.number}.log"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        log = open(log_path, "a", encoding="utf-8")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tabletest.render.worker", "--log", str(log_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None if verbose else log,
+            text=True,
+            env={**os.environ, **worker_env(slot.gpu)},
+        )
+        return cls(proc, log, log_path)
+
+    def discard(self) -> None:
+        """End a worker that was never used: it holds nothing yet, so it is simply killed."""
+        self.proc.kill()
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.log):
+            stream.close()
+
+
+def spawn_workers(slots: list[WorkerSlot], log_dir: Path, verbose: bool) -> dict[WorkerSlot, Spawned]:
+    """Start one worker per slot now, so Blender loads while the caller prepares the run."""
+    return {slot: Spawned.start(slot, log_dir, verbose) for slot in slots}
+
+
 class WorkerProcess:
     """One `python -m tabletest.render.worker` child, its protocol pipes and its log file."""
 
-    def __init__(self, slot: WorkerSlot, setup: dict, log_dir: Path, verbose: bool) -> None:
+    def __init__(self, slot: WorkerSlot, setup: dict, log_dir: Path, verbose: bool, spawned: Spawned | None = None) -> None:
         self.slot = slot
-        self.log_path = log_dir / f"worker-{slot.number}.log"
         self.verbose = verbose
-        env = {**os.environ, **worker_env(slot.gpu)}
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "a", encoding="utf-8")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tabletest.render.worker", "--log", str(self.log_path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=None if verbose else self._log,
-            text=True,
-            env=env,
-        )
+        spawned = spawned or Spawned.start(slot, log_dir, verbose)
+        self.proc, self._log, self.log_path = spawned.proc, spawned.log, spawned.log_path
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
         self.ready = self.request({"op": "setup", **setup, "threads": slot.threads}, timeout=300)
@@ -125,6 +152,7 @@ class Supervisor:
     item_timeout: float = 600.0
     verbose: bool = False
     started: list[dict] = field(default_factory=list)  # each worker's `ready` message: device, Blender version
+    spawned: dict[WorkerSlot, Spawned] = field(default_factory=dict)  # workers started early, used first
 
     def run(self, specs: Iterable[SceneSpec]) -> Iterator[Outcome]:
         """Render every spec; yield outcomes as they finish (in any order)."""
@@ -136,14 +164,22 @@ class Supervisor:
         feeder = threading.Thread(target=self._feed, args=(specs, todo, results), daemon=True)
         feeder.start()
         finished = 0
-        while finished < len(threads):
-            item = results.get()
-            if item is None:
-                finished += 1
-            elif isinstance(item, BaseException):
-                raise item
-            else:
-                yield item
+        try:
+            while finished < len(threads):
+                item = results.get()
+                if item is None:
+                    finished += 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield item
+        finally:
+            self.discard_spawned()
+
+    def discard_spawned(self) -> None:
+        """End the early-started workers that no slot took (fewer items than slots, nothing to do, an error)."""
+        while self.spawned:
+            self.spawned.popitem()[1].discard()
 
     def _feed(self, specs: Iterable[SceneSpec], todo: queue.Queue, results: queue.Queue) -> None:
         try:
@@ -173,7 +209,7 @@ class Supervisor:
         error, stderr = "", ""
         for attempt in range(1, self.retries + 2):
             if worker is None:
-                worker = WorkerProcess(slot, self.setup, self.log_dir, self.verbose)
+                worker = WorkerProcess(slot, self.setup, self.log_dir, self.verbose, self.spawned.pop(slot, None))
                 self.started.append(worker.ready)
             try:
                 answer = worker.request(self.request(spec), self.item_timeout)

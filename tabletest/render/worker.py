@@ -175,6 +175,9 @@ def _ocio_config() -> str:
 
 def main() -> None:
     protocol = _protocol_stream()
+    import bpy  # noqa: F401  (at once: the supervisor may start a worker before it knows the setup)
+
+    from tabletest.render import base_scene, engine  # noqa: F401
 
     def send(message: dict) -> None:
         protocol.write(json.dumps(message) + "\n")
@@ -189,7 +192,7 @@ def main() -> None:
 
                 worker = Worker(message)
                 blender = bpy.app.version_string
-                send({"event": "ready", "device": worker.device, "blender": blender, "ocio_config": _ocio_config()})
+                send({"event": "ready", "device": worker.device, "blender": blender, "ocio_config": _ocio_config(), "pid": os.getpid()})
             elif op == "render":
                 facts = worker.render(message["spec"], message["out"], message.get("mask"), message.get("depth"))
                 send({"event": "done", "id": message["spec"]["id"], **facts})
