@@ -19,9 +19,6 @@ from pathlib import Path
 from typing import IO
 
 import numpy as np
-from PIL import Image
-
-from tabletest.compose.exr import depth_millimetres, read_passes
 
 
 def _protocol_stream() -> IO[str]:
@@ -112,6 +109,9 @@ class Worker:
     def _write_passes(self, mask_path: str, depth_path: str | None) -> None:
         """The last render's Object Index pass as an 8-bit PNG (and its Depth pass as a 16-bit PNG in
         millimetres), read back through a temporary EXR."""
+        from PIL import Image  # only runs with --masks import PIL and OpenEXR: a quicker worker start otherwise
+
+        from tabletest.compose.exr import depth_millimetres, read_passes
         from tabletest.render import engine
 
         scene = self.bpy.context.scene
