@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-import errno
 import sys
 
-import typer
+from tabletest.render import early
+
+early.start(sys.argv)  # `tabletest render`: Blender starts loading now, while the imports below run
+
+import errno  # noqa: E402
+
+import typer  # noqa: E402
 from rich.console import Console
 from rich.table import Table
 
@@ -72,6 +77,8 @@ def main() -> None:
         where = f" writing {err.filename}" if err.filename else ""
         typer.echo(f"error: the disk is full{where}; free some space and rerun the same command (finished work is kept)", err=True)
         sys.exit(2)
+    finally:
+        early.discard()  # a render that stopped before its run took the early worker
 
 
 if __name__ == "__main__":

@@ -206,3 +206,21 @@ def test_raster_engines_render(tmp_path, assets, engine):
     assert record["render"]["engine"] == engine
     pixels = np.asarray(Image.open(out / record["file_name"]), dtype=float)
     assert pixels.shape == (48, 64, 3) and pixels.std() > 5  # a picture, not a blank frame
+
+
+def test_a_plain_render_starts_its_worker_as_it_is_invoked(tmp_path):
+    """`tabletest render` spawns worker 0 before importing its commands; the run takes it only if it is the worker
+    it would start (same log), and any other command, composite mode or --workers starts none."""
+    from tabletest.render import early
+
+    for argv in (["tabletest", "vignettes"], ["tabletest", "render", "--mode", "composite"], ["tabletest", "render", "--workers=2"]):
+        early.start(argv)
+        assert early._early is None
+    early.start(["tabletest", "render", "--objects", "2", "--out", str(tmp_path / "a")])
+    spawned = early._early
+    assert spawned.proc.poll() is None and spawned.log_path == tmp_path / "a" / "logs" / "worker-0.log"
+    assert early.take(0, None, tmp_path / "a" / "logs") is spawned and early.take(0, None, tmp_path / "a" / "logs") is None
+    spawned.discard()
+    early.start(["tabletest", "render", "-o", str(tmp_path / "b")])
+    other = early._early
+    assert early.take(0, None, tmp_path / "elsewhere" / "logs") is None and other.proc.poll() is not None

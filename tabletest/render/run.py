@@ -26,7 +26,9 @@ from tabletest.layout.spec import SceneSpec
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.composite import ProgressFactory, render_composite
 from tabletest.render.context import Recorder, RenderOptions, RunContext, worker_slots
-from tabletest.render.supervisor import Spawned, WorkerSlot, spawn_workers
+from tabletest.render import early
+from tabletest.render.spawn import Spawned
+from tabletest.render.supervisor import WorkerSlot, spawn_workers
 from tabletest.write.run_output import RunOutput
 
 
@@ -52,15 +54,21 @@ def render_run(catalog: Catalog, config: Config, selection: Selection, options: 
     try:
         return _render_run(catalog, config, selection, options, console, spawned, started)
     finally:
+        early.discard()  # composite mode does not take it
         for worker in spawned.values():  # those the run did not take (a check failed, nothing to render)
             worker.discard()
 
 
 def _spawn_early(options: RenderOptions) -> dict[WorkerSlot, Spawned]:
+    """One worker per slot, started now; the first may already be running since the command was invoked."""
+    slots, logs = worker_slots(options), options.out / "logs"
+    first = early.take(slots[0].number, slots[0].gpu, logs) if slots else None
+    spawned = {slots[0]: first} if first else {}
     try:
-        return spawn_workers(worker_slots(options), options.out / "logs", options.verbose)
+        spawned.update(spawn_workers([s for s in slots if s not in spawned], logs, options.verbose))
     except OSError:  # the output folder is not writable: the run's own checks say so in a moment
-        return {}
+        pass
+    return spawned
 
 
 def _render_run(

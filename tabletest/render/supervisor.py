@@ -19,11 +19,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
 
 from tabletest.errors import UserError
 from tabletest.layout.spec import SceneSpec
-from tabletest.render.devices import worker_env
+from tabletest.render.spawn import Spawned
 
 STDERR_TAIL_LINES = 30
 
@@ -50,40 +49,9 @@ class WorkerCrash(Exception):
     """The worker process died or stopped answering."""
 
 
-@dataclass
-class Spawned:
-    """A worker process started before its setup is known: it imports Blender meanwhile."""
-
-    proc: subprocess.Popen
-    log: IO[str]
-    log_path: Path
-
-    @classmethod
-    def start(cls, slot: WorkerSlot, log_dir: Path, verbose: bool) -> Spawned:
-        log_path = log_dir / f"worker-{slot.number}.log"
-        log_dir.mkdir(parents=True, exist_ok=True)
-        log = open(log_path, "a", encoding="utf-8")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "tabletest.render.worker", "--log", str(log_path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=None if verbose else log,
-            text=True,
-            env={**os.environ, **worker_env(slot.gpu)},
-        )
-        return cls(proc, log, log_path)
-
-    def discard(self) -> None:
-        """End a worker that was never used: it holds nothing yet, so it is simply killed."""
-        self.proc.kill()
-        self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.log):
-            stream.close()
-
-
 def spawn_workers(slots: list[WorkerSlot], log_dir: Path, verbose: bool) -> dict[WorkerSlot, Spawned]:
     """Start one worker per slot now, so Blender loads while the caller prepares the run."""
-    return {slot: Spawned.start(slot, log_dir, verbose) for slot in slots}
+    return {slot: Spawned.start(slot.number, slot.gpu, log_dir, verbose) for slot in slots}
 
 
 class WorkerProcess:
@@ -92,7 +60,7 @@ class WorkerProcess:
     def __init__(self, slot: WorkerSlot, setup: dict, log_dir: Path, verbose: bool, spawned: Spawned | None = None) -> None:
         self.slot = slot
         self.verbose = verbose
-        spawned = spawned or Spawned.start(slot, log_dir, verbose)
+        spawned = spawned or Spawned.start(slot.number, slot.gpu, log_dir, verbose)
         self.proc, self._log, self.log_path = spawned.proc, spawned.log, spawned.log_path
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
