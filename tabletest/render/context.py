@@ -17,7 +17,8 @@ from tabletest.config import Catalog, Config
 from tabletest.layout.selection import Scene, Selection, select_scenes
 from tabletest.layout.spec import SceneSpec, scene_spec
 from tabletest.render.devices import detect_nvidia_gpus, parse_gpus
-from tabletest.render.supervisor import Outcome, Spawned, Supervisor, WorkerSlot
+from tabletest.render.spawn import Spawned
+from tabletest.render.supervisor import Outcome, Supervisor, WorkerSlot
 from tabletest.write.records import image_record
 from tabletest.write.run_output import RunOutput
 

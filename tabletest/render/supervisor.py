@@ -9,11 +9,9 @@ writer of the output folder.
 from __future__ import annotations
 
 import json
-import os
 import queue
 import selectors
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
