@@ -1,20 +1,36 @@
-"""Benchmark: direct rendering spends its time in path tracing.
+"""Benchmark: direct rendering spends its time in path tracing, and beats the script a user would write.
 
 Renders K scenes through the real supervisor and worker, then compares, for the steady part of the
 run (after the first image, which pays for the worker start and the asset imports), the wall time
 per image seen by the supervisor with Blender's own render time for that image.
+
+With --peer it also runs, on the same scenes and settings and in the same run, the real
+`tabletest render` command and `scripts/peer_render.py` (reopen the base .blend, import the models,
+place, render, for every image: how CLEVR and Objaverse-XL render), alternating them --repeat times,
+and prints each one's wall time, its start-up (time to the first image less one steady image), the
+ratio, and whether the peer's images are TableTest's, pixel for pixel.
 Usage: python scripts/bench_render.py [--images 6] [--resolution 1024x768] [--samples 64] [--engine cycles]
+       python scripts/bench_render.py --peer --images 24 --resolution 256x192 --samples 16 --repeat 3
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
+from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
@@ -23,6 +39,96 @@ from tabletest.layout.spec import scene_spec
 from tabletest.render.cli import parse_resolution
 from tabletest.render.context import RenderOptions, worker_slots
 from tabletest.render.supervisor import Supervisor
+
+REPO = Path(__file__).resolve().parents[1]
+SAVE_BASE = """
+import sys, bpy
+from tabletest.config import load_config
+from tabletest.render import base_scene, engine
+base_scene.build(load_config())
+engine.configure(bpy.context.scene, {"resolution": [%d, %d], "engine": %r, "samples": %d, "device": "cpu"})
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
+"""
+
+
+@dataclass(frozen=True)
+class Timed:
+    wall_s: float
+    first_s: float  # command start to the first image on disk
+    steady_s: float  # per image, from the first image to the last
+    cpu_s: float  # CPU time of the command and its workers: what other jobs' load inflates least
+
+    @property
+    def startup_s(self) -> float:
+        return self.first_s - self.steady_s
+
+
+def timed(command: list[str], images: Path, count: int) -> Timed:
+    """Run a command; note when its first and last images appear in `images`."""
+    seen: list[float] = []
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+
+    def watch() -> None:
+        while proc.poll() is None or len(seen) < count:
+            n = len(list(images.glob("*.png"))) if images.is_dir() else 0
+            seen.extend([time.perf_counter() - start] * (n - len(seen)))
+            if proc.poll() is not None and n == len(seen):
+                break
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    code = proc.wait()
+    wall = time.perf_counter() - start
+    watcher.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    if code or len(seen) != count:
+        sys.exit(f"{command[:3]} exited {code} with {len(seen)} of {count} images")
+    return Timed(wall, seen[0], (seen[-1] - seen[0]) / max(count - 1, 1), cpu)
+
+
+def peer_comparison(args, specs, assets: Path, tmp: Path, resolution: tuple[int, int]) -> None:
+    base = tmp / "table.blend"
+    subprocess.run([sys.executable, "-c", SAVE_BASE % (*resolution, args.engine, args.samples), str(base)], check=True,
+                   capture_output=True, cwd=REPO)  # fmt: skip
+    ours, theirs = [], []
+    for repeat in range(args.repeat):
+        out, peer_out = tmp / f"tt-{repeat}", tmp / f"peer-{repeat}"
+        peer_out.mkdir()
+        jobs = {
+            "base_blend": str(base),
+            "scenes": [{"out": str(peer_out / f"{s.id}.png"), "seed": s.seed, "objects": [
+                {"asset": o.asset, "position_m": list(o.position_m), "yaw_deg": o.yaw_deg} for o in s.objects]}
+                for s in specs],
+        }  # fmt: skip
+        (tmp / "jobs.json").write_text(json.dumps(jobs))
+        command = [
+            sys.executable, "-m", "tabletest.cli", "render", "--objects", str(args.objects), "--sample",
+            str(args.images), "--seed", "1", "--assets", str(assets), "--resolution", args.resolution, "--samples",
+            str(args.samples), "--engine", args.engine, "--device", "cpu", "--quiet", "--out", str(out),
+        ]  # fmt: skip
+        ours.append(timed(command, out / "images", len(specs)))
+        theirs.append(timed([sys.executable, str(REPO / "scripts" / "peer_render.py"), str(tmp / "jobs.json")], peer_out, len(specs)))
+    same = sum(
+        np.array_equal(np.asarray(Image.open(out / "images" / f"{s.id}.png")), np.asarray(Image.open(peer_out / f"{s.id}.png")))
+        for s in specs
+    )
+    for name, runs in (("tabletest render", ours), ("peer script", theirs)):
+        wall = statistics.median(r.wall_s for r in runs)
+        startup = statistics.median(r.startup_s for r in runs)
+        first = statistics.median(r.first_s for r in runs)
+        steady = statistics.median(r.steady_s for r in runs)
+        cpu = statistics.median(r.cpu_s for r in runs)
+        print(f"{name:<17} wall {wall:6.2f} s; first image at {first:.2f} s, start-up {startup:.2f} s; "
+              f"{steady:.3f} s/image after it; CPU {cpu:.2f} s  (median of {len(runs)})")  # fmt: skip
+    ratio = statistics.median(t.wall_s / o.wall_s for o, t in zip(ours, theirs))
+    cpu_ratio = statistics.median(t.cpu_s / o.cpu_s for o, t in zip(ours, theirs))
+    print(f"TableTest is {ratio:.2f}x faster than the peer script in wall time, {cpu_ratio:.2f}x in CPU time "
+          f"(medians of the paired ratios); "
+          f"peer images identical to TableTest's: {same}/{len(specs)}")  # fmt: skip
 
 
 def main() -> None:
@@ -33,10 +139,15 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=64)
     parser.add_argument("--engine", default="cycles")
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--peer", action="store_true", help="also time `tabletest render` against the peer script")
+    parser.add_argument("--repeat", type=int, default=1, help="with --peer: alternate the two this many times")
     args = parser.parse_args()
     catalog, config = load_catalog(), load_config()
+    config = config.model_copy(update={"render": config.render.model_copy(update={"seed": 1})})  # as `--seed 1`
     resolution = parse_resolution(args.resolution)
     scenes = list(select_scenes(catalog, Selection(args.objects, sample=args.images, seed=1)))
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.2f} at the start")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         assets, out = Path(tmp) / "assets", Path(tmp) / "out"
         manifest = build_assets(catalog, assets, sorted({n for s in scenes for n in s.objects}))
@@ -52,14 +163,17 @@ def main() -> None:
         start = time.perf_counter()
         outcomes = list(supervisor.run(specs))
         total = time.perf_counter() - start
+        if args.peer:
+            peer_comparison(args, specs, assets, Path(tmp), resolution)
     steady = outcomes[1:]
     wall = statistics.mean(o.wall_s for o in steady)
     blender = statistics.mean(o.facts["render_s"] for o in steady)
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; device {supervisor.started[0]['device']}")
+    print(f"supervisor and worker alone: device {supervisor.started[0]['device']}")
     print(f"{args.engine}, {args.resolution}, {args.samples} samples, {args.objects} objects, {len(outcomes)} images in {total:.1f} s")
     print(f"first image (worker start + imports + render): {outcomes[0].wall_s:.2f} s")
     print(f"steady: wall {wall:.3f} s/image vs Blender render {blender:.3f} s/image -> overhead {100 * (wall / blender - 1):.1f}%")
     print(f"steady throughput: {1 / wall:.3f} images/s per worker")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from tabletest.prompts.cli import prompts
 from tabletest.prompts.hierarchy.cli import questions
 from tabletest.render.cli import render
 from tabletest.score.cli import score
-from tabletest.truth.cli import vignettes
+from tabletest.truth.cli import verify, vignettes
 from tabletest.write.cli import merge
 
 app = typer.Typer(
@@ -66,6 +66,7 @@ app.command()(questions)
 app.command()(score)
 app.command()(export)
 app.command()(merge)
+app.command()(verify)
 app.add_typer(assets_app, name="assets")
 app.add_typer(slurm_app, name="slurm")
 

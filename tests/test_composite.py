@@ -173,6 +173,22 @@ def test_one_object_composite_is_blenders_own_image(tmp_path, assets, view):
     assert off.max() <= 1 and np.count_nonzero(off) <= blender.size // 1000  # float rounding of bg + (layer - bg) only
 
 
+def test_composite_depth_is_the_direct_depth(tmp_path, assets):
+    """With the same noise seed, the composed depth pass (the table's, with the object's over its pixels)
+    is the direct render's, pixel for pixel, as is the mask."""
+    index = load_catalog().index_of("mug")
+    select = ["--objects", "1", "--only", "mug", "--assets", str(assets), "--masks", *TINY]
+    composite = run_cli("render", *select, "--seed", str(index), *composite_flags(tmp_path / "cache", tmp_path / "c"))
+    direct = run_cli("render", *select, "--seed", "0", "--out", str(tmp_path / "d"))
+    assert composite.returncode == direct.returncode == 0, composite.stderr + direct.stderr
+    (c,), (d,) = records(tmp_path / "c"), records(tmp_path / "d")
+    assert c["depth_file_name"] == d["depth_file_name"] == f"depth/{d['id']}.png"
+    composed, rendered = pixels(tmp_path / "c", c["depth_file_name"]), pixels(tmp_path / "d", d["depth_file_name"])
+    assert composed.dtype == np.uint16 and np.array_equal(composed, rendered)
+    assert np.array_equal(pixels(tmp_path / "c", c["mask_file_name"]), pixels(tmp_path / "d", d["mask_file_name"]))
+    assert (rendered[pixels(tmp_path / "d", d["mask_file_name"]) == 1] > 0).all()
+
+
 def test_touching_objects_are_rendered_directly(tmp_path, assets):
     """Slots 45 px apart (at 1024 px): some pairs touch in the image, and only those are rendered directly."""
     config = tmp_path / "config.yaml"

@@ -71,7 +71,7 @@ def test_object_layers_are_shared_between_scene_sizes(tmp_path):
 def layer(x0: int, y0: int, mask: list[str]) -> LoadedLayer:
     pixels = np.array([[c == "#" for c in row] for row in mask])
     box = (x0, y0, x0 + pixels.shape[1], y0 + pixels.shape[0])
-    return LoadedLayer("x", {}, None, None, box, pixels)
+    return LoadedLayer("x", {}, None, None, box, pixels, None)
 
 
 def test_touching_means_overlapping_or_neighbouring_pixels():
@@ -81,7 +81,7 @@ def test_touching_means_overlapping_or_neighbouring_pixels():
     assert touching(a, layer(2, 1, ["#"]))  # diagonal neighbours (a's box holds an empty pixel there)
     assert not touching(a, layer(2, 2, ["#"]))  # a's pixel at (1, 1) is empty: nothing within one pixel
     assert touching(a, layer(0, 1, ["#"]))  # overlapping
-    assert not touching(a, LoadedLayer("hidden", {}, None, None, None, None))
+    assert not touching(a, LoadedLayer("hidden", {}, None, None, None, None, None))
 
 
 def png(path: Path, value: int) -> None:

@@ -127,6 +127,8 @@ def test_imagefolder_loads_with_datasets_with_images_masks_and_fields(render, re
         assert [o["name"] for o in row["objects"]] == [o["name"] for o in record["objects"]]
         assert row["relations"]["table_side"] == [list(p) for p in record["relations"]["table_side"].items()]
         assert row["vignettes"] == record["vignettes"]
+        depth = record["depth_file_name"]  # the depth pass goes with the mask, at the path its record names
+        assert (out / depth).read_bytes() == (render / depth).read_bytes()
 
 
 def test_parquet_shards_embed_images_and_load_by_their_card(render, records, tmp_path):
@@ -502,7 +504,7 @@ def with_objaverse_model(render: Path, tmp_path: Path, name: str, uid: str) -> t
     whose lock credits that model: (render folder, assets folder)."""
     dataset = tmp_path / "objaverse-render"
     dataset.mkdir()
-    for folder in ("images", "masks"):
+    for folder in ("images", "masks", "depth"):
         (dataset / folder).symlink_to(render / folder)
     lines = []
     for line in (render / "metadata.jsonl").read_text().splitlines():

@@ -1,5 +1,5 @@
 """Composing one scene from its layers: the empty table plus each object's difference from it, in
-linear light, then Blender's view transform; and the scene's object mask.
+linear light, then Blender's view transform; and the scene's object mask and depth.
 
 Adding differences is exact for objects that stay apart in the image (each keeps its own shadow and
 bounce light on the table); where two objects would overlap or touch, `touching` says so and the
@@ -62,6 +62,15 @@ class Composer:
                 x0, y0, x1, y1 = layer.mask_box
                 mask[y0:y1, x0:x1][layer.mask] = position + 1
         return mask
+
+    def depth(self, stems: Sequence[str]) -> np.ndarray:
+        """Per-pixel depth in millimetres: the empty table's, with each object's over its own pixels."""
+        depth = np.array(self.layers.background_depth())
+        for layer in map(self.layer, stems):
+            if layer.mask_box:
+                x0, y0, x1, y1 = layer.mask_box
+                depth[y0:y1, x0:x1][layer.mask] = layer.depth[layer.mask]
+        return depth
 
 
 def touching(a: LoadedLayer, b: LoadedLayer) -> bool:

@@ -18,3 +18,11 @@ def read_passes(path: Path) -> dict[str, np.ndarray]:
             (pixels,) = [channel.pixels for channel in part.channels.values()]
             passes[name] = pixels
     return passes
+
+
+def depth_millimetres(depth: np.ndarray) -> np.ndarray:
+    """Blender's Depth pass (metres along the camera's viewing axis) as 16-bit millimetres: what a
+    depth PNG holds. 0 where no surface was hit (the backdrop is the world, at infinity) or it lies
+    beyond 65.535 m."""
+    mm = np.rint(np.nan_to_num(depth, nan=0.0, posinf=0.0) * 1000.0)
+    return np.where((mm > 0) & (mm <= 65535), mm, 0).astype(np.uint16)

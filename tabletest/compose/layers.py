@@ -7,10 +7,11 @@ Blender version); its name is the start of that combination's sha256, the *layer
 each layer is keyed by its model's sha256 and its pose on the table, so a 2-object run and a 3-object
 run share their left and right layers. The view transform is not part of the key: layers are linear, the composer applies it.
 
-Per layer: `<stem>.exr` (Blender's multilayer EXR: Combined and Object Index), the prepared arrays
-the composer memory-maps (`background.npy`: the empty table in linear light, RGBA; `<stem>.diff.npy`:
-the object's difference from it inside `diff_box`; `<stem>.mask.npy`: the object's pixels inside
-`mask_box`) and `<stem>.json`, written last: a layer is cached when its JSON is there.
+Per layer: `<stem>.exr` (Blender's multilayer EXR: Combined, Object Index and Depth), the prepared
+arrays the composer memory-maps (`background.npy`: the empty table in linear light, RGBA, and
+`background.depth.npy` its depth in millimetres; `<stem>.diff.npy`: the object's difference from it
+inside `diff_box`; `<stem>.mask.npy` and `<stem>.depth.npy`: the object's pixels and their depth in
+millimetres inside `mask_box`) and `<stem>.json`, written last: a layer is cached when its JSON is there.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletest.cache import user_cache
-from tabletest.compose.exr import read_passes
+from tabletest.compose.exr import depth_millimetres, read_passes
 from tabletest.config import Config, slugify
 from tabletest.errors import UserError
 from tabletest.extras import installed_bpy
@@ -35,7 +36,7 @@ from tabletest.layout.spec import SceneSpec, SpecObject
 from tabletest.write.jsonl import atomic_output
 from tabletest.write.temp import clean_stale, temp_path
 
-LAYER_FORMAT = 1  # bump when the meaning of the cached files changes
+LAYER_FORMAT = 2  # bump when the meaning of the cached files changes
 RENDERER_SOURCES = ("base_scene.py", "engine.py", "worker.py")  # the code that decides a layer's pixels
 BACKGROUND = "background"
 # A linear difference below this counts as "the object does not reach this pixel" (denoiser drift):
@@ -97,6 +98,7 @@ class LoadedLayer:
     diff: np.ndarray | None  # float32 RGBA inside diff_box
     mask_box: Box | None
     mask: np.ndarray | None  # bool H×W inside mask_box
+    depth: np.ndarray | None  # uint16 millimetres inside mask_box
 
 
 class LayerSet:
@@ -172,10 +174,12 @@ class LayerSet:
         self.folder.mkdir(parents=True, exist_ok=True)
         combined = read_passes(exr)
         linear = np.ascontiguousarray(combined["Combined"], dtype=np.float32)  # RGBA: what OCIO applies fastest
+        depth = depth_millimetres(combined["Depth"])
         info = {"key": layer.key, **facts}
         if layer.is_background:
             self._copy_ocio(ocio_config)
             _save(self.path(BACKGROUND, ".npy"), linear)
+            _save(self.path(BACKGROUND, ".depth.npy"), depth)
             info["digest"] = hashlib.sha256(linear.tobytes()).hexdigest()
             self.__dict__.pop("_background_digest", None)
         else:
@@ -187,6 +191,7 @@ class LayerSet:
                 _save(self.path(layer.stem, ".diff.npy"), _crop(diff, diff_box))
             if mask_box:
                 _save(self.path(layer.stem, ".mask.npy"), _crop(mask, mask_box))
+                _save(self.path(layer.stem, ".depth.npy"), _crop(depth, mask_box))
             info.update(background=self._background_digest, diff_box=diff_box, mask_box=mask_box)
         os.replace(exr, self.path(layer.stem, ".exr"))
         with atomic_output(self.path(layer.stem, ".json")) as fh:
@@ -215,6 +220,9 @@ class LayerSet:
     def background_pixels(self) -> np.ndarray:
         return np.load(self.path(BACKGROUND, ".npy"), mmap_mode="r")
 
+    def background_depth(self) -> np.ndarray:
+        return np.load(self.path(BACKGROUND, ".depth.npy"), mmap_mode="r")
+
     def load(self, stem: str) -> LoadedLayer:
         info = self._info(stem)
         if info is None:
@@ -228,6 +236,7 @@ class LayerSet:
             diff=np.load(self.path(stem, ".diff.npy"), mmap_mode="r") if diff_box else None,
             mask_box=mask_box,
             mask=np.load(self.path(stem, ".mask.npy"), mmap_mode="r") if mask_box else None,
+            depth=np.load(self.path(stem, ".depth.npy"), mmap_mode="r") if mask_box else None,
         )
 
 

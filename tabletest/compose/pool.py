@@ -1,7 +1,7 @@
 """Composing in parallel processes, streaming: a bounded number of jobs in flight, results as they finish.
 
 Each process holds one `Composer` (the layers memory-mapped, so the processes share one copy in
-the page cache) and writes its images and masks under the temporary names the writer gave it; the
+the page cache) and writes its images, masks and depth under the temporary names the writer gave it; the
 caller's process stays the only writer of the metadata.
 """
 
@@ -32,6 +32,7 @@ class ComposeJob:
     stems: tuple[str, ...]  # the objects' layers, left to right
     image: str  # where to write the PNG (the writer's temporary name)
     mask: str | None
+    depth: str | None
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ def _compose(jobs: list[ComposeJob]) -> list[ComposeResult]:
             Path(job.image).write_bytes(_composer.png(job.stems))
             if job.mask:
                 Image.fromarray(_composer.mask(job.stems)).save(job.mask, format="PNG", compress_level=LEVEL)
+            if job.depth:
+                Image.fromarray(_composer.depth(job.stems)).save(job.depth, format="PNG", compress_level=LEVEL)
             results.append(ComposeResult(job.scene_id, ""))
         except Exception as err:  # one bad scene fails alone; the caller records it
             Path(job.image).unlink(missing_ok=True)

@@ -16,6 +16,7 @@ from tabletest.write.settings import record_settings, settings_differences
 NOT_A_RENDER = "give the output folder of `tabletest render` (it holds metadata.jsonl and images/)"
 FIELDS = (*METADATA_FIELDS, "render")
 MASK = "mask_file_name"
+DEPTH = "depth_file_name"
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,10 @@ class RenderDataset:
     def mask(self, record: dict) -> Path | None:
         """The object mask (`tabletest render --masks`: pixel value = 1 + position from the left), if rendered."""
         return self._file(record[MASK]) if MASK in record else None
+
+    def depth(self, record: dict) -> Path | None:
+        """The depth pass (16-bit millimetres), written with the mask since the depth pass came in."""
+        return self._file(record[DEPTH]) if DEPTH in record else None
 
     def _file(self, relative: str) -> Path:
         path = self.root / relative

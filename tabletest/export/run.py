@@ -16,7 +16,7 @@ from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
-from tabletest.export.dataset import MASK, RenderDataset, names
+from tabletest.export.dataset import DEPTH, MASK, RenderDataset, names
 from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
 from tabletest.export.split import TEST, TRAIN, Split, SplitBy, looks, make_split
@@ -85,12 +85,13 @@ class Job:
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
 
     def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:
-        """Put the record's image (and its mask, if asked and rendered) under `folder` of the export, hard-linked
-        when possible; return the image's path in the export. Paths inside `folder` are the record's own."""
+        """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,
+        hard-linked when possible; return the image's path in the export. Paths inside `folder` are the record's own."""
         place(self.dataset.image(record), self.staging.file(folder + record["file_name"]))
-        mask = self.dataset.mask(record) if with_mask else None
-        if mask is not None:
-            place(mask, self.staging.file(folder + record[MASK]))
+        if with_mask:
+            for key, path in ((MASK, self.dataset.mask(record)), (DEPTH, self.dataset.depth(record))):
+                if path is not None:
+                    place(path, self.staging.file(folder + record[key]))
         return folder + record["file_name"]
 
     def write_card(self, title: str, body: str, header: dict | None = None, samples: int | None = None) -> None:

@@ -82,7 +82,11 @@ def render(
     ] = "direct",
     masks: Annotated[
         bool,
-        typer.Option("--masks", help="Also write masks/<id>.png: 1 + the object's position from the left, 0 elsewhere."),
+        typer.Option(
+            "--masks",
+            help="Also write masks/<id>.png (1 + the object's position from the left, 0 elsewhere) and depth/<id>.png "
+            "(16-bit millimetres along the camera axis); what `tabletest verify` checks labels against.",
+        ),
     ] = False,
     layer_cache: Annotated[
         Path, typer.Option(help="Composite mode: the layer cache folder, to share between runs, shards and machines.")

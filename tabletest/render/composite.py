@@ -143,9 +143,9 @@ def _compose(run: RunContext, layers: _Layers, recorder: Recorder, render: dict,
             elif not layers.touch(scene_layers):
                 in_flight[scene.id] = (layers.spec(scene), scene_layers)
                 mask = str(run.output.tmp_mask(scene.id)) if run.options.masks else None
-                yield ComposeJob(
-                    scene.id, tuple(layer.stem for layer in scene_layers), str(run.output.tmp_image(scene.id)), mask
-                )
+                depth = str(run.output.tmp_depth(scene.id)) if run.options.masks else None
+                stems = tuple(layer.stem for layer in scene_layers)
+                yield ComposeJob(scene.id, stems, str(run.output.tmp_image(scene.id)), mask, depth)
 
     if layers.background.stem not in layers.failed:
         _check_view(layers.set, view)

@@ -124,6 +124,7 @@ class RunContext:
         message = {"op": "render", "spec": spec.to_json(), "out": str(self.output.tmp_image(spec.id))}
         if self.options.masks:
             message["mask"] = str(self.output.tmp_mask(spec.id))
+            message["depth"] = str(self.output.tmp_depth(spec.id))
         return message
 
 

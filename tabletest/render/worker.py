@@ -21,7 +21,7 @@ from typing import IO
 import numpy as np
 from PIL import Image, ImageDraw
 
-from tabletest.compose.exr import read_passes
+from tabletest.compose.exr import depth_millimetres, read_passes
 
 
 SUPERSAMPLE = 4  # silhouettes for visible fractions are filled at this many times the image resolution
@@ -73,15 +73,19 @@ class Worker:
         self.assets[name] = collection
         return collection
 
-    def render(self, spec: dict, out_path: str, mask_path: str | None = None) -> dict:
-        """One scene to a PNG; with `mask_path`, also its object mask (pixel = 1 + position from the left).
-        A random scene also gets each object's visible fraction, measured on the Object Index pass."""
+    def render(self, spec: dict, out_path: str, mask_path: str | None = None, depth_path: str | None = None) -> dict:
+        """One scene to a PNG; with `mask_path`, also its object mask (pixel = 1 + position from the left)
+        and, with `depth_path`, its depth in millimetres. A random scene also gets each object's visible
+        fraction, measured on the Object Index pass."""
         random_scene = spec.get("random") is not None
         facts = self._render(spec, out_path, object_index=mask_path is not None or random_scene)
         if random_scene or mask_path:
-            index = self._index_pass()
+            passes = self._passes()
+            index = passes["Object Index"]
             if mask_path:
                 Image.fromarray(np.rint(index).astype(np.uint8)).save(mask_path, format="PNG")
+            if depth_path:
+                Image.fromarray(depth_millimetres(passes["Depth"])).save(depth_path, format="PNG")
             if random_scene:
                 for position, obj in enumerate(facts["objects"]):
                     obj["visible_fraction"] = self._visible_fraction(obj["name"], index, position + 1)
@@ -113,6 +117,7 @@ class Worker:
             for part in self.assets[name].all_objects:
                 part.pass_index = position + 1
         bpy.context.view_layer.use_pass_object_index = object_index
+        bpy.context.view_layer.use_pass_z = object_index
         if scene.render.engine == "CYCLES":
             scene.cycles.seed = spec["seed"]
         bpy.context.view_layer.update()
@@ -134,8 +139,9 @@ class Worker:
             self.stage = RandomStage(self.camera, (table.width_m, table.depth_m))
         return self.stage
 
-    def _index_pass(self) -> np.ndarray:
-        """The last render's Object Index pass (rows top to bottom), read back through a temporary EXR."""
+    def _passes(self) -> dict[str, np.ndarray]:
+        """The last render's Object Index and Depth passes (rows top to bottom), read back through a
+        temporary EXR."""
         from tabletest.render import engine
 
         scene = self.bpy.context.scene
@@ -143,7 +149,7 @@ class Worker:
         with engine.multilayer_exr_output(scene):
             self.bpy.data.images["Render Result"].save_render(str(exr), scene=scene)
         try:
-            return read_passes(exr)["Object Index"]
+            return read_passes(exr)
         finally:
             exr.unlink(missing_ok=True)
 
@@ -225,6 +231,9 @@ def _ocio_config() -> str:
 
 def main() -> None:
     protocol = _protocol_stream()
+    import bpy  # noqa: F401  (at once: the supervisor may start a worker before it knows the setup)
+
+    from tabletest.render import base_scene, engine  # noqa: F401
 
     def send(message: dict) -> None:
         protocol.write(json.dumps(message) + "\n")
@@ -239,9 +248,9 @@ def main() -> None:
 
                 worker = Worker(message)
                 blender = bpy.app.version_string
-                send({"event": "ready", "device": worker.device, "blender": blender, "ocio_config": _ocio_config()})
+                send({"event": "ready", "device": worker.device, "blender": blender, "ocio_config": _ocio_config(), "pid": os.getpid()})
             elif op == "render":
-                facts = worker.render(message["spec"], message["out"], message.get("mask"))
+                facts = worker.render(message["spec"], message["out"], message.get("mask"), message.get("depth"))
                 send({"event": "done", "id": message["spec"]["id"], **facts})
             elif op == "layer":
                 facts = worker.layer(message["spec"], message["out"])

@@ -1,4 +1,5 @@
-"""`tabletest vignettes`: the text-only version of every selected scene, streamed as JSONL or text."""
+"""`tabletest vignettes`: the text-only version of every selected scene, streamed as JSONL or text; and
+`tabletest verify`: the pixel audit of a render folder's labels."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from tabletest.options import (
 )
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.cli import parse_resolution
+from tabletest.truth.audit import audit, summary
 from tabletest.truth.records import random_vignette_records, vignette_record
 from tabletest.write.jsonl import dumps, write_lines
 
@@ -82,3 +84,14 @@ def vignettes(
     count = write_lines(out, lines)
     if str(out) != "-":
         typer.echo(f"wrote {count} scenes to {out}", err=True)
+
+
+def verify(
+    folder: Annotated[Path, typer.Argument(help="A render folder made with `tabletest render --masks`.")],
+) -> None:
+    """Audit a render folder against its own pixels: every label, box and file; exit 1 on any disagreement."""
+    result = audit(folder)
+    for line in summary(result):
+        typer.echo(line)
+    if result.disagreements:
+        raise typer.Exit(1)

@@ -15,7 +15,8 @@ from tabletest.truth.vignettes import vignettes
 
 def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool = False) -> dict:
     """`measured` holds per object (left to right) `center_px` and `bbox_px`; `render` the settings used;
-    `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left)."""
+    `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left), and
+    `depth_file_name`, its depth (16-bit, millimetres along the camera's viewing axis, 0 for none)."""
     names = tuple(o.name for o in spec.objects)
     return {
         **_files(spec, mask),
@@ -30,7 +31,8 @@ def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool
 
 
 def _files(spec: SceneSpec, mask: bool) -> dict:
-    return {"file_name": f"images/{spec.id}.png", **({"mask_file_name": f"masks/{spec.id}.png"} if mask else {})}
+    passes = {"mask_file_name": f"masks/{spec.id}.png", "depth_file_name": f"depth/{spec.id}.png"} if mask else {}
+    return {"file_name": f"images/{spec.id}.png", **passes}
 
 
 def _objects(spec: SceneSpec, measured: list[dict]) -> list[dict]:

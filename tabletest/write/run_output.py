@@ -1,7 +1,7 @@
 """The output folder of a render run, kept consistent through kills and reruns.
 
 Commit protocol for one image: the worker writes `images/.<id>.png.tmp` (and, with masks,
-`masks/.<id>.png.tmp`); the writer appends the metadata line (flushed to disk), then renames the
+`masks/.<id>.png.tmp` and `depth/.<id>.png.tmp`); the writer appends the metadata line (flushed to disk), then renames the
 PNGs into place. The metadata line is the commit point, so on restart `recover` can finish or undo
 any image caught half-way: no half-written image is ever kept, nothing complete is rendered again,
 and metadata has exactly one line per image.
@@ -28,6 +28,7 @@ class RunOutput:
         self.root = Path(root)
         self.images = self.root / "images"
         self.masks = self.root / "masks"
+        self.depth = self.root / "depth"
         self.with_masks = masks
         self.metadata_path = self.root / METADATA
         self.failures_path = self.root / FAILURES
@@ -47,12 +48,20 @@ class RunOutput:
     def final_mask(self, scene_id: str) -> Path:
         return self.masks / f"{scene_id}.png"
 
+    def tmp_depth(self, scene_id: str) -> Path:
+        return self.depth / f".{scene_id}.png.tmp"
+
+    def final_depth(self, scene_id: str) -> Path:
+        return self.depth / f"{scene_id}.png"
+
     def _files(self, record: dict) -> list[tuple[Path, Path]]:
-        """(final, temporary) paths of a record's image and, if it has one, its mask."""
+        """(final, temporary) paths of a record's image and, if it has them, its mask and depth."""
         sid = record["id"]
         files = [(self.final_image(sid), self.tmp_image(sid))]
         if "mask_file_name" in record:
             files.append((self.final_mask(sid), self.tmp_mask(sid)))
+        if "depth_file_name" in record:
+            files.append((self.final_depth(sid), self.tmp_depth(sid)))
         return files
 
     def recover(self) -> set[str]:
@@ -60,6 +69,7 @@ class RunOutput:
         self.images.mkdir(parents=True, exist_ok=True)
         if self.with_masks:
             self.masks.mkdir(exist_ok=True)
+            self.depth.mkdir(exist_ok=True)
         kept: list[str] = []
         done: set[str] = set()
         changed = False
@@ -82,7 +92,7 @@ class RunOutput:
         if changed:
             with atomic_output(self.metadata_path) as fh:
                 fh.writelines(kept)
-        for folder in (self.images, self.masks):
+        for folder in (self.images, self.masks, self.depth):
             for path in folder.iterdir() if folder.is_dir() else ():
                 is_tmp = path.name.startswith(".")
                 if is_tmp or (path.suffix == ".png" and path.stem not in done):

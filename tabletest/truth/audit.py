@@ -1,0 +1,396 @@
+"""The pixel audit behind `tabletest verify`: every label of a render folder checked against its own
+pixels (the object masks and the depth pass that `tabletest render --masks` writes), not against the
+geometry that made it.
+
+Fields are read generically: a relation or a per-object field is checked when a record has it, and
+anything else is ignored, so the benchmark's records and the random scenes' richer ones go through
+the same checks. Objects are named in relations by name (or by position, if a relation holds
+integers); an object's mask label is 1 + its position in the record's `objects`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from tabletest.config import Config
+from tabletest.errors import UserError
+from tabletest.layout.camera import PinholeCamera
+from tabletest.prompts.reading import read_records
+from tabletest.write.run_output import METADATA, RUN
+
+NOT_A_RENDER = "give the output folder of `tabletest render --masks` (it holds metadata.jsonl, images/, masks/, depth/)"
+# An object's mask pixels reach at most this many pixels outside its recorded 2D box: a mask pixel is
+# the object hit by that pixel's first sample, which Cycles' 1.5 px pixel filter can place up to
+# 0.75 px outside the pixel.
+BOX_TOLERANCE_PX = 1.5
+# An object that nothing hides or touches, at least this many pixels across, fills its recorded box:
+# IoU of the mask's box and the recorded one at least this.
+MIN_IOU_CHECKED_PX = 8.0
+BOX_MIN_IOU = 0.6
+# Depth back-projected through the pixel centre lands inside the object's 3D box, within this many
+# pixels' footprint at that depth (the same first-sample spread) plus this many metres (mm rounding, mesh
+# tessellation).
+DEPTH_TOLERANCE_PX = 1.5
+DEPTH_TOLERANCE_M = 0.005
+# An object whose recorded box is narrower or shorter than this may fall between the samples of a tiny
+# render: its pixels are not required (it is counted as too small to check).
+MIN_CHECKED_PX = 2.0
+FULLY_VISIBLE = 0.999  # a visible fraction at or above this: no part hidden, its mask box must be tight
+HIDDEN = 0.001  # at or below this: no pixels
+# Under this, another object must show inside its box (above it, a few edge pixels of a small object
+# are within what a mask-based measurement of the fraction can miss).
+PARTLY_HIDDEN = 0.9
+
+
+@dataclass
+class Audit:
+    """What was checked and what disagreed, per kind of check."""
+
+    root: Path
+    images: int = 0
+    checked: Counter = field(default_factory=Counter)
+    disagreements: list[tuple[str, str, str]] = field(default_factory=list)  # scene id, check, what
+    too_small: int = 0
+    worst_box_px: float = 0.0  # the farthest a mask reaches outside its recorded box
+    lowest_box_iou: float = 1.0
+    worst_depth_m: float = 0.0
+
+    def check(self, kind: str, scene_id: str, ok: bool, what: str) -> None:
+        self.checked[kind] += 1
+        if not ok:
+            self.disagreements.append((scene_id, kind, what))
+
+    @property
+    def scenes_disagreeing(self) -> list[str]:
+        return sorted({scene_id for scene_id, _, _ in self.disagreements})
+
+
+def audit(root: Path) -> Audit:
+    """Audit a render folder; a folder that is not a render, or was rendered without --masks, is a UserError."""
+    records = _records(root)
+    result = Audit(root)
+    camera = _run_camera(root)
+    ids = Counter(r.get("id") for _, r in records)
+    for scene_id, n in ids.items():
+        result.check("metadata", str(scene_id), n == 1, f"{n} metadata lines for one id")
+    for line, record in records:
+        scene_id = str(record.get("id", f"line {line}"))
+        try:
+            _audit_record(result, root, record, scene_id, camera)
+        except (KeyError, TypeError, ValueError, IndexError) as err:  # a record that does not say what it must
+            result.check("metadata", scene_id, False, f"line {line} is malformed: {type(err).__name__}: {err}")
+    _check_unlisted(result, root, records)
+    return result
+
+
+def _records(root: Path) -> list[tuple[int, dict]]:
+    if not root.is_dir():
+        raise UserError(f"{root} is not a folder; {NOT_A_RENDER}")
+    if not (root / METADATA).is_file() or not (root / "images").is_dir():
+        raise UserError(f"{root} is not a render folder (no {METADATA} or images/); {NOT_A_RENDER}")
+    records = list(read_records(root / METADATA, "metadata file"))
+    if not records:
+        raise UserError(f"{root}/{METADATA} holds no images yet; render some first")
+    if not all("mask_file_name" in r for _, r in records):
+        raise UserError(
+            f"{root} was rendered without --masks, so there are no pixels to check its labels against; "
+            "re-render it with the same command plus --masks"
+        )
+    needs_depth = any((r.get("relations") or {}).get(k) for _, r in records for k in ("in_front_of", "behind"))
+    if needs_depth and not all("depth_file_name" in r for _, r in records):
+        raise UserError(
+            f"{root} has in front/behind labels but no depth pass (rendered before TableTest wrote one); "
+            "re-render it with --masks"
+        )
+    return records
+
+
+def _run_camera(root: Path) -> PinholeCamera | None:
+    """The benchmark's fixed camera, from the config the run recorded (records of random scenes carry their own)."""
+    try:
+        info = json.loads((root / RUN).read_text(encoding="utf-8"))
+        return PinholeCamera.from_config(Config.model_validate(info["config"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _audit_record(result: Audit, root: Path, record: dict, scene_id: str, run_camera: PinholeCamera | None) -> None:
+    result.images += 1
+    image = _decoded(result, root, record, "file_name", scene_id)
+    mask = _decoded(result, root, record, "mask_file_name", scene_id)
+    depth = _decoded(result, root, record, "depth_file_name", scene_id) if "depth_file_name" in record else None
+    result.check("files", scene_id, record["file_name"] == f"images/{scene_id}.png", f"file_name {record['file_name']}")
+    if image is None or mask is None:
+        return
+    size = (image.shape[1], image.shape[0])
+    shapes = [a.shape[:2] for a in (image, mask, depth) if a is not None]
+    result.check("files", scene_id, len(set(shapes)) == 1, f"image, mask and depth sizes differ: {shapes}")
+    if "render" in record and "resolution" in record["render"]:
+        wanted = tuple(record["render"]["resolution"])
+        result.check("files", scene_id, size == wanted, f"image is {size[0]}x{size[1]}, record says {wanted}")
+    if len(set(shapes)) != 1:
+        return
+    objects = record["objects"]
+    pixels = [mask == position + 1 for position in range(len(objects))]
+    result.check(
+        "files", scene_id, int(mask.max()) <= len(objects), f"mask label {int(mask.max())} for {len(objects)} objects"
+    )
+    small = [_too_small(obj) for obj in objects]
+    result.too_small += sum(small)
+    _check_visibility(result, scene_id, objects, pixels, small)
+    _check_boxes(result, scene_id, objects, pixels, small)
+    seen = [p.any() for p in pixels]
+    centroid = [float(np.nonzero(p)[1].mean()) + 0.5 if s else math.nan for p, s in zip(pixels, seen)]
+    terms = _resolver(objects)
+    relations = record.get("relations") or {}
+    _check_order(result, scene_id, relations, terms, centroid, "left_right", ("left_of", "right_of"))
+    _check_between(result, scene_id, relations, terms, centroid)
+    _check_table_side(result, scene_id, relations, terms, centroid)
+    if depth is not None:
+        surface = [float(np.median(depth[p])) / 1000 if s else math.nan for p, s in zip(pixels, seen)]
+        _check_order(result, scene_id, relations, terms, surface, "front_behind", ("in_front_of", "behind"))
+        camera = _record_camera(record, run_camera, size)
+        for obj, p, s in zip(objects, pixels, small):
+            if p.any() and not s:
+                _check_depth(result, scene_id, obj, p, depth, camera)
+
+
+def _decoded(result: Audit, root: Path, record: dict, key: str, scene_id: str) -> np.ndarray | None:
+    path = root / record[key]
+    try:
+        with Image.open(path) as img:
+            img.load()
+            pixels = np.asarray(img)
+    except FileNotFoundError:
+        result.check("files", scene_id, False, f"{record[key]} is missing")
+        return None
+    except (OSError, SyntaxError, ValueError) as err:
+        result.check("files", scene_id, False, f"{record[key]} does not decode ({err})")
+        return None
+    result.check("files", scene_id, True, "")
+    return pixels
+
+
+def _too_small(obj: dict) -> bool:
+    x0, y0, x1, y1 = obj["bbox_px"]
+    return x1 - x0 < MIN_CHECKED_PX or y1 - y0 < MIN_CHECKED_PX
+
+
+def _check_visibility(result: Audit, scene_id: str, objects: list[dict], pixels: list[np.ndarray], small: list[bool]) -> None:
+    """An object has mask pixels exactly when it is recorded visible; one recorded partly hidden has another
+    object's pixels inside its box."""
+    for position, (obj, p, s) in enumerate(zip(objects, pixels, small)):
+        fraction = obj.get("visible_fraction")
+        count = int(p.sum())
+        if fraction is None:
+            if not s:
+                result.check("visible", scene_id, count > 0, f"{obj['name']} has no pixels in the mask")
+            continue
+        if fraction <= HIDDEN:
+            result.check("visible", scene_id, count == 0, f"{obj['name']}: visible_fraction {fraction} but {count} mask pixels")
+        elif not s:
+            result.check("visible", scene_id, count > 0, f"{obj['name']}: visible_fraction {fraction} but no mask pixels")
+        if fraction < PARTLY_HIDDEN and not s and count:
+            x0, y0, x1, y1 = _pixel_box(obj["bbox_px"])
+            others = [q for i, q in enumerate(pixels) if i != position]
+            covered = any(q[y0:y1, x0:x1].any() for q in others)
+            result.check(
+                "visible", scene_id, covered, f"{obj['name']}: visible_fraction {fraction} but nothing covers its box"
+            )
+
+
+def _pixel_box(bbox: list[float]) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = bbox
+    return max(0, math.floor(x0)), max(0, math.floor(y0)), math.ceil(x1), math.ceil(y1)
+
+
+def _check_boxes(result: Audit, scene_id: str, objects: list[dict], pixels: list[np.ndarray], small: list[bool]) -> None:
+    """Each object's mask lies inside its recorded box (the box of its whole projected mesh); an object nothing
+    hides or touches also fills it (IoU). A thin part (a shackle, a leaf) under a pixel wide may be missed by
+    every sample, so a mask box may fall short of the recorded one: hence IoU, not edge by edge, that way."""
+    for obj, p, s in zip(objects, pixels, small):
+        if s or not p.any():
+            continue
+        rows, cols = np.nonzero(p)
+        found = (int(cols.min()), int(rows.min()), int(cols.max()) + 1, int(rows.max()) + 1)
+        recorded = obj["bbox_px"]
+        outside = max(recorded[0] - found[0], recorded[1] - found[1], found[2] - recorded[2], found[3] - recorded[3], 0)
+        result.worst_box_px = max(result.worst_box_px, float(outside))
+        result.check(
+            "box",
+            scene_id,
+            outside <= BOX_TOLERANCE_PX,
+            f"{obj['name']}: mask box {list(found)} reaches {outside:.1f} px outside bbox_px {recorded}",
+        )
+        tight = obj.get("visible_fraction", 1.0) >= FULLY_VISIBLE and not _touches_other(p, pixels)
+        if tight and min(recorded[2] - recorded[0], recorded[3] - recorded[1]) >= MIN_IOU_CHECKED_PX:
+            iou = _iou(found, recorded)
+            result.lowest_box_iou = min(result.lowest_box_iou, iou)
+            result.check("box", scene_id, iou >= BOX_MIN_IOU, f"{obj['name']}: mask box {list(found)} vs bbox_px {recorded}: IoU {iou:.2f}")
+
+
+def _iou(a: tuple, b: list[float]) -> float:
+    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = width * height
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _touches_other(p: np.ndarray, pixels: list[np.ndarray]) -> bool:
+    """Whether another object's pixels touch this one's (8-connected): then either may have taken an edge pixel."""
+    grown = p.copy()
+    grown[1:] |= p[:-1]
+    grown[:-1] |= p[1:]
+    grown[:, 1:] |= grown[:, :-1].copy()
+    grown[:, :-1] |= grown[:, 1:].copy()
+    return any((grown & q).any() for q in pixels if q is not p)
+
+
+def _resolver(objects: list[dict]) -> dict:
+    """Relation term (name, or position) -> object position; a name two objects share resolves to neither."""
+    names = Counter(o["name"] for o in objects)
+    terms: dict = {o["name"]: i for i, o in enumerate(objects) if names[o["name"]] == 1}
+    terms.update({i: i for i in range(len(objects))})
+    return terms
+
+
+def _check_order(
+    result: Audit, scene_id: str, relations: dict, terms: dict, key: list[float], kind: str, names: tuple[str, str]
+) -> None:
+    """`first` pairs need key[a] < key[b], `second` pairs key[a] > key[b] (NaN: an unseen object, left to `visible`)."""
+    first, second = names
+    for relation, sign in ((first, 1), (second, -1)):
+        for pair in relations.get(relation) or ():
+            a, b = (terms.get(t) for t in pair)
+            if a is None or b is None or math.isnan(key[a]) or math.isnan(key[b]):
+                continue
+            ok = sign * (key[b] - key[a]) > 0
+            result.check(kind, scene_id, ok, f"{relation} {pair}: pixels give {key[a]:.3f} vs {key[b]:.3f}")
+
+
+def _check_between(result: Audit, scene_id: str, relations: dict, terms: dict, centroid: list[float]) -> None:
+    for triple in relations.get("between") or ():
+        m, a, b = (terms.get(t) for t in triple)
+        if None in (m, a, b) or any(math.isnan(centroid[i]) for i in (m, a, b)):
+            continue
+        ok = min(centroid[a], centroid[b]) < centroid[m] < max(centroid[a], centroid[b])
+        result.check("left_right", scene_id, ok, f"between {triple}: centroids {[round(centroid[i], 2) for i in (m, a, b)]}")
+
+
+def _check_table_side(result: Audit, scene_id: str, relations: dict, terms: dict, centroid: list[float]) -> None:
+    """`table_side` left/middle/right must be the objects' order by centroid."""
+    rank = {"left": 0, "middle": 1, "right": 2}
+    sides = relations.get("table_side")
+    if not isinstance(sides, dict):
+        return
+    placed = [(rank[side], terms[name]) for name, side in sides.items() if side in rank and name in terms]
+    for (ra, a), (rb, b) in combinations(placed, 2):
+        if ra == rb or math.isnan(centroid[a]) or math.isnan(centroid[b]):
+            continue
+        ok = (ra < rb) == (centroid[a] < centroid[b])
+        result.check("left_right", scene_id, ok, f"table_side of {a} and {b} against centroids")
+
+
+@dataclass(frozen=True)
+class _Camera:
+    K: np.ndarray
+    world_to_camera: np.ndarray
+
+
+def _record_camera(record: dict, run_camera: PinholeCamera | None, size: tuple[int, int]) -> _Camera | None:
+    """The record's own camera (random scenes), else the run's fixed one at the image's size (benchmark)."""
+    if isinstance(record.get("camera"), dict) and "K" in record["camera"]:
+        cam = record["camera"]
+        return _Camera(np.asarray(cam["K"], dtype=float), np.asarray(cam["world_to_camera"], dtype=float))
+    if run_camera is None:
+        return None
+    pinhole = PinholeCamera(**{**run_camera.__dict__, "width": size[0], "height": size[1]})
+    f = pinhole.focal_px
+    axes = pinhole.axes
+    world_to_camera = np.eye(4)
+    world_to_camera[:3, :3] = axes
+    world_to_camera[:3, 3] = -axes @ np.asarray(pinhole.position)
+    return _Camera(np.array([[f, 0, size[0] / 2], [0, f, size[1] / 2], [0, 0, 1.0]]), world_to_camera)
+
+
+def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: np.ndarray, camera: _Camera | None) -> None:
+    """Every object pixel has a depth, and (with a camera) its depth puts the surface inside the object's 3D box."""
+    z = depth[p].astype(float) / 1000
+    result.check("depth", scene_id, bool((z > 0).all()), f"{obj['name']}: {int((z == 0).sum())} mask pixels without depth")
+    if camera is None or not (z > 0).all():
+        return
+    rows, cols = np.nonzero(p)
+    rays = np.linalg.solve(camera.K, np.stack([cols + 0.5, rows + 0.5, np.ones_like(z)]))
+    in_camera = rays * z
+    rotation, translation = camera.world_to_camera[:3, :3], camera.world_to_camera[:3, 3]
+    world = rotation.T @ (in_camera - translation[:, None])
+    center, size, yaw = _box3d(obj)
+    c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+    offset = world - center[:, None]
+    local = np.stack([c * offset[0] + s * offset[1], -s * offset[0] + c * offset[1], offset[2]])
+    outside = np.maximum(np.abs(local) - size[:, None] / 2, 0).max(axis=0)
+    tolerance = DEPTH_TOLERANCE_PX * z / camera.K[0, 0] + DEPTH_TOLERANCE_M
+    worst = float((outside - tolerance).max())
+    result.worst_depth_m = max(result.worst_depth_m, float(outside.max()))
+    result.check("depth", scene_id, worst <= 0, f"{obj['name']}: depth puts a pixel {outside.max():.3f} m outside its 3D box")
+
+
+def _box3d(obj: dict) -> tuple[np.ndarray, np.ndarray, float]:
+    """(centre, size, yaw in degrees) of the object's 3D box in the world: `box3d` if recorded, else from the
+    origin on the table top (`position_m`), `size_m` and `yaw_deg`."""
+    box = obj.get("box3d")
+    if isinstance(box, dict):
+        return np.asarray(box["center_m"], dtype=float), np.asarray(box["size_m"], dtype=float), float(box["yaw_deg"])
+    size = np.asarray(obj["size_m"], dtype=float)
+    return np.asarray(obj["position_m"], dtype=float) + [0, 0, size[2] / 2], size, float(obj.get("yaw_deg", 0.0))
+
+
+def _check_unlisted(result: Audit, root: Path, records: list[tuple[int, dict]]) -> None:
+    """Every PNG in the folder's image, mask and depth folders is listed by a metadata line."""
+    listed = {r[key] for _, r in records for key in ("file_name", "mask_file_name", "depth_file_name") if key in r}
+    for folder in ("images", "masks", "depth"):
+        for path in sorted((root / folder).glob("*.png")) if (root / folder).is_dir() else ():
+            name = f"{folder}/{path.name}"
+            result.check("metadata", path.stem, name in listed, f"{name} is in the folder but in no metadata line")
+
+
+def summary(result: Audit, shown: int = 20) -> Iterator[str]:
+    """The lines `tabletest verify` prints."""
+    labels = {
+        "files": "files (present, decodable, sizes)",
+        "metadata": "metadata lines and files",
+        "left_right": "left/right labels (mask centroids)",
+        "front_behind": "in front/behind labels (depth pass)",
+        "box": f"2D boxes (mask inside ±{BOX_TOLERANCE_PX} px; IoU ≥ {BOX_MIN_IOU})",
+        "visible": "visibility (mask pixels)",
+        "depth": "depth inside 3D boxes",
+    }
+    wrong = Counter(kind for _, kind, _ in result.disagreements)
+    yield f"verified {result.root}: {result.images} images"
+    for kind, label in labels.items():
+        if result.checked[kind]:
+            yield f"  {label:<44} {result.checked[kind]:>8} checked, {wrong[kind]} disagree"
+    yield (
+        f"  worst: mask {result.worst_box_px:.2f} px outside its 2D box, box IoU {result.lowest_box_iou:.2f}, "
+        f"depth {result.worst_depth_m * 1000:.1f} mm outside its 3D box"
+    )
+    if result.too_small:
+        yield f"  {result.too_small} object(s) under {MIN_CHECKED_PX:g} px across: too small to check at this resolution"
+    for scene_id, kind, what in result.disagreements[:shown]:
+        yield f"  DISAGREES {scene_id} [{kind}] {what}"
+    if len(result.disagreements) > shown:
+        yield f"  ... and {len(result.disagreements) - shown} more"
+    scenes = result.scenes_disagreeing
+    yield f"{len(result.disagreements)} disagreement(s) in {len(scenes)} scene(s)" + (
+        f": {', '.join(scenes[:10])}" + (" ..." if len(scenes) > 10 else "") if scenes else ""
+    )

@@ -1,0 +1,182 @@
+"""The depth pass and `tabletest verify`, on a real tiny render with --masks (no stubs: every check
+reads the pixels Blender wrote)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tabletest.assets.builtin.build import build_assets
+from tabletest.config import load_catalog, load_config
+from tabletest.layout.camera import PinholeCamera
+
+from conftest import run_cli
+
+SIZE = (64, 48)
+NAMES = ("mug", "lamp", "banana")
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines()]
+
+
+def write_records(out: Path, rows: list[dict]) -> None:
+    (out / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def pixels(out: Path, name: str) -> np.ndarray:
+    with Image.open(out / name) as img:
+        return np.asarray(img)
+
+
+@pytest.fixture(scope="module")
+def render(tmp_path_factory) -> Path:
+    """The six 3-object scenes of mug, lamp and banana at 64x48, 2 samples, with masks and depth."""
+    root = tmp_path_factory.mktemp("verify")
+    build_assets(load_catalog(), root / "assets", list(NAMES), jobs=1)
+    out = root / "out"
+    result = run_cli(
+        "render", "--objects", "3", "--only", ",".join(NAMES), "--assets", str(root / "assets"),
+        "--resolution", "x".join(map(str, SIZE)), "--samples", "2", "--masks", "--quiet", "--out", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture
+def copy(render, tmp_path) -> Path:
+    return Path(shutil.copytree(render, tmp_path / "copy"))
+
+
+def verify(folder: Path):
+    return run_cli("verify", str(folder))
+
+
+def test_depth_pass_matches_the_scene_geometry(render):
+    """Each object pixel's depth, back-projected through the camera, lands on the object's 3D box (within a
+    pixel's footprint), the table's pixels on the table top, and the backdrop has no depth."""
+    camera = PinholeCamera.from_config(load_config(), SIZE)
+    rows, cols = np.mgrid[0 : SIZE[1], 0 : SIZE[0]] + 0.5
+    for record in records(render):
+        assert record["depth_file_name"] == f"depth/{record['id']}.png"
+        with Image.open(render / record["depth_file_name"]) as img:
+            assert img.mode == "I;16"  # 16-bit grey PNG
+            depth = np.asarray(img).astype(float) / 1000
+        mask = pixels(render, record["mask_file_name"])
+        z = depth
+        in_camera = np.stack([(cols - SIZE[0] / 2) * z / camera.focal_px, (rows - SIZE[1] / 2) * z / camera.focal_px, z], -1)
+        world = in_camera @ camera.axes + np.asarray(camera.position)
+        footprint = 1.5 * depth.max() / camera.focal_px
+        for label, obj in enumerate(record["objects"], start=1):
+            points = world[mask == label]
+            assert len(points) and (depth[mask == label] > 0).all()
+            yaw = math.radians(obj["yaw_deg"])
+            offset = points - (np.asarray(obj["position_m"]) + [0, 0, obj["size_m"][2] / 2])
+            local = np.stack(
+                [math.cos(yaw) * offset[:, 0] + math.sin(yaw) * offset[:, 1],
+                 -math.sin(yaw) * offset[:, 0] + math.cos(yaw) * offset[:, 1], offset[:, 2]], -1,
+            )  # fmt: skip
+            outside = np.maximum(np.abs(local) - np.asarray(obj["size_m"]) / 2, 0).max()
+            assert outside <= footprint + 0.005, (record["id"], obj["name"], outside)
+        table_top = world[(mask == 0) & (depth > 0)][:, 2]
+        assert abs(np.median(table_top) - load_config().table.height_m) < 0.003
+        assert (depth[0] == 0).all()  # the top row is the backdrop: the world, at infinity
+
+
+def test_a_real_render_verifies(render):
+    result = verify(render)
+    assert result.returncode == 0, result.stdout
+    assert "0 disagreement(s) in 0 scene(s)" in result.stdout
+    assert "left/right labels (mask centroids)" in result.stdout and "depth inside 3D boxes" in result.stdout
+
+
+def test_a_planted_wrong_label_is_caught(copy):
+    rows = records(copy)
+    relations = rows[2]["relations"]
+    relations["left_of"][0] = relations["left_of"][0][::-1]
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1
+    assert f"DISAGREES {rows[2]['id']} [left_right] left_of" in result.stdout
+    assert "1 disagreement(s) in 1 scene(s)" in result.stdout
+
+
+def test_a_swapped_mask_is_caught(copy):
+    rows = records(copy)
+    a, b = rows[0], rows[-1]  # the first and last scenes: the same three objects in reversed order
+    assert [o["name"] for o in a["objects"]] == [o["name"] for o in b["objects"]][::-1]
+    mask_a, mask_b = copy / a["mask_file_name"], copy / b["mask_file_name"]
+    data = mask_a.read_bytes()
+    mask_a.write_bytes(mask_b.read_bytes())
+    mask_b.write_bytes(data)
+    result = verify(copy)
+    assert result.returncode == 1
+    # labels are positions from the left, so the order of the swapped masks still holds: their shapes do not
+    assert f"DISAGREES {a['id']} [box]" in result.stdout and f"DISAGREES {b['id']} [box]" in result.stdout
+    assert f"DISAGREES {a['id']} [depth]" in result.stdout
+    assert f"in 2 scene(s): {a['id']}, {b['id']}" in result.stdout
+
+
+def test_in_front_and_behind_are_checked_against_the_depth_pass(copy):
+    """The lamp's surface faces the camera nearer than the banana's: true labels pass, reversed ones fail."""
+    rows = records(copy)
+    for row in rows:
+        depth, mask = pixels(copy, row["depth_file_name"]), pixels(copy, row["mask_file_name"])
+        names = [o["name"] for o in row["objects"]]
+        lamp, banana = (np.median(depth[mask == names.index(n) + 1]) for n in ("lamp", "banana"))
+        assert lamp < banana
+        row["relations"]["in_front_of"] = [["lamp", "banana"]]
+        row["relations"]["behind"] = [["banana", "lamp"]]
+    write_records(copy, rows)
+    passed = verify(copy)
+    assert passed.returncode == 0 and "in front/behind labels (depth pass)" in passed.stdout
+    rows[1]["relations"]["in_front_of"] = [["banana", "lamp"]]
+    write_records(copy, rows)
+    failed = verify(copy)
+    assert failed.returncode == 1 and f"DISAGREES {rows[1]['id']} [front_behind] in_front_of" in failed.stdout
+
+
+def test_unknown_fields_are_tolerated_and_visible_fractions_checked(copy):
+    rows = records(copy)
+    for row in rows:
+        row["weather"] = "sunny"
+        row["relations"]["ambiguous"] = [{"pair": ["mug", "lamp"], "direction": "depth"}]
+        for obj in row["objects"]:
+            obj["colour"] = "unknown"
+            obj["visible_fraction"] = 1.0
+    write_records(copy, rows)
+    assert verify(copy).returncode == 0
+    rows[3]["objects"][0]["visible_fraction"] = 0.0
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1 and f"DISAGREES {rows[3]['id']} [visible]" in result.stdout
+
+
+def test_missing_broken_and_unlisted_files_are_caught(copy):
+    rows = records(copy)
+    (copy / rows[0]["file_name"]).unlink()
+    (copy / rows[1]["depth_file_name"]).write_bytes(b"\x89PNG\r\n\x1a\n not really")
+    shutil.copy(copy / rows[2]["file_name"], copy / "images" / "2obj-999999.png")
+    result = verify(copy)
+    assert result.returncode == 1
+    assert f"{rows[0]['file_name']} is missing" in result.stdout
+    assert f"{rows[1]['depth_file_name']} does not decode" in result.stdout
+    assert "images/2obj-999999.png is in the folder but in no metadata line" in result.stdout
+
+
+def test_folders_verify_cannot_read_get_one_line(copy, tmp_path):
+    not_render = verify(tmp_path / "nowhere")
+    assert not_render.returncode == 2 and not_render.stderr.startswith("error: ") and "not a folder" in not_render.stderr
+    rows = records(copy)
+    for row in rows:
+        del row["mask_file_name"], row["depth_file_name"]
+    write_records(copy, rows)
+    no_masks = verify(copy)
+    assert no_masks.returncode == 2 and len(no_masks.stderr.strip().splitlines()) == 1
+    assert "rendered without --masks" in no_masks.stderr and "re-render it with the same command plus --masks" in no_masks.stderr
