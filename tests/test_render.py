@@ -16,7 +16,6 @@ from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
-from tabletest.assets.manifest import load_manifest
 from tabletest.layout.placement import slot_u
 from tabletest.write.run_output import read_runs
 
