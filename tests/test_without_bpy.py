@@ -76,7 +76,8 @@ def test_render_extra_on_python_311_rules_out_numpy_2_and_what_needs_it():
     for name, first_numpy_2_release in (("numpy", "2.0.0"), ("pyarrow", "26.0.0"), ("pandas", "3.1.0")):
         assert not bounds[name].contains(first_numpy_2_release), name
     env["python_version"] = "3.13"  # bpy 5.2 wants NumPy 2: no such bounds there
-    assert not {r.name for r in extras["render"] if r.marker is None or r.marker.evaluate(env)} & {"numpy", "pyarrow", "pandas"}
+    on_313 = {r.name for r in extras["render"] if r.marker is None or r.marker.evaluate(env)}
+    assert not on_313 & {"numpy", "pyarrow", "pandas"}
 
 
 def test_every_module_but_the_render_extras_imports_without_it():
@@ -101,11 +102,13 @@ def test_vignettes_prompts_and_score_run_without_the_render_extra(tmp_path):
     assert made.returncode == 0, made.stderr
     queries = [json.loads(line) for line in prompts.read_text().splitlines()]
     responses = tmp_path / "responses.jsonl"
-    responses.write_text("".join(json.dumps({"qid": q["qid"], "response": str(q["answer"]["truth"]).lower()}) + "\n" for q in queries))
-    scored = light_cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(tmp_path / "report"))
+    answers = ({"qid": q["qid"], "response": str(q["answer"]["truth"]).lower()} for q in queries)
+    responses.write_text("".join(json.dumps(answer) + "\n" for answer in answers))
+    report = tmp_path / "report"
+    scored = light_cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(report))
     assert scored.returncode == 0, scored.stderr
     assert f"scored {len(queries)} answers" in scored.stderr
-    assert (tmp_path / "report" / "report.md").is_file()
+    assert (report / "report.md").is_file()
 
 
 def test_export_runs_without_the_render_extra(tmp_path):

@@ -5,7 +5,8 @@ A layer set is one folder per combination of everything that decides the pixels 
 the object (camera, table, lights, resolution, engine, samples, seed, the renderer's code, the
 Blender version); its name is the start of that combination's sha256, the *layer cache key*. Inside,
 each layer is keyed by its model's sha256 and its pose on the table, so a 2-object run and a 3-object
-run share their left and right layers. The view transform is not part of the key: layers are linear, the composer applies it.
+run share their left and right layers. The view transform is not part of the key: layers are linear,
+the composer applies it.
 
 Per layer: `<stem>.exr` (Blender's multilayer EXR: Combined, Object Index and Depth), the prepared
 arrays the composer memory-maps (`background.npy`: the empty table in linear light, RGBA, and
