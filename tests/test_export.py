@@ -253,13 +253,13 @@ def test_vlmevalkit_tsvs_read_as_vlmevalkit_reads_them(render, records, prompts,
     export(render, "vlmevalkit", out)
     assert sorted(p.name for p in out.glob("*.tsv")) == ["TableTest_MCQ.tsv", "TableTest_OpenEnded.tsv"]
     total = 0
-    for kind, types in (("MCQ", {1, 4, 5}), ("OpenEnded", {2, 3, 6, 7, 8})):
+    for kind, prompt_types in (("MCQ", {1, 4, 5}), ("OpenEnded", {2, 3, 6, 7, 8})):
         data = pd.read_csv(out / f"TableTest_{kind}.tsv", sep="\t")  # VLMEvalKit's load() of a .tsv
         assert list(data.columns[:3]) == ["index", "image", "question"] and "answer" in data
         # VLMEvalKit's build_dataset: `A` and `B` make a custom TSV a multiple-choice set it scores itself;
         # DATASET_TYPE calls a custom name with "openended" in it open questions, any other multiple choice
         assert ("A" in data and "B" in data) == (kind == "MCQ") == ("openended" not in f"TableTest_{kind}".lower())
-        assert set(data["prompt_type"]) == types
+        assert set(data["prompt_type"]) == prompt_types
         images = vlmevalkit_images(data)
         for _, line in data.iterrows():
             record = records[line["scene_id"]]
