@@ -150,3 +150,16 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
                 assert judge(prompt, row["conversations"][1]["value"], lexicon).status == "correct"
                 seen.add(split)
         assert seen == {"train", "validation"}
+    parquet = tmp_path / "parquet"
+    result = run_cli("export", "--dataset", str(out), "--format", "parquet", "--out", str(parquet))
+    assert result.returncode == 0, result.stderr
+    import datasets
+
+    datasets.disable_progress_bars()
+    rows = datasets.load_dataset(str(parquet), cache_dir=str(tmp_path / "cache"))["train"]
+    for row in rows:  # every field random scenes add survives the columnar schema
+        record = recs[row["id"]]
+        assert {k: row[k] for k in ("camera", "scene", "vignettes")} == {k: record[k] for k in ("camera", "scene", "vignettes")}
+        assert [o["box3d"] for o in row["objects"]] == [o["box3d"] for o in record["objects"]]
+        assert [o["visible_fraction"] for o in row["objects"]] == [o["visible_fraction"] for o in record["objects"]]
+        assert row["relations"]["ambiguous"] == record["relations"]["ambiguous"]

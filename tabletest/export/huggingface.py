@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tabletest.export.records import RECORD_FIELDS, columnar
+from tabletest.export.records import columnar, record_fields
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.write.jsonl import atomic_output, dumps
@@ -52,12 +52,12 @@ ds = datasets.load_dataset("imagefolder", data_dir="{job.out}")
     return {"images": sum(job.scene_counts.values())}
 
 
-def schema(with_mask: bool) -> pa.Schema:
+def schema(with_mask: bool, random_scenes: bool = False) -> pa.Schema:
     """The columns of a shard; the image columns (and `mask`, for renders with masks) load as pictures."""
     pictures = ["image", "mask"] if with_mask else ["image"]
     features = {name: {"_type": "Image"} for name in pictures}
     return pa.schema(
-        [*((name, IMAGE) for name in pictures), *RECORD_FIELDS],
+        [*((name, IMAGE) for name in pictures), *record_fields(random_scenes)],
         metadata={"huggingface": json.dumps({"info": {"features": features}})},
     )
 
@@ -84,7 +84,7 @@ class _ParquetShard:
 
 
 def export_parquet(job: Job) -> dict:
-    columns = schema(job.dataset.has_masks())
+    columns = schema(job.dataset.has_masks(), job.dataset.has_random_scenes())
     shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", lambda p: _ParquetShard(p, columns))
     for split, record in pending(job.scenes(), shards):
         row = {**columnar(record), "image": _embedded(job.dataset.image(record), record["id"])}
