@@ -12,6 +12,7 @@ from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
+from tabletest.write.run_output import read_runs
 
 from conftest import REPO, run_cli
 
@@ -78,7 +79,7 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
         vignette = json.loads(line)
         assert vignette["objects"] == [o["name"] for o in record["objects"]]
         assert (vignette["relations"], vignette["vignettes"]) == (record["relations"], record["vignettes"])
-    run = json.loads((a / "run.json").read_text())
+    run = read_runs(a)[-1]
     assert run["scenes"]["family"] == "random" and run["scenes"]["seed"] == 5
     assert run["timings"]["scene_setup_s_median"] is not None
 
