@@ -11,7 +11,6 @@ imports): it is (N - 1) / (time the last image landed - time the first landed).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import subprocess
@@ -24,6 +23,8 @@ from bench_assets_build import cpu_model  # scripts/ is on the path when a scrip
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from tabletest.write.run_output import read_runs  # noqa: E402
 
 
 def sampling_rate(count: int, assets: Path) -> float:
@@ -66,7 +67,7 @@ def main() -> None:
         start = time.time()
         subprocess.run(command, check=True, cwd=REPO, capture_output=True)
         wall = time.time() - start
-        run = json.loads((out / "run.json").read_text())
+        run = read_runs(out)[-1]
         landed = sorted(p.stat().st_mtime for p in (out / "images").glob("*.png"))
         steady = (len(landed) - 1) / (landed[-1] - landed[0])
         timings = run["timings"]

@@ -12,6 +12,7 @@ from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
+from tabletest.write.run_output import read_runs
 
 from conftest import REPO, run_cli
 
@@ -78,7 +79,7 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
         vignette = json.loads(line)
         assert vignette["objects"] == [o["name"] for o in record["objects"]]
         assert (vignette["relations"], vignette["vignettes"]) == (record["relations"], record["vignettes"])
-    run = json.loads((a / "run.json").read_text())
+    run = read_runs(a)[-1]
     assert run["scenes"]["family"] == "random" and run["scenes"]["seed"] == 5
     assert run["timings"]["scene_setup_s_median"] is not None
 
@@ -150,3 +151,16 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
                 assert judge(prompt, row["conversations"][1]["value"], lexicon).status == "correct"
                 seen.add(split)
         assert seen == {"train", "validation"}
+    parquet = tmp_path / "parquet"
+    result = run_cli("export", "--dataset", str(out), "--format", "parquet", "--out", str(parquet))
+    assert result.returncode == 0, result.stderr
+    import datasets
+
+    datasets.disable_progress_bars()
+    rows = datasets.load_dataset(str(parquet), cache_dir=str(tmp_path / "cache"))["train"]
+    for row in rows:  # every field random scenes add survives the columnar schema
+        record = recs[row["id"]]
+        assert {k: row[k] for k in ("camera", "scene", "vignettes")} == {k: record[k] for k in ("camera", "scene", "vignettes")}
+        assert [o["box3d"] for o in row["objects"]] == [o["box3d"] for o in record["objects"]]
+        assert [o["visible_fraction"] for o in row["objects"]] == [o["visible_fraction"] for o in record["objects"]]
+        assert row["relations"]["ambiguous"] == record["relations"]["ambiguous"]

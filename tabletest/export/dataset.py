@@ -61,6 +61,10 @@ class RenderDataset:
         """Whether the render was made with `--masks` (judged by its first record)."""
         return MASK in next(self.records())
 
+    def has_random_scenes(self) -> bool:
+        """Whether the render is of random scenes (`--scenes random`, judged by its first record)."""
+        return "scene" in next(self.records())
+
     def mask(self, record: dict) -> Path | None:
         """The object mask (`tabletest render --masks`: pixel value = 1 + position from the left), if rendered."""
         return self._file(record[MASK]) if MASK in record else None

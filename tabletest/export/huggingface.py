@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tabletest.export.records import FILE_FIELDS, RECORD_FIELDS, columnar, hf_features
+from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_fields
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 
@@ -55,7 +55,8 @@ def export_imagefolder(job: Job) -> dict:
     split reads with the same columns (ImageFolder infers a JSON Lines file's from its first rows, and a
     split whose objects are all built in would get a `uid` column of nulls that clashes with another's)."""
     file_fields = FILE_FIELDS if job.dataset.has_masks() else FILE_FIELDS[:1]
-    columns = pa.schema([*file_fields, *RECORD_FIELDS])
+    fields = record_fields(job.dataset.has_random_scenes())
+    columns = pa.schema([*file_fields, *fields])
     metadata = {
         s: _ParquetShard(job.staging.file(job.in_split(s, "metadata.parquet")), columns) for s in job.split.names
     }
@@ -81,19 +82,19 @@ ds = datasets.load_dataset("{loadable(job.out)}")
             "task_categories": ["visual-question-answering"],
             **declared(
                 [{"split": s, "path": job.in_split(s, "**")} for s in job.split.names],
-                [*pictures(job.dataset.has_masks()), *hf_features(RECORD_FIELDS)],
+                [*pictures(job.dataset.has_masks()), *hf_features(fields)],
             ),
         },
     )
     return {"images": sum(job.scene_counts.values())}
 
 
-def schema(with_mask: bool) -> pa.Schema:
+def schema(with_mask: bool, random_scenes: bool = False) -> pa.Schema:
     """The columns of a shard; the image columns (and `mask`, for renders with masks) load as pictures."""
     pictures = ["image", "mask"] if with_mask else ["image"]
     features = {name: {"_type": "Image"} for name in pictures}
     return pa.schema(
-        [*((name, IMAGE) for name in pictures), *RECORD_FIELDS],
+        [*((name, IMAGE) for name in pictures), *record_fields(random_scenes)],
         metadata={"huggingface": json.dumps({"info": {"features": features}})},
     )
 
@@ -120,7 +121,8 @@ class _ParquetShard:
 
 
 def export_parquet(job: Job) -> dict:
-    columns = schema(job.dataset.has_masks())
+    columns = schema(job.dataset.has_masks(), job.dataset.has_random_scenes())
+    fields = record_fields(job.dataset.has_random_scenes())
     shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", lambda p: _ParquetShard(p, columns))
     for split, record in pending(job.scenes(), shards):
         row = {**columnar(record), "image": _embedded(job.dataset.image(record), record["id"])}
@@ -142,7 +144,7 @@ ds = datasets.load_dataset("{loadable(job.out)}")
 {FIELDS_NOTE}""",
         {
             "task_categories": ["visual-question-answering"],
-            **declared(data_files, [*pictures(job.dataset.has_masks()), *hf_features(RECORD_FIELDS)]),
+            **declared(data_files, [*pictures(job.dataset.has_masks()), *hf_features(fields)]),
         },
     )
     return {"shards": files}

@@ -3,6 +3,7 @@
 A render record keeps each object's table side as a mapping from object name to side; as an Arrow
 struct that would become one column per object name, mostly empty. Exports write it as a list of
 `[name, side]` pairs instead, like the other relations. Everything else is kept as rendered.
+Random scenes (`tabletest render --scenes random`) have their own schema, with every field they add.
 """
 
 from __future__ import annotations
@@ -80,3 +81,60 @@ def columnar(record: dict) -> dict:
     relations = dict(record["relations"])
     relations["table_side"] = [[name, side] for name, side in relations["table_side"].items()]
     return {**record, "relations": relations}
+
+F64 = pa.float64()
+MATRIX = pa.list_(FLOATS)
+RANDOM_OBJECT = pa.struct(
+    [
+        *((OBJECT.field(i).name, OBJECT.field(i).type) for i in range(OBJECT.num_fields)),
+        ("box3d", pa.struct([("center_m", FLOATS), ("size_m", FLOATS), ("yaw_deg", F64), ("frame", pa.string())])),
+        ("center_camera_m", FLOATS),
+        ("depth_m", F64),
+        ("visible_fraction", F64),
+    ]
+)
+RANDOM_RELATIONS = pa.struct(
+    [
+        *((key, STRINGS) for key in ("left_of", "right_of", "between", "table_side", "in_front_of", "behind", "ambiguous")),
+        *((key, STRINGS) for key in ("nearer", "farther", "bigger", "smaller", "taller", "shorter")),
+        ("counts", pa.struct([("objects", pa.int64()), ("natural", pa.int64()), ("artifact", pa.int64())])),
+    ]
+)
+CAMERA = pa.struct(
+    [
+        ("K", MATRIX),
+        ("world_to_camera", MATRIX),
+        ("resolution", pa.list_(pa.int64())),
+        *((key, F64) for key in ("azimuth_deg", "elevation_deg", "distance_m", "focal_mm")),
+    ]
+)
+SCENE = pa.struct(
+    [
+        ("config_sha256", pa.string()),
+        ("seed", pa.int64()),
+        ("table", pa.struct([("surface", pa.string()), ("kind", pa.string()), ("color", FLOATS), ("width_m", F64), ("depth_m", F64)])),
+        (
+            "key_light",
+            pa.struct([("position", FLOATS), ("target", FLOATS), ("size_m", F64), ("power_w", F64), ("temperature_k", F64)]),
+        ),
+        ("world", pa.struct([("hdri", pa.string()), ("rotation_deg", F64), ("strength", F64)])),
+        ("backdrop", pa.struct([("kind", pa.string()), ("color", FLOATS)])),
+    ]
+)
+_BENCHMARK = dict(RECORD_FIELDS)
+RANDOM_RECORD_FIELDS = [
+    ("id", pa.string()),
+    ("index", pa.int64()),
+    ("n_objects", pa.int64()),
+    ("objects", pa.list_(RANDOM_OBJECT)),
+    ("camera", CAMERA),
+    ("relations", RANDOM_RELATIONS),
+    ("vignettes", _BENCHMARK["vignettes"]),
+    ("scene", SCENE),
+    ("render", _BENCHMARK["render"]),
+]
+
+
+def record_fields(random_scenes: bool) -> list[tuple[str, pa.DataType]]:
+    """The columns of a render's records: the benchmark's, or those of random scenes."""
+    return RANDOM_RECORD_FIELDS if random_scenes else RECORD_FIELDS

@@ -13,7 +13,7 @@ import tarfile
 from pathlib import Path
 
 from tabletest.export.huggingface import declared, loadable
-from tabletest.export.records import FILE_FIELDS, RECORD_FIELDS, columnar, hf_features
+from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_fields
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.write.jsonl import dumps
@@ -52,7 +52,7 @@ def export_webdataset(job: Job) -> dict:
     columns = [
         {"name": "__key__", "dtype": "string"},
         {"name": "__url__", "dtype": "string"},
-        {"name": "json", "struct": hf_features(FILE_FIELDS + RECORD_FIELDS)},
+        {"name": "json", "struct": hf_features(FILE_FIELDS + record_fields(job.dataset.has_random_scenes()))},
         {"name": "png", "dtype": "image"},
         *([{"name": "mask.png", "dtype": "image"}] if with_mask else []),
     ]
