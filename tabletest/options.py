@@ -21,7 +21,7 @@ ShardOpt = Annotated[
     Optional[str],
     typer.Option(
         "--shard",
-        help="Take indices with index % n == i; write i/n, 0 <= i < n, or auto[/n] for a SLURM array task or "
+        help="Take indices with index % n == i; write i/n, 0 <= i < n; or auto (or auto/n) in a SLURM array task or "
         "Kubernetes indexed job (n: the shard count, else the array's size or $TABLETEST_SHARD_COUNT).",
     ),
 ]
