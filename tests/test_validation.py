@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from typer.testing import CliRunner
+
+from tabletest.cli import app
 from tabletest.config import DEFAULT_CONFIG, load_config
 from tabletest.errors import UserError
 from tabletest.write.jsonl import dumps
@@ -135,7 +138,7 @@ COMMANDS = [[], ["render"], ["vignettes"], ["prompts"], ["score"], ["export"], [
 
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "tabletest")
 def test_help_shows_no_type_after_a_switch_and_no_template_braces(command):
-    text = run_cli(*command, "--help").stdout
+    text = CliRunner().invoke(app, [*command, "--help"]).output
     assert "Usage:" in text
     assert "<bool>" not in text and "<list[" not in text and "{out}" not in text.lower()
     if command in (["vignettes"], ["prompts"]):

@@ -137,6 +137,7 @@ def _locked_run(
     finally:
         complete = recorder.rendered + recorder.failed == pending
         output.close(sort=complete)
+        rendered = output.committed() - len(done)  # exact even when a signal lands mid-commit
         ended = time.time()
         wall = ended - started
         run_info.setdefault("device", recorder.device)
@@ -145,15 +146,15 @@ def _locked_run(
             status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),
             timings={
                 "wall_s": round(wall, 3),
-                "images_rendered": recorder.rendered,
+                "images_rendered": rendered,
                 "images_skipped": len(done),
                 "images_failed": recorder.failed,
-                "images_per_s": round(recorder.rendered / wall, 4) if wall > 0 else None,
+                "images_per_s": round(rendered / wall, 4) if wall > 0 else None,
                 "blender_render_s_total": round(recorder.blender_s, 3),
             },
         )
         output.update_run(run_info)
-    return RunSummary(recorder.rendered, len(done), recorder.failed, wall)
+    return RunSummary(rendered, len(done), recorder.failed, wall)
 
 
 @contextlib.contextmanager
