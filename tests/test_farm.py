@@ -75,3 +75,9 @@ def test_workers_use_the_cores_they_are_given_not_the_whole_node():
     one = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert one.returncode == 0, one.stderr
     assert one.stdout.strip() == "1"
+
+
+def test_the_farm_and_merge_commands_show_their_help():
+    for command in (["merge"], ["slurm"], ["slurm", "render"], ["slurm", "status"], ["slurm", "resubmit"], ["render"]):
+        result = run_cli(*command, "--help")
+        assert result.returncode == 0 and "Usage:" in result.stdout, (command, result.stderr)

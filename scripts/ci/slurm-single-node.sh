@@ -82,6 +82,11 @@ EOF
 up() {
     install
     need_root
+    if [ ! -c /dev/null ]; then  # seen on a shared test machine: something had renamed a file over it
+        echo "error: /dev/null is not the null device, and munged cannot start without it; restore it:" \
+            "rm /dev/null && mknod -m 666 /dev/null c 1 3" >&2
+        exit 2
+    fi
     if running "$STATE/slurmctld.pid" && running "$STATE/slurmd.pid"; then
         echo "SLURM already up ($CONF)"
         return
