@@ -6,7 +6,7 @@ One definition each, so `render`, `vignettes`, `prompts` and `export` spell and 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 
@@ -21,7 +21,7 @@ ShardOpt = Annotated[
     Optional[str],
     typer.Option(
         "--shard",
-        help="Take indices with index % n == i; write i/n, 0 <= i < n; or auto (or auto/n) in a SLURM array task or "
+        help="Take indices with index % n == i; write i/n, 0 <= i < n, or auto (or auto/n) in a SLURM array task or "
         "Kubernetes indexed job (n: the shard count, else the array's size or $TABLETEST_SHARD_COUNT).",
     ),
 ]
@@ -48,3 +48,11 @@ def make_selection(
         shard=Shard.parse(shard) if shard else None,
         limit=limit,
     )
+ScenesOpt = Annotated[
+    Literal["benchmark", "random"],
+    typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
+]
+CountOpt = Annotated[Optional[int], typer.Option(help="--scenes random: how many scenes the set has (ids rnd{seed}-0000000 ...).")]
+RandomConfigOpt = Annotated[
+    Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
+]
