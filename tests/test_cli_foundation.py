@@ -72,3 +72,21 @@ def test_a_full_disk_is_one_clear_line(tmp_path):
         )
     assert result.returncode == 2
     assert result.stderr.startswith("error: the disk is full") and "Traceback" not in result.stderr
+
+
+def test_out_naming_a_device_or_fifo_writes_into_it_and_never_replaces_it(cli, tmp_path):
+    """`--out /dev/null` as root once renamed a file over the null device; a FIFO stands in for it here."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    result = cli("vignettes", "--objects", "1", "--limit", "3", "--out", str(fifo))
+    reader.join(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert received and received[0].count('"id": "1obj-') == 3

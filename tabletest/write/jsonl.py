@@ -21,12 +21,18 @@ def dumps(record: dict) -> str:
 
 @contextlib.contextmanager
 def atomic_output(path: Path | str) -> Iterator[IO[str]]:
-    """A text file that appears under `path` only when complete; `-` means standard output."""
+    """A text file that appears under `path` only when complete; `-` means standard output. A path that
+    is not a regular file (`/dev/null`, a FIFO) is written in place: renaming over it would replace the
+    device itself, for everyone on the machine, when run as root."""
     if str(path) == "-":
         yield sys.stdout
         sys.stdout.flush()
         return
     path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(path)
     try:
