@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -106,7 +107,10 @@ def test_benchmark_records_images_and_masks_unchanged(tmp_path, builtin_assets):
         "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet",
     )
     assert result.returncode == 0, result.stderr
-    assert (out / "metadata.jsonl").read_bytes() == (GOLDEN / "metadata.jsonl").read_bytes()
+    # --masks now also writes the depth pass (issue 13): its file name is the one field records gain
+    written = (out / "metadata.jsonl").read_bytes()
+    assert written.count(b'"depth_file_name": "depth/') == 3
+    assert re.sub(rb'"depth_file_name": "depth/[^"]+", ', b"", written) == (GOLDEN / "metadata.jsonl").read_bytes()
     for record in records(GOLDEN):
         assert (out / record["mask_file_name"]).read_bytes() == (GOLDEN / record["mask_file_name"]).read_bytes()
         now, then = pixels(out / record["file_name"]).astype(int), pixels(GOLDEN / record["file_name"]).astype(int)
