@@ -3,7 +3,6 @@ and no folder made; plus the help and `--version` a new user reads first."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import subprocess
@@ -21,7 +20,7 @@ from tabletest.config import DEFAULT_CONFIG, load_config
 from tabletest.errors import UserError
 from tabletest.write.jsonl import dumps
 
-from conftest import REPO, run_cli
+from conftest import run_cli
 
 
 def config_with(tmp_path: Path, old: str, new: str) -> Path:
