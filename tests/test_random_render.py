@@ -83,6 +83,13 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
     run = read_runs(a)[-1]
     assert run["scenes"]["family"] == "random" and run["scenes"]["seed"] == 5
     assert run["timings"]["scene_setup_s_median"] is not None
+    audited = run_cli("verify", str(a))  # every label of random scenes against their own pixels
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    planted = [r for r in recs if r["relations"]["in_front_of"]][0]
+    planted["relations"]["in_front_of"][0].reverse()
+    (a / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    audited = run_cli("verify", str(a))
+    assert audited.returncode == 1 and f"DISAGREES {planted['id']} [front_behind] in_front_of" in audited.stdout
 
 
 def test_shards_and_resume_give_the_whole_set(tmp_path, assets):

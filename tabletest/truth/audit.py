@@ -47,7 +47,8 @@ MIN_CHECKED_PX = 2.0
 FULLY_VISIBLE = 0.999  # a visible fraction at or above this: no part hidden, its mask box must be tight
 HIDDEN = 0.001  # at or below this: no pixels
 # Under this, another object must show inside its box (above it, a few edge pixels of a small object
-# are within what a mask-based measurement of the fraction can miss).
+# are within what a mask-based measurement of the fraction can miss). A small or thin object's bound is
+# lower: its edge pixels (those with a neighbour outside it) are within the measurement's reach too.
 PARTLY_HIDDEN = 0.9
 
 
@@ -156,8 +157,8 @@ def _audit_record(result: Audit, root: Path, record: dict, scene_id: str, run_ca
     _check_between(result, scene_id, relations, terms, centroid)
     _check_table_side(result, scene_id, relations, terms, centroid)
     if depth is not None:
-        surface = [float(np.median(depth[p])) / 1000 if s else math.nan for p, s in zip(pixels, seen)]
-        _check_order(result, scene_id, relations, terms, surface, "front_behind", ("in_front_of", "behind"))
+        spans = [np.percentile(depth[p], (0, 50, 100)) / 1000 if s else None for p, s in zip(pixels, seen)]
+        _check_front_behind(result, scene_id, relations, terms, objects, spans)
         camera = _record_camera(record, run_camera, size)
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
@@ -199,13 +200,20 @@ def _check_visibility(result: Audit, scene_id: str, objects: list[dict], pixels:
             result.check("visible", scene_id, count == 0, f"{obj['name']}: visible_fraction {fraction} but {count} mask pixels")
         elif not s:
             result.check("visible", scene_id, count > 0, f"{obj['name']}: visible_fraction {fraction} but no mask pixels")
-        if fraction < PARTLY_HIDDEN and not s and count:
+        if fraction < _partly_hidden_below(p) and not s and count:
             x0, y0, x1, y1 = _pixel_box(obj["bbox_px"])
             others = [q for i, q in enumerate(pixels) if i != position]
             covered = any(q[y0:y1, x0:x1].any() for q in others)
             result.check(
                 "visible", scene_id, covered, f"{obj['name']}: visible_fraction {fraction} but nothing covers its box"
             )
+
+
+def _partly_hidden_below(p: np.ndarray) -> float:
+    inner = np.pad(p, 1)
+    inner = inner[1:-1, 1:-1] & inner[:-2, 1:-1] & inner[2:, 1:-1] & inner[1:-1, :-2] & inner[1:-1, 2:]
+    edge = int(p.sum()) - int(inner.sum())
+    return min(PARTLY_HIDDEN, 1 - edge / max(int(p.sum()), 1))
 
 
 def _pixel_box(bbox: list[float]) -> tuple[int, int, int, int]:
@@ -276,6 +284,30 @@ def _check_order(
                 continue
             ok = sign * (key[b] - key[a]) > 0
             result.check(kind, scene_id, ok, f"{relation} {pair}: pixels give {key[a]:.3f} vs {key[b]:.3f}")
+
+
+def _check_front_behind(
+    result: Audit, scene_id: str, relations: dict, terms: dict, objects: list[dict], spans: list[np.ndarray | None]
+) -> None:
+    """`in_front_of` [a, b]: a is nearer the camera. With recorded box centres (`depth_m`, which
+    `_check_depth` ties to the pixels) the pair must follow them: the median of what is seen is no test
+    there, since a big ball's front surface is nearer than a small cup's centre. Without them, the
+    medians of the depth pass decide. Either way no object in front may lie wholly behind the other
+    (its nearest pixel beyond their farthest). `spans`: each object's nearest, median, farthest depth."""
+    for relation, front_first in (("in_front_of", True), ("behind", False)):
+        for pair in relations.get(relation) or ():
+            a, b = (terms.get(t) for t in pair)
+            if a is None or b is None or spans[a] is None or spans[b] is None:
+                continue
+            front, back = (a, b) if front_first else (b, a)
+            centres = [objects[i].get("depth_m") for i in (front, back)]
+            (near, median, _), (_, median_back, far_back) = spans[front], spans[back]
+            ordered = centres[0] < centres[1] if None not in centres else median < median_back
+            result.check(
+                "front_behind", scene_id, bool(near <= far_back and ordered),
+                f"{relation} {pair}: depth pass {spans[front].round(3).tolist()} m vs {spans[back].round(3).tolist()} m,"
+                f" centres {centres}",
+            )
 
 
 def _check_between(result: Audit, scene_id: str, relations: dict, terms: dict, centroid: list[float]) -> None:
