@@ -10,10 +10,9 @@ from __future__ import annotations
 import base64
 import contextlib
 import csv
-import shutil
 from collections import Counter
 
-from tabletest.export.lmms_eval import UTILS, _write_yaml, task_config
+from tabletest.export.lmms_eval import write_tasks
 from tabletest.export.run import Job
 from tabletest.write.jsonl import atomic_output, dumps
 
@@ -77,16 +76,7 @@ def export_lmms_eval_hierarchy(job: Job) -> dict:
                 files[skill].write(dumps(q) + "\n")
                 counts[skill] += 1
     tasks = [f"{GROUP}_{skill}" for skill in sorted(counts)]
-    for skill in sorted(counts):
-        _write_yaml(job.staging.file(f"{GROUP}_{skill}.yaml"), task_config(f"{GROUP}_{skill}", f"data/{skill}.jsonl"))
-    group = {
-        "group": GROUP,
-        "task": tasks,
-        "aggregate_metric_list": [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": True}],
-        "metadata": {"version": 0.1},
-    }
-    _write_yaml(job.staging.file(f"{GROUP}.yaml"), group)
-    shutil.copyfile(UTILS, job.staging.file("utils.py"))
+    write_tasks(job, GROUP, sorted(counts))
     job.write_card(
         "TableTest question hierarchy (lmms-eval)",
         f"""Spatial questions beyond left and right as an lmms-eval group (`{GROUP}`, one task per skill:

@@ -64,6 +64,21 @@ def _write_yaml(path: Path, config: dict) -> None:
     path.write_text(yaml.dump(config, Dumper=_Dumper, sort_keys=False), encoding="utf-8")
 
 
+def write_tasks(job: Job, group: str, names: list[str]) -> None:
+    """One task file per name (`<group>_<name>.yaml`, its data in `data/<name>.jsonl`), the group file
+    that averages them, and the hooks (`utils.py`) they call."""
+    for name in names:
+        _write_yaml(job.staging.file(f"{group}_{name}.yaml"), task_config(f"{group}_{name}", f"data/{name}.jsonl"))
+    config = {
+        "group": group,
+        "task": [f"{group}_{name}" for name in names],
+        "aggregate_metric_list": [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": True}],
+        "metadata": {"version": 0.1},
+    }
+    _write_yaml(job.staging.file(f"{group}.yaml"), config)
+    shutil.copyfile(UTILS, job.staging.file("utils.py"))
+
+
 def export_lmms_eval(job: Job) -> dict:
     types = job.options.types
     counts: Counter[int] = Counter()
@@ -74,16 +89,7 @@ def export_lmms_eval(job: Job) -> dict:
             for query in job.queries(record):
                 files[query["prompt_type"]].write(dumps(query) + "\n")
                 counts[query["prompt_type"]] += 1
-    for t in types:
-        _write_yaml(job.staging.file(f"{GROUP}_p{t}.yaml"), task_config(f"{GROUP}_p{t}", f"data/p{t}.jsonl"))
-    group = {
-        "group": GROUP,
-        "task": [f"{GROUP}_p{t}" for t in types],
-        "aggregate_metric_list": [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": True}],
-        "metadata": {"version": 0.1},
-    }
-    _write_yaml(job.staging.file(f"{GROUP}.yaml"), group)
-    shutil.copyfile(UTILS, job.staging.file("utils.py"))
+    write_tasks(job, GROUP, [f"p{t}" for t in types])
     job.write_card(
         "TableTest (lmms-eval)",
         f"""The TableTest study's eight prompt types as an lmms-eval group (`{GROUP}`, tasks `{GROUP}_p1` ...
