@@ -127,7 +127,8 @@ class Reckoner:
             return True
         pa, pb, pm = (self.boxes[n][0][:2] for n in (a, b, m))
         ab, am = pb - pa, pm - pa
-        return abs(np.cross(ab, am)) / np.linalg.norm(ab) <= 0.25 * np.linalg.norm(ab)
+        cross = ab[0] * am[1] - ab[1] * am[0]  # np.cross of 2-vectors is an error in NumPy 2
+        return abs(cross) / np.linalg.norm(ab) <= 0.25 * np.linalg.norm(ab)
 
     def in_front_of(self, a: str, b: str) -> bool:
         if self.stored is not None:
