@@ -94,6 +94,11 @@ def running_with_images(out: Path, array: str, exclude: set[int]) -> int | None:
     return None
 
 
+def farm_logs(out: Path) -> str:
+    """Every task's log, to read when a farm test fails."""
+    return "\n".join(f"== {log.name}\n{log.read_text()}" for log in sorted((out / "slurm" / "logs").glob("*.log")))
+
+
 def last_run(part: Path) -> dict:
     data = json.loads((part / "run.json").read_text())
     return data["runs"][-1] if isinstance(data, dict) and "runs" in data else data
@@ -111,14 +116,19 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
 
     # Kill one task mid-run (as a user's scancel would); warn another of its time limit (the USR1 that
     # `--signal=B:USR1@300` asks for): its script stops the render and requeues the task, as a preemption would.
-    killed = wait_for("a task with some of its images", lambda: running_with_images(out, array, set()), every=0.05)
+    # The preempted one is the last task: it runs under the array's own job id, which a script that
+    # requeued "$SLURM_JOB_ID" would requeue whole, every task with it.
+    preempted = 3
+    killed = wait_for("a task with some of its images", lambda: running_with_images(out, array, {preempted}), every=0.05)
     run("scancel", f"{array}_{killed}")
-    preempted = wait_for("another task with some of its images", lambda: running_with_images(out, array, {killed}), every=0.05)
+    wait_for("the last task with some of its images", lambda: running_with_images(out, array, {0, 1, 2}), every=0.05)
     run("scancel", "--batch", "--signal=USR1", f"{array}_{preempted}")
-    # SLURM holds a requeued job back 2 min (BeginTime): once it is pending again, let it start now.
+    # SLURM holds a requeued job back 2 min (BeginTime): once it is pending again, let it start sooner,
+    # but not within the second of its requeue: slurmd refuses a job whose credential is no newer than
+    # the revocation of its last run ("Job credential revoked"), timed in whole seconds.
     state = ("squeue", "-h", "-j", f"{array}_{preempted}", "-o", "%T %r")
     wait_for("the preempted task back in the queue", lambda: run(*state).split() == ["PENDING", "BeginTime"], 60)
-    run("scontrol", "update", f"JobId={array}_{preempted}", "StartTime=now")
+    run("scontrol", "update", f"JobId={array}_{preempted}", "StartTime=now+3")
 
     # The other three finish (the preempted one after its restart); the killed one is failed, and
     # the first merge job never runs, its dependency broken.
@@ -126,11 +136,13 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
         "the tasks to settle",
         lambda: (s := statuses(out)) and all(t["state"] in ("done", "failed") for t in s.values()) and s,
     )
-    assert {t: s["state"] for t, s in final.items()} == {t: "failed" if t == killed else "done" for t in range(4)}
+    states = {t: s["state"] for t, s in final.items()}
+    assert states == {t: "failed" if t == killed else "done" for t in range(4)}, (final, farm_logs(out))
     assert final[killed]["scheduler"] == "CANCELLED" and 1 <= final[killed]["images"] < 5
     text = run_cli("slurm", "status", str(out)).stdout
     assert text.startswith("4 tasks: 3 done, 1 failed") and f"tabletest slurm resubmit {out}" in text
-    assert "start 1" in next((out / "slurm" / "logs").glob(f"render-{array}_{preempted}.log")).read_text()
+    restarted = [t for t in range(4) if "start 1" in (out / "slurm" / "logs" / f"render-{array}_{t}.log").read_text()]
+    assert restarted == [preempted], farm_logs(out)  # requeued alone
     wait_for("the first merge job to be cancelled", lambda: "CANCELLED" in run("squeue", "-h", "-t", "all", "-j", first_merge, "-o", "%T"), 60)
     assert not (out / "merged").exists()
 

@@ -115,11 +115,12 @@ echo "task $SLURM_ARRAY_TASK_ID of {n} (job $SLURM_JOB_ID, start ${{SLURM_RESTAR
 {gpus}
 
 # Five minutes before the time limit SLURM sends USR1: stop the render (finished images are kept)
-# and put this task back in the queue, where it resumes.
+# and put this task back in the queue, where it resumes. The task is named as <array>_<task>: the
+# array's last task runs under the array's own job id, and requeueing that id requeues every task.
 requeue() {{
     kill -TERM "$pid" 2>/dev/null
     wait "$pid"
-    scontrol requeue "$SLURM_JOB_ID"
+    scontrol requeue "${{SLURM_ARRAY_JOB_ID}}_${{SLURM_ARRAY_TASK_ID}}"
     exit 0
 }}
 trap requeue USR1
