@@ -111,10 +111,10 @@ def test_vignettes_prompts_and_score_run_without_the_render_extra(tmp_path):
     assert (report / "report.md").is_file()
 
 
-def test_export_runs_without_the_render_extra(tmp_path):
+def test_export_runs_without_the_render_extra(tmp_path, builtin_assets):
     render = tmp_path / "render"
     tiny = ("--engine", "workbench", "--resolution", "32x24", "--samples", "1", "--quiet")
-    made = run_cli("render", "--objects", "2", "--only", "mug,banana", "--out", str(render), *tiny)
+    made = run_cli("render", "--objects", "2", "--only", "mug,banana", "--out", str(render), "--assets", str(builtin_assets), *tiny)
     assert made.returncode == 0, made.stderr
     for fmt in ("parquet", "vlmevalkit"):
         exported = light_cli("export", "--dataset", str(render), "--format", fmt, "--out", str(tmp_path / fmt))
