@@ -2,7 +2,9 @@
 # The test suite on every Blender TableTest supports, one venv per Python:
 #   Python 3.11 + bpy 5.0.1 (Blender 5.0) and Python 3.13 + bpy 5.2.x (Blender 5.2).
 # Each venv gets `pip install -e '.[render,dev]'`, then the test prerequisites, then pytest.
-# Exits non-zero if any suite (or any setup) fails, and ends with pytest's closing line per Python.
+# The Pythons run side by side, each into its own log, printed when all have ended (the SLURM tests
+# in the first one only). Exits non-zero if any suite (or any setup) fails, and ends with pytest's
+# closing line per Python.
 #
 #   scripts/test.sh                 # both suites (the README's test command, and .ci/run's)
 #   scripts/test.sh -x -k render    # arguments go to pytest
@@ -43,33 +45,63 @@ install_venv() {
 }
 
 # Test prerequisites beyond the Python packages (tools a test runs for real). Called once per
-# venv before its pytest, with the venv's folder as $1; return non-zero to fail that suite.
+# lane before its pytest, with the venv's folder as $1 and the lane's index as $2; return non-zero
+# to fail that lane.
 test_prerequisites() {
-    local venv=$1
+    local venv=$1 index=$2
     : "$venv"
-    # SLURM + munge for tests/test_slurm.py (installed once; the tests start and stop the daemons).
-    scripts/ci/slurm-single-node.sh install
+    # SLURM + munge for tests/test_slurm.py, which runs in the first lane (installed once; the tests
+    # start and stop the daemons). One apt-get at a time: the lanes run side by side.
+    if ((index == 0)); then
+        scripts/ci/slurm-single-node.sh install
+    fi
 }
 
-status=0
-summary=()
+# One lane: install, prerequisites, pytest for Python $1 (index $2), output to its log $3, the
+# closing line to $3.summary. The SLURM tests run in the first lane only: both lanes share one
+# single-node cluster (its ports and state folder), and the scheduler does not depend on Blender.
+lane() {
+    local version=$1 index=$2 log=$3 venv="$VENVS/py$1" bpy code
+    local extra=()
+    shift 3  # the rest go to pytest
+    ((index == 0)) || extra=(--deselect tests/test_slurm.py)
+    {
+        if ! install_venv "$version" "$venv" || ! test_prerequisites "$venv" "$index"; then
+            echo "Python $version: setup failed (see above)" >"$log.summary"
+            return 1
+        fi
+        bpy="$("$venv/bin/python" -c "from importlib.metadata import version; print(version('bpy'))" 2>/dev/null || echo none)"
+        echo "== Python $version, bpy $bpy: pytest ${extra[*]}"
+        "$venv/bin/python" -m pytest -q "${extra[@]}" "$@"
+        code=$?
+        echo "Python $version, bpy $bpy: $(grep -E '^=*.* in [0-9.]+s' "$log" | tail -n 1 | tr -d '=' | xargs) (exit $code)${extra:+, tests/test_slurm.py in the first lane}" >"$log.summary"
+        return "$code"
+    } >"$log" 2>&1
+}
+
+# The lanes run side by side (most of a lane is one process waiting on a small render), each into
+# its own log, printed whole when all have ended.
+mkdir -p "$VENVS"
+pids=()
+logs=()
+index=0
 for version in $PYTHONS; do
-    venv="$VENVS/py$version"
-    mkdir -p "$VENVS"
     log="$(mktemp "$VENVS/py$version.pytest.XXXXXX")"  # one per run: two runs at once keep their own
-    if ! install_venv "$version" "$venv" || ! test_prerequisites "$venv"; then
-        status=1
-        summary+=("Python $version: setup failed (see above)")
-        continue
-    fi
-    bpy="$("$venv/bin/python" -c "from importlib.metadata import version; print(version('bpy'))" 2>/dev/null || echo none)"
-    echo "== Python $version, bpy $bpy: pytest" >&2
-    "$venv/bin/python" -m pytest -q "$@" 2>&1 | tee "$log"
-    code=${PIPESTATUS[0]}
-    ((code == 0)) || status=1
-    summary+=("Python $version, bpy $bpy: $(grep -E '^=*.* in [0-9.]+s' "$log" | tail -n 1 | tr -d '=' | xargs) (exit $code)")
-    rm -f "$log"
+    logs+=("$log")
+    lane "$version" "$index" "$log" "$@" &
+    pids+=($!)
+    index=$((index + 1))
+done
+status=0
+for pid in "${pids[@]}"; do
+    wait "$pid" || status=1
+done
+for log in "${logs[@]}"; do
+    cat "$log"
 done
 echo "== summary"
-printf '%s\n' "${summary[@]}"
+for log in "${logs[@]}"; do
+    cat "$log.summary" 2>/dev/null || echo "$(basename "$log"): no result"
+    rm -f "$log" "$log.summary"
+done
 exit "$status"
