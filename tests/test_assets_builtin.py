@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -247,3 +249,20 @@ def test_sheet_failure_shows_blenders_last_lines(copy, tmp_path):
         render_sheet(CATALOG, copy, tmp_path / "sheet.png", only=["mug"], cell=32)
     assert "mug.glb" in str(err.value)
     assert not (tmp_path / "sheet.png").exists()
+
+
+def test_a_parallel_build_beside_a_running_thread_does_not_fork_it(tmp_path):
+    """`assets build` shows a progress bar (a thread) while its workers build: forking a threaded
+    process can deadlock, and Python 3.12+ warns of it. The build's own fork server must not."""
+    code = (
+        "import pathlib, threading, time\n"
+        "from tabletest.assets.builtin.build import build_assets\n"
+        "from tabletest.config import load_catalog\n"
+        "threading.Thread(target=time.sleep, args=(3,), daemon=True).start()\n"
+        f"build_assets(load_catalog(), pathlib.Path({str(tmp_path)!r}), ['mug', 'lamp', 'banana'], jobs=2)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-W", "always::DeprecationWarning", "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0 and "fork()" not in result.stderr, result.stderr
+    assert {entry.name for entry in load_manifest(tmp_path).objects.values()} == {"mug", "lamp", "banana"}

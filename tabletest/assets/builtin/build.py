@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -130,5 +131,9 @@ def _built(objects: list[CatalogObject], out_dir: Path, jobs: int) -> Iterator[A
     if jobs == 1:
         yield from (_build_one(obj, out_dir) for obj in objects)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # Not fork: the caller may hold threads (a progress bar's), and a forked copy of them can deadlock.
+    # A fork server that has imported this module once forks the workers cheaply.
+    context = get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         yield from pool.map(_build_one, objects, [out_dir] * len(objects))
