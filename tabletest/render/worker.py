@@ -50,13 +50,13 @@ class Worker:
         self.stage = None  # the random scenes' stage, built on the first random scene
 
     def _asset(self, name: str, path: str):
-        """The asset's collection, importing its GLB on first use only."""
+        """The asset's collection, made on first use only (from the model cache, else its GLB)."""
         if name in self.assets:
             return self.assets[name]
+        from tabletest.render.model_cache import import_model
+
         bpy = self.bpy
-        before = set(bpy.data.objects)
-        bpy.ops.import_scene.gltf(filepath=path)
-        imported = [o for o in bpy.data.objects if o not in before]
+        imported = import_model(Path(path))
         if not any(o.type == "MESH" for o in imported):
             raise ValueError(f"{path} has no mesh")
         collection = bpy.data.collections.new(f"asset:{name}")
