@@ -1,5 +1,6 @@
-"""The worker's model cache (issue 13's start-up and per-image speed): a model seen before is appended from
-a .blend named by its bytes' sha256, with the same pixels and records as a fresh glTF import."""
+"""What keeps a render's start-up and its images short (issue 13): the worker starts without pydantic, and
+its model cache appends a model seen before from a .blend named by its bytes' sha256, with the same pixels
+and records as a fresh glTF import."""
 
 from __future__ import annotations
 
@@ -41,3 +42,20 @@ def test_cached_models_render_the_same_and_a_bad_entry_is_remade(tmp_path):
     assert (a / "metadata.jsonl").read_bytes() == (b / "metadata.jsonl").read_bytes()
     for png in (a / "images").iterdir():
         assert np.array_equal(np.asarray(Image.open(png)), np.asarray(Image.open(b / "images" / png.name)))
+
+
+def test_worker_builds_its_scene_without_pydantic():
+    code = """
+import sys
+from tabletest.config import load_config
+setup = {"config": load_config().model_dump(mode="json"), "resolution": [32, 24], "engine": "cycles", "samples": 1, "device": "cpu"}
+for name in [m for m in sys.modules if m.startswith(("pydantic", "yaml", "tabletest"))]:
+    del sys.modules[name]
+from tabletest.render.worker import Worker
+worker = Worker(setup)
+assert worker.camera.name == "camera", worker.camera.name
+print(sorted(m for m in sys.modules if m.startswith(("pydantic", "yaml"))))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
