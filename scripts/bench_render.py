@@ -37,7 +37,7 @@ from tabletest.config import load_catalog, load_config
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.layout.spec import scene_spec
 from tabletest.render.cli import parse_resolution
-from tabletest.render.context import RenderOptions, worker_slots
+from tabletest.render.run_options import RenderOptions, worker_slots
 from tabletest.render.supervisor import Supervisor
 
 REPO = Path(__file__).resolve().parents[1]
