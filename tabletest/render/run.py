@@ -32,7 +32,7 @@ from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.devices import check_device, device_class
 from tabletest.render.hdris import check_hdris
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
-from tabletest.render.supervisor import start_workers
+from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
 from tabletest.write.lock import output_lock
 from tabletest.write.run_output import RunOutput
 from tabletest.write.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
@@ -67,8 +67,12 @@ def render_run(
     entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
     settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
     options.out.mkdir(parents=True, exist_ok=True)
+    early: dict[int, WorkerProcess] = {}  # started once every input is checked; any never used are stopped here
     with output_lock(options.out), _sigterm_as_interrupt():
-        return _locked_run(catalog, config, selection, options, entries, settings, random)
+        try:
+            return _locked_run(catalog, config, selection, options, entries, settings, random, early)
+        finally:
+            close_unused(early)
 
 
 def check_options(config: Config, options: RenderOptions, random: RandomSet | None = None) -> None:
@@ -113,6 +117,7 @@ def _locked_run(
     entries: dict,
     settings: dict,
     random: RandomSet | None,
+    early: dict[int, WorkerProcess],
 ) -> RunSummary:
     started = time.time()
     output = RunOutput(options.out, masks=options.masks)
@@ -129,10 +134,9 @@ def _locked_run(
     else:
         total = count_selected(catalog, selection)
         pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
-    early = {}
     if options.mode == "direct" and pending:  # every input is checked: Blender loads while the rest is imported
         setup = worker_setup(config, options, tuple(config.render.resolution))
-        early = start_workers(setup, worker_slots(options), options.out / "logs", options.verbose)
+        early.update(start_workers(setup, worker_slots(options), options.out / "logs", options.verbose))
     from rich.console import Console
 
     from tabletest.render.composite import render_composite
