@@ -9,8 +9,11 @@ With --peer it also runs, on the same scenes and settings and in the same run, t
 place, render, for every image: how CLEVR and Objaverse-XL render), alternating them --repeat times,
 and prints each one's wall time, its start-up (time to the first image less one steady image), the
 ratio, and whether the peer's images are TableTest's, pixel for pixel.
+The runs share a model cache of their own (`$XDG_CACHE_HOME` set to a temporary folder), filled by the
+first run as a user's earlier runs would fill theirs; with --cold-cache it is emptied before each
+`tabletest render`, as on a machine's very first run.
 Usage: python scripts/bench_render.py [--images 6] [--resolution 1024x768] [--samples 64] [--engine cycles]
-       python scripts/bench_render.py --peer --images 24 --resolution 256x192 --samples 16 --repeat 3
+       python scripts/bench_render.py --peer --images 24 --resolution 256x192 --samples 16 --repeat 3 [--cold-cache]
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -36,8 +40,9 @@ from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.layout.spec import scene_spec
+from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.cli import parse_resolution
-from tabletest.render.context import RenderOptions, worker_slots
+from tabletest.render.run_options import RenderOptions, worker_slots
 from tabletest.render.supervisor import Supervisor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -110,6 +115,8 @@ def peer_comparison(args, specs, assets: Path, tmp: Path, resolution: tuple[int,
             str(args.images), "--seed", "1", "--assets", str(assets), "--resolution", args.resolution, "--samples",
             str(args.samples), "--engine", args.engine, "--device", "cpu", "--quiet", "--out", str(out),
         ]  # fmt: skip
+        if args.cold_cache:
+            shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"]) / "tabletest" / "models", ignore_errors=True)
         ours.append(timed(command, out / "images", len(specs)))
         theirs.append(timed([sys.executable, str(REPO / "scripts" / "peer_render.py"), str(tmp / "jobs.json")], peer_out, len(specs)))
     same = sum(
@@ -126,6 +133,7 @@ def peer_comparison(args, specs, assets: Path, tmp: Path, resolution: tuple[int,
               f"{steady:.3f} s/image after it; CPU {cpu:.2f} s  (median of {len(runs)})")  # fmt: skip
     ratio = statistics.median(t.wall_s / o.wall_s for o, t in zip(ours, theirs))
     cpu_ratio = statistics.median(t.cpu_s / o.cpu_s for o, t in zip(ours, theirs))
+    print(f"model cache: {'emptied before each tabletest run' if args.cold_cache else 'filled by the first run'}")
     print(f"TableTest is {ratio:.2f}x faster than the peer script in wall time, {cpu_ratio:.2f}x in CPU time "
           f"(medians of the paired ratios); "
           f"peer images identical to TableTest's: {same}/{len(specs)}")  # fmt: skip
@@ -141,6 +149,7 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--peer", action="store_true", help="also time `tabletest render` against the peer script")
     parser.add_argument("--repeat", type=int, default=1, help="with --peer: alternate the two this many times")
+    parser.add_argument("--cold-cache", action="store_true", help="with --peer: empty the model cache before each tabletest run")
     args = parser.parse_args()
     catalog, config = load_catalog(), load_config()
     config = config.model_copy(update={"render": config.render.model_copy(update={"seed": 1})})  # as `--seed 1`
@@ -149,32 +158,38 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.2f} at the start")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # this run's own model cache (and model verdicts)
         assets, out = Path(tmp) / "assets", Path(tmp) / "out"
         manifest = build_assets(catalog, assets, sorted({n for s in scenes for n in s.objects}))
         specs = [scene_spec(s, config, manifest.objects, assets, resolution) for s in scenes]
+        needed_assets(catalog, assets, manifest.objects, False)  # checked once, as a user's first run checks them
         options = RenderOptions(out=out, assets=assets, build_missing_assets=False, device=args.device)
-        supervisor = Supervisor(
-            setup={"config": config.model_dump(mode="json"), "resolution": list(resolution), "engine": args.engine,
-                   "samples": args.samples, "device": args.device},
-            slots=worker_slots(options),
-            log_dir=out / "logs",
-            request=lambda spec: {"op": "render", "spec": spec.to_json(), "out": str(out / f"{spec.id}.png")},
-        )
-        start = time.perf_counter()
-        outcomes = list(supervisor.run(specs))
-        total = time.perf_counter() - start
+        runs = {}
+        for cache in ("empty (glTF imports)", "filled by the run before"):
+            supervisor = Supervisor(
+                setup={"config": config.model_dump(mode="json"), "resolution": list(resolution), "engine": args.engine,
+                       "samples": args.samples, "device": args.device},
+                slots=worker_slots(options),
+                log_dir=out / "logs",
+                request=lambda spec: {"op": "render", "spec": spec.to_json(), "out": str(out / f"{spec.id}.png")},
+            )  # fmt: skip
+            start = time.perf_counter()
+            runs[cache] = (list(supervisor.run(specs)), time.perf_counter() - start)
         if args.peer:
             peer_comparison(args, specs, assets, Path(tmp), resolution)
-    steady = outcomes[1:]
-    wall = statistics.mean(o.wall_s for o in steady)
-    blender = statistics.mean(o.facts["render_s"] for o in steady)
     print(f"supervisor and worker alone: device {supervisor.started[0]['device']}")
-    print(f"{args.engine}, {args.resolution}, {args.samples} samples, {args.objects} objects, {len(outcomes)} images in {total:.1f} s")
-    print(f"first image (worker start + imports + render): {outcomes[0].wall_s:.2f} s")
-    print(f"steady: wall {wall:.3f} s/image vs Blender render {blender:.3f} s/image -> overhead {100 * (wall / blender - 1):.1f}%")
-    print(f"steady throughput: {1 / wall:.3f} images/s per worker")
+    for cache, (outcomes, total) in runs.items():
+        steady = outcomes[1:]
+        wall = statistics.mean(o.wall_s for o in steady)
+        blender = statistics.mean(o.facts["render_s"] for o in steady)
+        print(f"model cache {cache}: {args.engine}, {args.resolution}, {args.samples} samples, {args.objects} objects, "
+              f"{len(outcomes)} images in {total:.1f} s; first image (worker start + imports + render) {outcomes[0].wall_s:.2f} s")  # fmt: skip
+        print(f"  steady: wall {wall:.3f} s/image vs Blender render {blender:.3f} s/image -> overhead {100 * (wall / blender - 1):.1f}%; "
+              f"{1 / wall:.3f} images/s per worker")  # fmt: skip
+        print(f"  per image in the worker (medians): model imports {statistics.median(o.facts['import_s'] for o in steady) * 1000:.1f} ms, "
+              f"scene set-up {statistics.median(o.facts['setup_s'] for o in steady) * 1000:.1f} ms "
+              f"({statistics.median(o.facts['setup_cpu_s'] for o in steady) * 1000:.1f} ms CPU)")  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
-
 
 if __name__ == "__main__":
     main()

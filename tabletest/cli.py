@@ -3,31 +3,86 @@
 from __future__ import annotations
 
 import errno
+import importlib
 import sys
+from collections.abc import Iterator, MutableMapping
 
 import typer
-from rich.console import Console
-from rich.table import Table
+from typer.core import TyperGroup
 
 from tabletest import __version__, cli_help  # noqa: F401  (cli_help: switches shown without <bool>)
-from tabletest.assets.cli import assets_app
 from tabletest.config import load_catalog
 from tabletest.errors import Interrupted, UserError
-from tabletest.export.cli import export
-from tabletest.farm.cli import slurm_app
 from tabletest.options import CatalogOpt
-from tabletest.prompts.cli import prompts
-from tabletest.prompts.hierarchy.cli import questions
-from tabletest.render.cli import render
-from tabletest.score.cli import score
-from tabletest.truth.cli import verify, vignettes
-from tabletest.write.cli import merge
+
+# Every other command, as (module, name): imported when it runs (or help lists it), so that `tabletest
+# render` does not spend its start-up importing what scoring, exports and the farm need.
+COMMANDS = {
+    "vignettes": ("tabletest.truth.cli", "vignettes"),
+    "render": ("tabletest.render.cli", "render"),
+    "prompts": ("tabletest.prompts.cli", "prompts"),
+    "questions": ("tabletest.prompts.hierarchy.cli", "questions"),
+    "score": ("tabletest.score.cli", "score"),
+    "export": ("tabletest.export.cli", "export"),
+    "merge": ("tabletest.write.cli", "merge"),
+    "verify": ("tabletest.truth.cli", "verify"),
+    "assets": ("tabletest.assets.cli", "assets_app"),
+    "slurm": ("tabletest.farm.cli", "slurm_app"),
+}
+
+
+class _Commands(MutableMapping):
+    """The group's commands by name, in the order help lists them; one in `COMMANDS` is made on first use."""
+
+    def __init__(self, made: dict) -> None:
+        self._made = dict(made)
+        self._order = [*made, *COMMANDS]
+
+    def __getitem__(self, name: str) -> typer.core.click.Command:
+        if name not in self._made and name in COMMANDS:
+            module, attribute = COMMANDS[name]
+            self._made[name] = _click_command(name, getattr(importlib.import_module(module), attribute))
+        return self._made[name]
+
+    def __setitem__(self, name: str, command) -> None:
+        self._made[name] = command
+        if name not in self._order:
+            self._order.append(name)
+
+    def __delitem__(self, name: str) -> None:
+        self._order.remove(name)
+        self._made.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+
+def _click_command(name: str, target):
+    """What `app.command()` or `app.add_typer(name=...)` would have made of a function or a sub-app."""
+    if isinstance(target, typer.Typer):
+        group = typer.main.get_group(target)
+        group.name = name
+        return group
+    single = typer.Typer(add_completion=False)
+    single.command(name=name)(target)
+    return typer.main.get_command(single)
+
+
+class _LazyGroup(TyperGroup):
+    def __init__(self, **attrs) -> None:
+        super().__init__(**attrs)
+        self.commands = _Commands(self.commands)
+
 
 app = typer.Typer(
     help="TableTest: synthetic table-top scenes with exact spatial ground truth, prompts and scoring for VLMs.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    cls=_LazyGroup,
 )
 
 
@@ -50,6 +105,9 @@ def _root(
 @app.command()
 def catalog(catalog: CatalogOpt = None) -> None:
     """List the object catalog (the order that defines every scene index)."""
+    from rich.console import Console
+    from rich.table import Table
+
     cat = load_catalog(catalog)
     table = Table(title=f"{len(cat)} objects")
     for column in ("#", "name", "kind", "group", "size (m)"):
@@ -57,18 +115,6 @@ def catalog(catalog: CatalogOpt = None) -> None:
     for i, obj in enumerate(cat.objects):
         table.add_row(str(i), obj.name, obj.kind, obj.group, f"{obj.size_m:.3f}")
     Console().print(table)
-
-
-app.command()(vignettes)
-app.command()(render)
-app.command()(prompts)
-app.command()(questions)
-app.command()(score)
-app.command()(export)
-app.command()(merge)
-app.command()(verify)
-app.add_typer(assets_app, name="assets")
-app.add_typer(slurm_app, name="slurm")
 
 
 # the UsageError of the click that typer uses (its own copy since typer 0.2x): parent of the public BadParameter

@@ -4,7 +4,7 @@ import pytest
 
 from tabletest.errors import UserError
 from tabletest.render.devices import choose_device, denoiser_for, parse_gpus, worker_env
-from tabletest.render.context import RenderOptions, worker_slots
+from tabletest.render.run_options import RenderOptions, worker_slots
 
 H200 = {"CPU": ["CPU"], "OPTIX": ["NVIDIA H200"], "CUDA": ["NVIDIA H200"], "HIP": []}
 
@@ -41,7 +41,7 @@ def test_gpu_lists():
 
 
 def test_one_worker_per_gpu_and_cpu_workers_share_cores(tmp_path, monkeypatch):
-    monkeypatch.setattr("tabletest.render.context.detect_nvidia_gpus", lambda: ["0", "1", "2", "3"])
+    monkeypatch.setattr("tabletest.render.run_options.detect_nvidia_gpus", lambda: ["0", "1", "2", "3"])
     gpu_slots = worker_slots(RenderOptions(out=tmp_path, assets=tmp_path, build_missing_assets=False, gpus="0,2"))
     assert [(s.gpu, s.threads) for s in gpu_slots] == [("0", None), ("2", None)]
     cpu_slots = worker_slots(RenderOptions(out=tmp_path, assets=tmp_path, build_missing_assets=False, device="cpu", workers=2))

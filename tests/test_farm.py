@@ -70,7 +70,7 @@ def test_the_kubernetes_manifest_names_the_shard_count_and_folders_the_farm_uses
 
 def test_workers_use_the_cores_they_are_given_not_the_whole_node():
     """Under a CPU set (SLURM's, a container's) a CPU worker gets that many threads."""
-    code = ("from pathlib import Path; from tabletest.render.context import RenderOptions, worker_slots; "
+    code = ("from pathlib import Path; from tabletest.render.run_options import RenderOptions, worker_slots; "
             "print(worker_slots(RenderOptions(Path('o'), Path('a'), False, device='cpu'))[0].threads)")
     one = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert one.returncode == 0, one.stderr

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, load_manifest
-from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES
+from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.assets.objaverse.policy import DEFAULT_LICENSES, DEFAULT_MAX_MB
 from tabletest.config import load_catalog
 from tabletest.errors import UserError

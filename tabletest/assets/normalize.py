@@ -24,12 +24,10 @@ from PIL import Image
 
 from tabletest.assets.canonical import GLTF_TO_WORLD, bake, has_surface, to_canonical
 from tabletest.assets.images import TextureRefused, decode_texture, textures_only
+from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.config import CatalogObject
 
 MAX_TEXTURE_PX = 2048
-# A model with more triangles is refused (`--max-triangles`): the catalog's objects need far fewer, and
-# the memory of loading one grows with its triangles (5 million took 2.7 GB to import, more to render).
-DEFAULT_MAX_TRIANGLES = 1_000_000
 MODEL_SUFFIXES = (".glb", ".gltf", ".obj", ".ply")
 # glTF is +Y up by specification; OBJ files are by convention (Blender's and most tools' exporters);
 # PLY has no convention, and Blender and scanners write it +Z up. A catalog `up_axis` overrides all.

@@ -28,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletest.cache import user_cache
 from tabletest.compose.exr import depth_millimetres, read_passes
 from tabletest.config import Config, slugify
 from tabletest.errors import UserError
@@ -47,10 +46,6 @@ CROP_EPS = 1e-3
 # the prepared arrays (the RGBA difference and the mask, at most the whole image each).
 LAYER_BYTES_PER_PIXEL = 5 * 4 + 4 * 4 + 1
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive), pixel origin top-left
-
-
-def default_cache() -> Path:
-    return user_cache() / "layers"
 
 
 def set_fields(config: Config) -> dict:

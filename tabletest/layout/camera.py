@@ -8,10 +8,12 @@ principal point is the image centre; pixel origin top-left, u right, v down.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tabletest.config import Config
+if TYPE_CHECKING:  # a render worker passes the config's plain data, without pydantic (start-up time)
+    from tabletest.config import Config
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tabletest.assets import verdicts
-from tabletest.assets.check import check_entry
 from tabletest.assets.manifest import AssetEntry, load_manifest, sha256_of
-from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES
+from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 
@@ -62,5 +61,7 @@ def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry) -> No
         raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
     obj = catalog.by_name(name)
     if not verdicts.accepted(obj, entry.sha256):
+        from tabletest.assets.check import check_entry  # trimesh: only for bytes not yet accepted here
+
         if problems := check_entry(obj, entry, Path(assets_dir), DEFAULT_MAX_TRIANGLES):
             raise UserError(f"model for {name!r} fails `tabletest assets check`, so nothing is rendered: {problems[0]}")

@@ -10,13 +10,16 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import bpy
 
 from tabletest.compose.view import DISPLAY
-from tabletest.config import Config, load_config
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
+
+if TYPE_CHECKING:  # workers build from the config's plain data (see `worker.plain`), without pydantic
+    from tabletest.config import Config
 
 BACKDROP_GREY = (0.62, 0.62, 0.6, 1.0)
 
@@ -197,6 +200,8 @@ def save(target: str, config: str | None) -> None:
         raise UserError(f"{target} is not a .blend path; write e.g. blend/table.blend")
     if not path.parent.is_dir():
         raise UserError(f"folder {path.parent}/ does not exist; create it (mkdir {path.parent}) or give another path")
+    from tabletest.config import load_config
+
     build(load_config(config))
     bpy.ops.wm.save_as_mainfile(filepath=str(path.resolve()))
 

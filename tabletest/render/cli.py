@@ -14,7 +14,6 @@ from pydantic import ValidationError
 from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
-from tabletest.layout.random_set import random_set_for
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
@@ -29,13 +28,13 @@ from tabletest.options import (
     ShardOpt,
     make_selection,
 )
-from tabletest.compose.layers import default_cache
-from tabletest.render.context import RenderOptions
+from tabletest.cache import default_layer_cache
 from tabletest.render.devices import DEVICE_CHOICES
 from tabletest.render.run import render_run
+from tabletest.render.run_options import RenderOptions
 
 
-LAYER_CACHE = default_cache()
+LAYER_CACHE = default_layer_cache()
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
@@ -126,7 +125,11 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample)
+    random_set = None
+    if scenes == "random" or count is not None or random_config is not None:
+        from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
+
+        random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample)
     options = RenderOptions(
         out=out,
         assets=assets,

@@ -6,52 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from rich.console import Console
 
 from tabletest.assets.manifest import AssetEntry
-from tabletest.compose.layers import default_cache
 from tabletest.config import Catalog, Config
 from tabletest.layout.selection import Scene, Selection, select_scenes
 from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.random_set import RandomSet
 from tabletest.layout.spec import SceneSpec, random_spec, scene_spec
-from tabletest.render.devices import detect_nvidia_gpus, parse_gpus, usable_cores
-from tabletest.render.supervisor import Outcome, Supervisor, WorkerSlot
+from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
+from tabletest.render.supervisor import Outcome, Supervisor, WorkerProcess
 from tabletest.write.records import RandomTruth, image_record, random_record
 from tabletest.write.run_output import RunOutput
-
-
-@dataclass(frozen=True)
-class RenderOptions:
-    out: Path
-    assets: Path
-    build_missing_assets: bool
-    source: str | None = None
-    device: str = "auto"
-    workers: int | None = None
-    gpus: str | None = None
-    retries: int = 2
-    item_timeout: float = 600.0
-    quiet: bool = False
-    verbose: bool = False
-    mode: str = "direct"  # direct | composite
-    masks: bool = False
-    layer_cache: Path = field(default_factory=default_cache)
-    compose_jobs: int | None = None  # composer processes (default: one per core)
-
-
-def worker_slots(options: RenderOptions) -> list[WorkerSlot]:
-    """One worker per GPU on a GPU box (`--gpus`), else `--workers` CPU workers sharing the cores."""
-    gpus = parse_gpus(options.gpus, detect_nvidia_gpus()) if options.device != "cpu" else []
-    if gpus and options.workers is None:
-        return [WorkerSlot(i, gpu, None) for i, gpu in enumerate(gpus)]
-    count = options.workers or 1
-    cores = usable_cores()
-    if gpus:
-        return [WorkerSlot(i, gpus[i % len(gpus)], None) for i in range(count)]
-    return [WorkerSlot(i, None, max(1, cores // count)) for i in range(count)]
 
 
 @dataclass
@@ -65,6 +32,7 @@ class RunContext:
     done: set[str]  # scene ids complete before this run started
     console: Console
     random: RandomSet | None = None  # `--scenes random`: the set to render instead of the benchmark's selection
+    early: dict[int, WorkerProcess] = field(default_factory=dict)  # workers started once the inputs were checked
 
     def __post_init__(self) -> None:
         self.truth = None if self.random is None else RandomTruth(
@@ -102,16 +70,11 @@ class RunContext:
         }
 
     def supervisor(self, request: Callable[[SceneSpec], dict]) -> Supervisor:
-        settings = self.config.render
+        early, self.early = self.early, {}
         return Supervisor(
-            setup={
-                "config": self.config.model_dump(mode="json"),
-                "resolution": list(self.resolution),
-                "engine": settings.engine,
-                "samples": settings.samples,
-                "device": self.options.device,
-            },
+            setup=worker_setup(self.config, self.options, self.resolution),
             slots=worker_slots(self.options),
+            early=early,
             log_dir=self.options.out / "logs",
             request=request,
             retries=self.options.retries,

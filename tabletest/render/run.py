@@ -21,25 +21,26 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING
 
 from tabletest import __version__
 from tabletest.assets.manifest import manifest_digest
 from tabletest.config import Catalog, Config
 from tabletest.errors import Interrupted, UserError
-from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Selection, count_selected, select_scenes
-from tabletest.layout.spec import SceneSpec
 from tabletest.render.assets_for_run import needed_assets
-from tabletest.render.composite import ProgressFactory, render_composite
-from tabletest.render.context import Recorder, RenderOptions, RunContext
 from tabletest.render.devices import check_device, device_class
 from tabletest.render.hdris import check_hdris
+from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
+from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
 from tabletest.write.lock import output_lock
 from tabletest.write.run_output import RunOutput
 from tabletest.write.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
+
+if TYPE_CHECKING:  # the rest of a run is imported once its workers are started (`_locked_run`)
+    from tabletest.layout.random_set import RandomSet
+    from tabletest.layout.spec import SceneSpec
+    from tabletest.render.context import Recorder, RunContext
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,12 @@ def render_run(
     entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
     settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
     options.out.mkdir(parents=True, exist_ok=True)
+    early: dict[int, WorkerProcess] = {}  # started once every input is checked; any never used are stopped here
     with output_lock(options.out), _sigterm_as_interrupt():
-        return _locked_run(catalog, config, selection, options, entries, settings, random)
+        try:
+            return _locked_run(catalog, config, selection, options, entries, settings, random, early)
+        finally:
+            close_unused(early)
 
 
 def check_options(config: Config, options: RenderOptions, random: RandomSet | None = None) -> None:
@@ -112,9 +117,9 @@ def _locked_run(
     entries: dict,
     settings: dict,
     random: RandomSet | None,
+    early: dict[int, WorkerProcess],
 ) -> RunSummary:
     started = time.time()
-    console = Console(stderr=True)
     output = RunOutput(options.out, masks=options.masks)
     made_before_the_guard = read_settings(options.out) is None
     pinned = check_settings(options.out, settings)
@@ -123,13 +128,23 @@ def _locked_run(
     done = output.recover()
     if pinned is not None:
         write_settings(options.out, pinned)
-    run = RunContext(catalog, config, selection, options, entries, output, done, console, random)
     if random is not None:
         total = random.selected()
         pending = total - sum(1 for sid in random.ids() if sid in done)
     else:
         total = count_selected(catalog, selection)
         pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
+    if options.mode == "direct" and pending:  # every input is checked: Blender loads while the rest is imported
+        setup = worker_setup(config, options, tuple(config.render.resolution))
+        early.update(start_workers(setup, worker_slots(options), options.out / "logs", options.verbose))
+    from rich.console import Console
+
+    from tabletest.render.composite import render_composite
+    from tabletest.render.context import Recorder, RunContext
+    from tabletest.render.progress import progress_bar
+
+    console = Console(stderr=True)
+    run = RunContext(catalog, config, selection, options, entries, output, done, console, random, early)
     run_info = {
         "tabletest": __version__,
         "command_line": shlex.join(["tabletest", *sys.argv[1:]]),
@@ -147,7 +162,7 @@ def _locked_run(
     }
     output.start_run(run_info)
     recorder = Recorder(run)
-    progress: ProgressFactory = partial(_progress, console, quiet=options.quiet)
+    progress = partial(progress_bar, console, quiet=options.quiet)
     output.open()
     try:
         if options.mode == "composite":
@@ -240,41 +255,3 @@ def _selection_info(selection: Selection) -> dict:
 
 def _options_info(options: RenderOptions) -> dict:
     return {"device": options.device, "workers": options.workers, "gpus": options.gpus, "retries": options.retries}
-
-
-class _SpeedColumn(ProgressColumn):
-    def render(self, task) -> str:
-        return f"{task.speed:.2f} {task.fields['unit']}/s" if task.speed else f"… {task.fields['unit']}/s"
-
-
-@contextlib.contextmanager
-def _progress(console: Console, label: str, total: int, quiet: bool) -> Iterator[Callable[[], None]]:
-    """A progress bar with speed and ETA, or (with --quiet) a log line every 30 s for cluster logs."""
-    unit = "img" if label == "render" else label
-    if not quiet:
-        bar = Progress(
-            TextColumn(label),
-            BarColumn(),
-            MofNCompleteColumn(),
-            _SpeedColumn(),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-        )
-        task = bar.add_task(label, total=total, unit=unit)
-        with bar:
-            yield lambda: bar.advance(task)
-        return
-    count, start, last = 0, time.time(), 0.0
-
-    def advance() -> None:
-        nonlocal count, last
-        count += 1
-        now = time.time()
-        if now - last >= 30 or count == total:
-            rate = count / max(now - start, 1e-9)
-            eta = (total - count) / rate if rate else 0
-            console.print(f"{label} {count}/{total}, {rate:.2f} {unit}/s, ETA {eta / 60:.1f} min", highlight=False)
-            last = now
-
-    yield advance

@@ -20,9 +20,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from tabletest.errors import UserError
-from tabletest.layout.spec import SceneSpec
 from tabletest.render.devices import worker_env
+
+if TYPE_CHECKING:
+    from tabletest.layout.spec import SceneSpec
 
 STDERR_TAIL_LINES = 30
 
@@ -50,7 +54,8 @@ class WorkerCrash(Exception):
 
 
 class WorkerProcess:
-    """One `python -m tabletest.render.worker` child, its protocol pipes and its log file."""
+    """One `python -m tabletest.render.worker` child, its protocol pipes and its log file. It is sent its
+    setup at once and left to load Blender; `wait_ready` waits for its answer."""
 
     def __init__(self, slot: WorkerSlot, setup: dict, log_dir: Path, verbose: bool) -> None:
         self.slot = slot
@@ -69,19 +74,32 @@ class WorkerProcess:
         )
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
-        self.ready = self.request({"op": "setup", **setup, "threads": slot.threads}, timeout=300)
-        if self.ready.get("event") != "ready":
-            message = self.ready.get("error", "worker did not start")
-            self.close()
-            raise UserError(f"render worker could not start: {message} (log: {self.log_path})")
+        self.ready: dict | None = None
+        self._send({"op": "setup", **setup, "threads": slot.threads})
+
+    def wait_ready(self) -> dict:
+        """The worker's `ready` message (device, Blender version); a UserError if it could not start."""
+        if self.ready is None:
+            self.ready = self._answer(timeout=300)
+            if self.ready.get("event") != "ready":
+                message = self.ready.get("error", "worker did not start")
+                self.close()
+                raise UserError(f"render worker could not start: {message} (log: {self.log_path})")
+        return self.ready
 
     def request(self, message: dict, timeout: float) -> dict:
         """Send one message and wait for its answer; WorkerCrash if the process dies or the deadline passes."""
+        self._send(message)
+        return self._answer(timeout)
+
+    def _send(self, message: dict) -> None:
         try:
             self.proc.stdin.write(json.dumps(message) + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError) as err:
             raise WorkerCrash(f"worker {self.slot.number} is gone ({err})") from None
+
+    def _answer(self, timeout: float) -> dict:
         if not self._selector.select(timeout):
             self.kill()
             raise WorkerCrash(f"worker {self.slot.number} gave no answer within {timeout:.0f} s")
@@ -124,6 +142,7 @@ class Supervisor:
     retries: int = 2
     item_timeout: float = 600.0
     verbose: bool = False
+    early: dict[int, WorkerProcess] = field(default_factory=dict)  # by slot number: started before the run (`start_workers`)
     started: list[dict] = field(default_factory=list)  # each worker's `ready` message: device, Blender version
     _live: set[WorkerProcess] = field(default_factory=set, repr=False)
     _stopping: bool = field(default=False, repr=False)
@@ -152,6 +171,7 @@ class Supervisor:
                 self._stopping = True
                 for worker in list(self._live):
                     worker.kill()
+            close_unused(self.early)
 
     def _feed(self, specs: Iterable[SceneSpec], todo: queue.Queue, results: queue.Queue) -> None:
         try:
@@ -184,9 +204,9 @@ class Supervisor:
             if self._stopping:
                 break
             if worker is None:
-                worker = WorkerProcess(slot, self.setup, self.log_dir, self.verbose)
+                worker = self.early.pop(slot.number, None) or WorkerProcess(slot, self.setup, self.log_dir, self.verbose)
                 self._live.add(worker)
-                self.started.append(worker.ready)
+                self.started.append(worker.wait_ready())
             try:
                 answer = worker.request(self.request(spec), self.item_timeout)
             except WorkerCrash as crash:
@@ -199,3 +219,24 @@ class Supervisor:
                 return Outcome(spec, True, answer, attempts=attempt, wall_s=time.perf_counter() - start), worker
             error, stderr = answer.get("error", "unknown error"), worker.stderr_tail()
         return Outcome(spec, False, error=error, stderr=stderr, attempts=self.retries + 1, wall_s=time.perf_counter() - start), worker
+
+
+def start_workers(setup: dict, slots: list[WorkerSlot], log_dir: Path, verbose: bool) -> dict[int, WorkerProcess]:
+    """A worker for every slot, started now and left loading Blender while the caller prepares the run;
+    hand them to a `Supervisor` (`early`), or to `close_unused`."""
+    started: dict[int, WorkerProcess] = {}
+    try:
+        for slot in slots:
+            started[slot.number] = WorkerProcess(slot, setup, log_dir, verbose)
+    except BaseException:
+        close_unused(started)
+        raise
+    return started
+
+
+def close_unused(workers: dict[int, WorkerProcess]) -> None:
+    """Stop workers that were started but never given an item (nothing of theirs is kept but their log)."""
+    while workers:
+        worker = workers.popitem()[1]
+        worker.kill()
+        worker.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES
+from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.errors import UserError
 
 

@@ -1,0 +1,48 @@
+"""The run's progress: a bar with speed and ETA, or (with --quiet) a log line every 30 s for cluster logs.
+Imported once a run's workers are started (rich takes a while to import)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+
+
+class _SpeedColumn(ProgressColumn):
+    def render(self, task) -> str:
+        return f"{task.speed:.2f} {task.fields['unit']}/s" if task.speed else f"… {task.fields['unit']}/s"
+
+
+@contextlib.contextmanager
+def progress_bar(console: Console, label: str, total: int, quiet: bool) -> Iterator[Callable[[], None]]:
+    unit = "img" if label == "render" else label
+    if not quiet:
+        bar = Progress(
+            TextColumn(label),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _SpeedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        task = bar.add_task(label, total=total, unit=unit)
+        with bar:
+            yield lambda: bar.advance(task)
+        return
+    count, start, last = 0, time.time(), 0.0
+
+    def advance() -> None:
+        nonlocal count, last
+        count += 1
+        now = time.time()
+        if now - last >= 30 or count == total:
+            rate = count / max(now - start, 1e-9)
+            eta = (total - count) / rate if rate else 0
+            console.print(f"{label} {count}/{total}, {rate:.2f} {unit}/s, ETA {eta / 60:.1f} min", highlight=False)
+            last = now
+
+    yield advance
