@@ -169,7 +169,7 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
     config = tmp_path / "random.yaml"
     config.write_text(yaml.safe_dump(data))
     out = tmp_path / "render"
-    assert render(out, assets, "--count", "8", "--seed", "2", "--random-config", str(config)).returncode == 0
+    assert render(out, assets, "--count", "10", "--seed", "2", "--random-config", str(config)).returncode == 0
     recs = {r["id"]: r for r in records(out)}
     prompts_file = tmp_path / "prompts.jsonl"
     result = run_cli("prompts", "--dataset", str(out), "--out", str(prompts_file))
@@ -179,6 +179,9 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
     for prompt in prompts.values():  # asked only about pairs whose left/right relation holds beyond the margin
         record = recs[prompt["scene_id"]]
         assert [prompt["objects"]["A"], prompt["objects"]["B"]] in record["relations"]["left_of"]
+    # rnd2-0000000's tomato stands wholly behind the lamp (visible_fraction 0.0): hidden, never asked about
+    assert recs["rnd2-0000000"]["relations"]["hidden"] == ["tomato"]
+    assert not any(p["scene_id"] == "rnd2-0000000" for p in prompts.values())
     lexicon = load_lexicon(load_catalog())
     for by, key in (("appearance", "held_out_looks"), ("object", "held_out_objects")):
         llava = tmp_path / f"llava-{by}"
