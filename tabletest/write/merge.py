@@ -190,10 +190,8 @@ def _check_same_random_set(parts: list[Part]) -> None:
     """Shards of one random set: the same config content, --seed, --count, object pool and --limit."""
     flags = {"config_sha256": "--random-config content", "seed": "--seed", "count": "--count", "pool": "--only",
              "held_out": "objects.held_out", "limit": "--limit", "family": "--scenes"}
-    first = {k: v for k, v in parts[0].scenes.items() if k != "shard"}
     for part in parts[1:]:
-        other = {k: v for k, v in part.scenes.items() if k != "shard"}
-        if keys := sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k)):
+        if keys := _differing(parts[0].scenes, part.scenes):
             raise UserError(
                 f"parts {parts[0].root} and {part.root} are shards of different random sets "
                 f"({', '.join(flags.get(k, k) for k in keys)} differ); merge only shards of one set "
@@ -203,14 +201,17 @@ def _check_same_random_set(parts: list[Part]) -> None:
 
 def _check_same_selection(parts: list[Part]) -> None:
     """Shards of one selection: the same flags but --shard."""
-    first = {k: v for k, v in parts[0].selection.items() if k != "shard"}
     for part in parts[1:]:
-        other = {k: v for k, v in part.selection.items() if k != "shard"}
-        if keys := sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k)):
+        if keys := _differing(parts[0].selection, part.selection):
             raise UserError(
                 f"parts {parts[0].root} and {part.root} select different scenes ({', '.join(f'--{k}' for k in keys)}); "
                 "merge only shards of one selection"
             )
+
+
+def _differing(a: dict, b: dict) -> list[str]:
+    """The keys whose values differ, but `shard` (which tells shards apart)."""
+    return sorted(k for k in a.keys() | b.keys() if k != "shard" and a.get(k) != b.get(k))
 
 
 def _check_shards(parts: list[Part]) -> None:
