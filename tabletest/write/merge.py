@@ -1,10 +1,11 @@
 """One dataset from shard folders (`tabletest merge`), checked before anything is written.
 
-Parts are refused, with the thing named, when they differ in settings or selection (for random scenes:
-another set, i.e. another --count, --seed, --only or config content; or a benchmark part among random
-ones), overlap or miss ids, are unfinished, or hold a missing or undecodable image. The merged folder gets hard links to the
-parts' images (a copy where the file systems differ), one metadata.jsonl sorted by index, and a
-run.json that keeps every part's run history followed by the merge's own record.
+Parts are refused, with the thing named, when they differ in settings or selection (for random
+scenes: another set, i.e. another --count, --seed, --only or config content; or a benchmark part
+among random ones), overlap or miss ids, are unfinished, or hold a missing or undecodable image. The
+merged folder gets hard links to the parts' images, masks and depth maps (a copy where the file
+systems differ), one metadata.jsonl sorted by index, and a run.json that keeps every part's run
+history followed by the merge's own record.
 
 Resumable and safe to kill: images land whole (a link is atomic; a copy is renamed into place),
 metadata.jsonl and run.json are written atomically after all images, and `.merge.json` marks a
