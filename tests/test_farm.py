@@ -32,6 +32,23 @@ def test_dry_run_writes_a_readable_array_script_and_submits_nothing(tmp_path):
     assert status.returncode == 0 and status.stdout.startswith("64 tasks: 64 unfinished")
 
 
+def test_a_random_set_farm_writes_its_array_and_checks_the_set(tmp_path):
+    out = tmp_path / "farm"
+    result = run_cli("slurm", "render", "--out", str(out), "--tasks", "4", "--dry-run", "--scenes", "random", "--count", "40",
+                     "--seed", "7", "--masks")
+    assert result.returncode == 0, result.stderr
+    script = (out / "slurm" / "render.sbatch").read_text()
+    assert "#SBATCH --array=0-3" in script and "render --scenes random --count 40 --seed 7 --masks --quiet" in script
+    assert "--shard auto/4" in script and f"merge {out}/parts/shard-*-of-0004" in (out / "slurm" / "merge.sbatch").read_text()
+    for args, message in (
+        (("--count", "3"), "--tasks 4 is more than the random set's 3 scenes"),
+        (("--count", "8", "--random-config", str(tmp_path / "none.yaml")), "random-config file"),
+    ):
+        refused = run_cli("slurm", "render", "--out", str(tmp_path / "bad"), "--tasks", "4", "--dry-run", "--scenes", "random", *args)
+        assert refused.returncode == 2 and refused.stderr.startswith("error: ") and message in refused.stderr, refused.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_render_flags_are_checked_at_submit_time(tmp_path):
     typo = run_cli("slurm", "render", "--out", str(tmp_path / "a"), "--tasks", "2", "--dry-run", "--objectz", "2")
     assert typo.returncode == 2 and "error: the render flags are not right: No such option: --objectz" in typo.stderr

@@ -350,6 +350,18 @@ def test_random_records_questions_agree_with_their_stored_relations():
     assert checked > 100
 
 
+def test_an_object_the_render_measured_as_hidden_is_never_asked_about():
+    record = scene(
+        "rnd9-0000007",
+        [obj("mug", -0.4, 0.0, (0.12, 0.08, 0.1)), obj("lamp", 0.0, 0.3, (0.2, 0.2, 0.45)), obj("apple", 0.4, 0.0, (0.08, 0.08, 0.08), visible=0.1)],
+    )
+    record["relations"] = {"hidden": ["apple"]}
+    asked = questions_of([record])
+    assert asked and all("apple" not in q["objects"] and "apple" not in q["text"] for q in asked)
+    counts = {q["text"].split("?")[0]: q["answer"] for q in asked if q["skill"] == "counting"}
+    assert counts["How many objects are on the table"] == 2  # what the image shows
+
+
 def test_vignette_records_give_text_questions_only():
     asked = questions_of(vignette_records())
     assert asked and {q["modality"] for q in asked} == {"text"}

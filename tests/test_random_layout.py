@@ -17,7 +17,10 @@ from tabletest.layout.random_config import load_random_config
 from tabletest.layout.random_scene import CameraPose, PlacedObject, sample_scene
 from tabletest.layout.random_set import RandomSet, object_pool
 from tabletest.layout.selection import Shard
+from tabletest.layout.spec import random_spec
 from tabletest.truth.geometry import camera_record, scene_relations
+from tabletest.truth.records import random_truth
+from tabletest.write.records import RandomTruth, random_record
 from tabletest.truth.vignettes import relation_vignettes
 
 from conftest import REPO, run_cli
@@ -140,6 +143,48 @@ def test_front_back_withheld_inside_the_margin(sizes):
     words = relation_vignettes(("apple", "orange", "lemon"), rel)
     assert words["left_first"] == "The apple is to the left of the orange. The orange is to the left of the lemon."
     assert words["right_first"] == "The lemon is to the right of the orange. The orange is to the right of the apple."
+
+
+def test_a_hidden_object_gets_no_relation_count_or_mention(sizes):
+    """What a render measured as hidden (`min_visible_fraction`) is left out of every label, not guessed about."""
+    margins = load_random_config().relations
+    scene = _scene_with(sizes, [("strawberry", -0.3, 0.0), ("apple", -0.1, 0.0), ("lamp", 0.3, 0.1)])
+    kinds = {"strawberry": "natural", "apple": "natural", "lamp": "artifact"}
+    truth = random_truth(scene, RES, margins, kinds, frozenset({"apple"}))
+    rel = truth["relations"]
+    assert rel["hidden"] == ["apple"] and rel["counts"] == {"objects": 2, "natural": 1, "artifact": 1}
+    named = {n for key, value in rel.items() if key not in ("hidden", "counts", "table_side") for entry in value for n in entry}
+    assert named - {"left_right", "front_back"} == set(rel["table_side"]) == {"strawberry", "lamp"} and rel["left_of"] == [["strawberry", "lamp"]]
+    assert truth["vignettes"]["left_first"] == "The strawberry is to the left of the lamp."
+    assert random_truth(scene, RES, margins, kinds)["relations"]["hidden"] == []
+    alone = random_truth(scene, RES, margins, kinds, frozenset({"strawberry", "apple", "lamp"}))
+    assert alone["relations"]["counts"]["objects"] == 0 and alone["relations"]["left_of"] == []
+
+
+def test_the_record_hides_what_the_render_measured_below_the_threshold(sizes, builtin_assets):
+    config = load_random_config()
+    scene = _scene_with(sizes, [("strawberry", -0.3, 0.0), ("apple", -0.1, 0.0), ("lamp", 0.3, 0.1)])
+    spec = random_spec(scene, 0, load_manifest(builtin_assets).objects, builtin_assets)
+    measured = [{"center_px": [0.0, 0.0], "bbox_px": [0.0, 0.0, 1.0, 1.0], "visible_fraction": f} for f in (0.9, 0.24, 0.25)]
+    kinds = {"strawberry": "natural", "apple": "natural", "lamp": "artifact"}
+    truth = RandomTruth(config.relations, kinds, config.digest, 0)
+    record = random_record(spec, measured, {"resolution": list(RES)}, False, truth)
+    assert record["relations"]["hidden"] == ["apple"] and [o["name"] for o in record["objects"]] == ["strawberry", "apple", "lamp"]
+    assert record["relations"] == random_truth(scene, RES, config.relations, kinds, frozenset({"apple"}))["relations"]
+
+
+def test_min_visible_fraction_is_validated_and_in_the_digest_unless_default(tmp_path):
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    del data["relations"]["min_visible_fraction"]
+    (tmp_path / "without.yaml").write_text(yaml.safe_dump(data))
+    assert load_random_config(tmp_path / "without.yaml").digest == load_random_config().digest  # earlier sets keep their scenes
+    data["relations"]["min_visible_fraction"] = 0.5
+    (tmp_path / "half.yaml").write_text(yaml.safe_dump(data))
+    assert load_random_config(tmp_path / "half.yaml").digest != load_random_config().digest
+    data["relations"]["min_visible_fraction"] = 0.95
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(UserError, match="relations.min_visible_fraction: Input should be less than or equal to 0.9"):
+        load_random_config(tmp_path / "bad.yaml")
 
 
 def test_vignettes_fall_back_to_front_and_behind(sizes):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,9 @@ from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
+from tabletest.errors import UserError
 from tabletest.extras import installed_bpy
+from tabletest.write.merge import merge_parts
 from tabletest.write.run_output import read_runs
 
 from conftest import REPO, run_cli
@@ -73,6 +76,8 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
         for left, right in record["relations"]["left_of"]:
             assert names.index(left) < names.index(right)
         assert record["scene"]["world"]["hdri"] and record["scene"]["config_sha256"]
+        hidden = [o["name"] for o in record["objects"] if o["visible_fraction"] < 0.25]  # the config's min_visible_fraction
+        assert record["relations"]["hidden"] == hidden and record["relations"]["counts"]["objects"] == len(names) - len(hidden)
     text = run_cli(
         "vignettes", "--scenes", "random", "--count", "3", "--seed", "5", "--resolution", "64x48", "--only", ",".join(POOL),
         "--assets", str(assets),
@@ -81,7 +86,8 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
     for line, record in zip(text.stdout.splitlines(), recs, strict=True):  # the same scenes and truth, without Blender
         vignette = json.loads(line)
         assert vignette["objects"] == [o["name"] for o in record["objects"]]
-        assert (vignette["relations"], vignette["vignettes"]) == (record["relations"], record["vignettes"])
+        if not record["relations"]["hidden"]:  # what the render hides, text alone cannot know
+            assert (vignette["relations"], vignette["vignettes"]) == (record["relations"], record["vignettes"])
     run = read_runs(a)[-1]
     assert run["scenes"]["family"] == "random" and run["scenes"]["seed"] == 5
     assert run["timings"]["scene_setup_s_median"] is not None
@@ -94,18 +100,43 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
     assert audited.returncode == 1 and f"DISAGREES {planted['id']} [front_behind] in_front_of" in audited.stdout
 
 
-def test_shards_and_resume_give_the_whole_set(tmp_path, assets):
+def test_shards_merge_and_resume_give_the_whole_set(tmp_path, assets):
+    """Shards rendered apart (as a farm's tasks; one of them resumed) merge into the one-machine render,
+    record for record and pixel for pixel; parts of another set, or benchmark parts, are refused by name."""
+    tiny = ("--count", "4", "--seed", "3", "--masks", "--resolution", "32x24", "--samples", "1")
     whole = tmp_path / "whole"
-    assert render(whole, assets, "--count", "4").returncode == 0
-    parts = tmp_path / "parts"
-    for shard in ("0/2", "1/2"):
-        assert render(parts, assets, "--count", "4", "--shard", shard).returncode == 0
-    assert sorted(records(parts), key=lambda r: r["index"]) == records(whole)
-    resumed = tmp_path / "resumed"
-    assert render(resumed, assets, "--count", "4", "--limit", "2").returncode == 0
-    result = render(resumed, assets, "--count", "4")
-    assert result.returncode == 0 and "2 rendered, 2 already done" in result.stderr
-    assert (resumed / "metadata.jsonl").read_bytes() == (whole / "metadata.jsonl").read_bytes()
+    assert render(whole, assets, *tiny).returncode == 0
+    parts = [tmp_path / "parts" / f"shard-{i}" for i in range(2)]
+    assert render(parts[0], assets, *tiny, "--shard", "0/2").returncode == 0
+    assert render(parts[1], assets, *tiny, "--shard", "1/2", "--limit", "1").returncode == 0
+    resumed = render(parts[1], assets, *tiny, "--shard", "1/2")  # stopped after one image, then resumed
+    assert resumed.returncode == 0 and "1 rendered, 1 already done" in resumed.stderr
+    merged = tmp_path / "merged"
+    result = run_cli("merge", *map(str, parts), "--out", str(merged))
+    assert result.returncode == 0, result.stderr
+    assert (merged / "metadata.jsonl").read_bytes() == (whole / "metadata.jsonl").read_bytes()
+    assert (merged / "settings.json").read_bytes() == (whole / "settings.json").read_bytes()
+    for record in records(whole):
+        for key in ("file_name", "mask_file_name", "depth_file_name"):  # the depth pass travels too
+            assert np.array_equal(pixels(merged / record[key]), pixels(whole / record[key])), (record["id"], key)
+    assert read_runs(merged)[-1]["scenes"] == {**read_runs(whole)[-1]["scenes"], "shard": None}
+    audited = run_cli("verify", str(merged))
+    assert audited.returncode == 0 and "0 disagreement(s)" in audited.stdout, audited.stdout + audited.stderr
+    other = Path(shutil.copytree(parts[1], tmp_path / "other-seed"))
+    edit_last_run(other, lambda run: run["scenes"].update(seed=4))
+    with pytest.raises(UserError, match=r"are shards of different random sets \(--seed differ\)"):
+        merge_parts(load_catalog(), [parts[0], other], tmp_path / "x")
+    benchmark = Path(shutil.copytree(parts[1], tmp_path / "benchmark"))
+    edit_last_run(benchmark, lambda run: run.update(scenes={"family": "benchmark"}))
+    with pytest.raises(UserError, match=r"holds random scenes \(--scenes random\) and .* the benchmark's"):
+        merge_parts(load_catalog(), [benchmark, parts[0]], tmp_path / "y")
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def edit_last_run(folder: Path, edit) -> None:
+    data = json.loads((folder / "run.json").read_text())
+    edit(data["runs"][-1])
+    (folder / "run.json").write_text(json.dumps(data))
 
 
 def test_benchmark_records_images_and_masks_unchanged(tmp_path, builtin_assets):
@@ -138,7 +169,7 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
     config = tmp_path / "random.yaml"
     config.write_text(yaml.safe_dump(data))
     out = tmp_path / "render"
-    assert render(out, assets, "--count", "8", "--seed", "2", "--random-config", str(config)).returncode == 0
+    assert render(out, assets, "--count", "10", "--seed", "2", "--random-config", str(config)).returncode == 0
     recs = {r["id"]: r for r in records(out)}
     prompts_file = tmp_path / "prompts.jsonl"
     result = run_cli("prompts", "--dataset", str(out), "--out", str(prompts_file))
@@ -148,6 +179,9 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
     for prompt in prompts.values():  # asked only about pairs whose left/right relation holds beyond the margin
         record = recs[prompt["scene_id"]]
         assert [prompt["objects"]["A"], prompt["objects"]["B"]] in record["relations"]["left_of"]
+    # rnd2-0000000's tomato stands wholly behind the lamp (visible_fraction 0.0): hidden, never asked about
+    assert recs["rnd2-0000000"]["relations"]["hidden"] == ["tomato"]
+    assert not any(p["scene_id"] == "rnd2-0000000" for p in prompts.values())
     lexicon = load_lexicon(load_catalog())
     for by, key in (("appearance", "held_out_looks"), ("object", "held_out_objects")):
         llava = tmp_path / f"llava-{by}"

@@ -98,6 +98,7 @@ RANDOM_RELATIONS = pa.struct(
         *((key, STRINGS) for key in ("left_of", "right_of", "between", "table_side", "in_front_of", "behind", "ambiguous")),
         *((key, STRINGS) for key in ("nearer", "farther", "bigger", "smaller", "taller", "shorter")),
         ("counts", pa.struct([("objects", pa.int64()), ("natural", pa.int64()), ("artifact", pa.int64())])),
+        ("hidden", pa.list_(pa.string())),
     ]
 )
 CAMERA = pa.struct(

@@ -54,6 +54,7 @@ def render(
     Every other flag goes to `tabletest render` as given (e.g. --objects 3 --samples 64 --assets DIR)."""
     render_args = list(ctx.args)
     params = check_render_args(render_args)
+    check_random_set(params, tasks)
     old = out / "slurm" / FARM
     if old.is_file() and Farm.load(out).submissions:
         raise UserError(
@@ -164,3 +165,16 @@ def check_render_args(args: list[str]) -> dict:
     if ctx.params.get("shard") is not None or "--shard" in given:
         raise UserError("--shard is set per task by the farm (task i renders shard i/--tasks); leave it out")
     return ctx.params
+
+
+def check_random_set(params: dict, tasks: int) -> None:
+    """`--scenes random`'s set checked as each task will check it (its --count, its --random-config),
+    and refused when some tasks would have no scene to render."""
+    from tabletest.layout.random_set import random_set_for
+    from tabletest.options import make_selection
+
+    selection = make_selection(params["objects"], None, params["limit"], params["sample"], params["seed"], params["only"])
+    catalog = load_catalog(params["catalog"])
+    random = random_set_for(catalog, params["scenes"], params["count"], params["random_config"], selection.seed, selection, params["sample"])
+    if random is not None and tasks > random.count:
+        raise UserError(f"--tasks {tasks} is more than the random set's {random.count} scenes (--count); give --tasks {random.count} or fewer")

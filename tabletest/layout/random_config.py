@@ -18,6 +18,7 @@ from tabletest.config import CONFIG_DIR, Strict, load_validated
 
 DEFAULT_RANDOM_CONFIG = CONFIG_DIR / "random.yaml"
 SURFACE_KINDS = ("wood", "painted", "stone", "cloth")
+MIN_VISIBLE_FRACTION = 0.25  # the default; left out of the digest at this value (see `RandomConfig.digest`)
 
 
 def _ordered(pair: tuple[float, float]) -> tuple[float, float]:
@@ -131,6 +132,8 @@ class RelationMargins(Strict):
     distance_margin_m: float = Field(0.04, ge=0)
     size_ratio: float = Field(1.2, ge=1)
     side_margin_m: float = Field(0.1, ge=0)
+    # an object nothing hides measures 0.92-1.0 (edge noise), so a threshold above 0.9 would hide it
+    min_visible_fraction: float = Field(MIN_VISIBLE_FRACTION, ge=0, le=0.9)
 
 
 class RandomConfig(Strict):
@@ -145,8 +148,13 @@ class RandomConfig(Strict):
 
     @cached_property
     def digest(self) -> str:
-        """sha256 of the validated content (key order and comments do not matter)."""
-        text = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """sha256 of the validated content (key order and comments do not matter). `min_visible_fraction`
+        came later and only decides which labels a render keeps: at its default it is left out, so the sets
+        drawn before it existed keep their scenes; any other value is in the digest."""
+        content = self.model_dump(mode="json")
+        if content["relations"]["min_visible_fraction"] == MIN_VISIBLE_FRACTION:
+            del content["relations"]["min_visible_fraction"]
+        text = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -27,11 +27,10 @@ class RandomSet:
     limit: int | None = None
 
     def indices(self) -> Iterator[int]:
-        chosen = range(self.count) if self.shard is None else range(self.shard.index, self.count, self.shard.count)
-        return itertools.islice(iter(chosen), self.limit)
+        return set_indices(self.count, self.shard, self.limit)
 
     def ids(self) -> Iterator[str]:
-        return (random_scene_id(self.seed, i) for i in self.indices())
+        return set_ids(self.seed, self.count, self.shard, self.limit)
 
     def selected(self) -> int:
         total = len(range(self.count)) if self.shard is None else len(range(self.shard.index, self.count, self.shard.count))
@@ -63,6 +62,17 @@ class RandomSet:
             "shard": str(self.shard) if self.shard else None,
             "limit": self.limit,
         }
+
+
+def set_indices(count: int, shard: Shard | None, limit: int | None) -> Iterator[int]:
+    """The indices `--count`, `--shard` and `--limit` select from a random set."""
+    chosen = range(count) if shard is None else range(shard.index, count, shard.count)
+    return itertools.islice(iter(chosen), limit)
+
+
+def set_ids(seed: int, count: int, shard: Shard | None, limit: int | None) -> Iterator[str]:
+    """The scene ids of that selection (what `tabletest merge` checks a part against, without the config)."""
+    return (random_scene_id(seed, i) for i in set_indices(count, shard, limit))
 
 
 def object_pool(catalog: Catalog, config: RandomConfig, only: tuple[str, ...] | None) -> tuple[str, ...]:

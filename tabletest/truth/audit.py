@@ -150,12 +150,12 @@ def _audit_record(result: Audit, root: Path, record: dict, scene_id: str, run_ca
     _check_visibility(result, scene_id, objects, pixels, small)
     _check_boxes(result, scene_id, objects, pixels, small)
     seen = [p.any() for p in pixels]
-    centroid = [float(np.nonzero(p)[1].mean()) + 0.5 if s else math.nan for p, s in zip(pixels, seen)]
+    columns = _Columns.of(objects, pixels)
     terms = _resolver(objects)
     relations = record.get("relations") or {}
-    _check_order(result, scene_id, relations, terms, centroid, "left_right", ("left_of", "right_of"))
-    _check_between(result, scene_id, relations, terms, centroid)
-    _check_table_side(result, scene_id, relations, terms, centroid)
+    _check_order(result, scene_id, relations, terms, columns)
+    _check_between(result, scene_id, relations, terms, columns)
+    _check_table_side(result, scene_id, relations, terms, columns)
     if depth is not None:
         spans = [np.percentile(depth[p], (0, 50, 100)) / 1000 if s else None for p, s in zip(pixels, seen)]
         _check_front_behind(result, scene_id, relations, terms, objects, spans)
@@ -272,18 +272,61 @@ def _resolver(objects: list[dict]) -> dict:
     return terms
 
 
-def _check_order(
-    result: Audit, scene_id: str, relations: dict, terms: dict, key: list[float], kind: str, names: tuple[str, str]
-) -> None:
-    """`first` pairs need key[a] < key[b], `second` pairs key[a] > key[b] (NaN: an unseen object, left to `visible`)."""
-    first, second = names
-    for relation, sign in ((first, 1), (second, -1)):
+@dataclass(frozen=True)
+class _Columns:
+    """Where each object's mask pixels lie across the image: their centroid and their leftmost and
+    rightmost columns (NaN for an unseen object, left to `visible`), and which objects are partly hidden.
+
+    A label says where whole objects stand; the mask shows only what is seen. For an object nothing
+    hides, the centroid of its pixels is the test. For a partly hidden one (visible fraction under
+    PARTLY_HIDDEN) what is seen can be any part of it, so its centroid is no test (in a 1,000-scene
+    random render at 48x36, 8 scenes had a partly hidden object's visible centroid on the other side,
+    e.g. headphones 81 % behind a laptop); then a's pixels may only not lie wholly right of b's."""
+
+    centroid: list[float]
+    lo: list[float]
+    hi: list[float]
+    partly: list[bool]
+
+    @classmethod
+    def of(cls, objects: list[dict], pixels: list[np.ndarray]) -> _Columns:
+        xs = [np.nonzero(p)[1] + 0.5 for p in pixels]
+        return cls(
+            [float(x.mean()) if x.size else math.nan for x in xs],
+            [float(x.min()) if x.size else math.nan for x in xs],
+            [float(x.max()) if x.size else math.nan for x in xs],
+            [_partly_hidden(o) for o in objects],
+        )
+
+    def seen(self, *positions: int) -> bool:
+        return not any(math.isnan(self.centroid[i]) for i in positions)
+
+    def left(self, a: int, b: int) -> bool:
+        """Whether the pixels allow a to stand left of b."""
+        if self.partly[a] or self.partly[b]:
+            return self.lo[a] <= self.hi[b]
+        return self.centroid[a] < self.centroid[b]
+
+    def describe(self, *positions: int) -> str:
+        return ", ".join(
+            f"{self.lo[i]:.1f}-{self.hi[i]:.1f} (partly hidden)" if self.partly[i] else f"{self.centroid[i]:.3f}" for i in positions
+        )
+
+
+def _partly_hidden(obj: dict) -> bool:
+    fraction = obj.get("visible_fraction")
+    return fraction is not None and fraction < PARTLY_HIDDEN
+
+
+def _check_order(result: Audit, scene_id: str, relations: dict, terms: dict, columns: _Columns) -> None:
+    """`left_of` [a, b]: the pixels allow a left of b; `right_of` [a, b]: b left of a."""
+    for relation, flip in (("left_of", False), ("right_of", True)):
         for pair in relations.get(relation) or ():
             a, b = (terms.get(t) for t in pair)
-            if a is None or b is None or math.isnan(key[a]) or math.isnan(key[b]):
+            if a is None or b is None or not columns.seen(a, b):
                 continue
-            ok = sign * (key[b] - key[a]) > 0
-            result.check(kind, scene_id, ok, f"{relation} {pair}: pixels give {key[a]:.3f} vs {key[b]:.3f}")
+            ok = columns.left(b, a) if flip else columns.left(a, b)
+            result.check("left_right", scene_id, ok, f"{relation} {pair}: pixels give {columns.describe(a, b)}")
 
 
 def _check_front_behind(
@@ -293,7 +336,10 @@ def _check_front_behind(
     `_check_depth` ties to the pixels) the pair must follow them: the median of what is seen is no test
     there, since a big ball's front surface is nearer than a small cup's centre. Without them, the
     medians of the depth pass decide. Either way no object in front may lie wholly behind the other
-    (its nearest pixel beyond their farthest). `spans`: each object's nearest, median, farthest depth."""
+    (its nearest pixel beyond their farthest), unless one of them is partly hidden: then what is seen
+    of it is not its extent (a screwdriver 66 % hidden, lying along the line of sight, showed only its
+    near tip, nearer than the banana in front of its centre). `spans`: each object's nearest, median,
+    farthest depth."""
     for relation, front_first in (("in_front_of", True), ("behind", False)):
         for pair in relations.get(relation) or ():
             a, b = (terms.get(t) for t in pair)
@@ -303,34 +349,35 @@ def _check_front_behind(
             centres = [objects[i].get("depth_m") for i in (front, back)]
             (near, median, _), (_, median_back, far_back) = spans[front], spans[back]
             ordered = centres[0] < centres[1] if None not in centres else median < median_back
+            extents = _partly_hidden(objects[front]) or _partly_hidden(objects[back]) or near <= far_back
             result.check(
-                "front_behind", scene_id, bool(near <= far_back and ordered),
+                "front_behind", scene_id, bool(extents and ordered),
                 f"{relation} {pair}: depth pass {spans[front].round(3).tolist()} m vs {spans[back].round(3).tolist()} m,"
                 f" centres {centres}",
             )
 
 
-def _check_between(result: Audit, scene_id: str, relations: dict, terms: dict, centroid: list[float]) -> None:
+def _check_between(result: Audit, scene_id: str, relations: dict, terms: dict, columns: _Columns) -> None:
     for triple in relations.get("between") or ():
         m, a, b = (terms.get(t) for t in triple)
-        if None in (m, a, b) or any(math.isnan(centroid[i]) for i in (m, a, b)):
+        if None in (m, a, b) or not columns.seen(m, a, b):
             continue
-        ok = min(centroid[a], centroid[b]) < centroid[m] < max(centroid[a], centroid[b])
-        result.check("left_right", scene_id, ok, f"between {triple}: centroids {[round(centroid[i], 2) for i in (m, a, b)]}")
+        ok = (columns.left(a, m) and columns.left(m, b)) or (columns.left(b, m) and columns.left(m, a))
+        result.check("left_right", scene_id, ok, f"between {triple}: pixels give {columns.describe(m, a, b)}")
 
 
-def _check_table_side(result: Audit, scene_id: str, relations: dict, terms: dict, centroid: list[float]) -> None:
-    """`table_side` left/middle/right must be the objects' order by centroid."""
+def _check_table_side(result: Audit, scene_id: str, relations: dict, terms: dict, columns: _Columns) -> None:
+    """`table_side` left/middle/right must be the objects' order in the pixels."""
     rank = {"left": 0, "middle": 1, "right": 2}
     sides = relations.get("table_side")
     if not isinstance(sides, dict):
         return
     placed = [(rank[side], terms[name]) for name, side in sides.items() if side in rank and name in terms]
     for (ra, a), (rb, b) in combinations(placed, 2):
-        if ra == rb or math.isnan(centroid[a]) or math.isnan(centroid[b]):
+        if ra == rb or not columns.seen(a, b):
             continue
-        ok = (ra < rb) == (centroid[a] < centroid[b])
-        result.check("left_right", scene_id, ok, f"table_side of {a} and {b} against centroids")
+        ok = columns.left(a, b) if ra < rb else columns.left(b, a)
+        result.check("left_right", scene_id, ok, f"table_side of {a} and {b}: pixels give {columns.describe(a, b)}")
 
 
 @dataclass(frozen=True)

@@ -53,17 +53,20 @@ def object_geometry(camera: PinholeCamera, obj: PlacedObject) -> dict:
     }
 
 
-def scene_relations(scene: RandomScene, camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str]) -> dict:
-    """Every relation that holds beyond its margin, for every ordered pair (and triple) of objects.
+def scene_relations(
+    scene: RandomScene, camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str], hidden: frozenset[str] = frozenset()
+) -> dict:
+    """Every relation that holds beyond its margin, for every ordered pair (and triple) of the objects
+    not `hidden` (those the render measured as hidden: no relation names them, `counts` leaves them out).
 
     Lists hold [subject, object] (`between`: [subject, one, other]; `nearer`: [a, b, c] = a is nearer
     to b than to c; `farther`: [a, c, b] = a is farther from c than from b). `ambiguous` holds
     [a, b, direction] for the pairs (a left of b in the record's order) withheld along
     `left_right` or `front_back`.
     """
-    objs = scene.objects
+    objs = [o for o in scene.objects if o.name not in hidden]
     names = [o.name for o in objs]
-    centers = np.array([o.box_center for o in objs])
+    centers = np.array([o.box_center for o in objs], dtype=float).reshape(-1, 3)
     cam = (centers - np.asarray(camera.position)) @ camera.axes.T
     u = camera.project(centers)[:, 0]
     margin_px = margins.margin_px * camera.width / REFERENCE_WIDTH_PX
@@ -92,7 +95,8 @@ def scene_relations(scene: RandomScene, camera: PinholeCamera, margins: Relation
     pairs = list(itertools.permutations(range(len(objs)), 2))
     bigger = [[names[i], names[j]] for i, j in pairs if big[i] >= margins.size_ratio * big[j]]
     taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]
-    table_x = float(camera.axes[0] @ (np.array([0.0, 0.0, objs[0].position_m[2]]) - np.asarray(camera.position)))
+    table_top = scene.objects[0].position_m[2]  # every object stands on it
+    table_x = float(camera.axes[0] @ (np.array([0.0, 0.0, table_top]) - np.asarray(camera.position)))
     kind_counts = {kind: sum(1 for n in names if kinds[n] == kind) for kind in ("natural", "artifact")}
     return {
         "left_of": rel["left_of"],
@@ -109,6 +113,7 @@ def scene_relations(scene: RandomScene, camera: PinholeCamera, margins: Relation
         "taller": taller,
         "shorter": [[b, a] for a, b in taller],
         "counts": {"objects": len(names), **kind_counts},
+        "hidden": [o.name for o in scene.objects if o.name in hidden],
     }
 
 

@@ -24,10 +24,15 @@ def vignette_record(scene: Scene) -> dict:
     }
 
 
-def random_truth(scene: RandomScene, resolution: tuple[int, int], margins: RelationMargins, kinds: Mapping[str, str]) -> dict:
-    """A random scene's relations and vignettes, from its geometry alone (no render needed)."""
-    rels = scene_relations(scene, scene.camera.pinhole(resolution), margins, kinds)
-    return {"relations": rels, "vignettes": relation_vignettes(tuple(o.name for o in scene.objects), rels)}
+def random_truth(
+    scene: RandomScene, resolution: tuple[int, int], margins: RelationMargins, kinds: Mapping[str, str],
+    hidden: frozenset[str] = frozenset(),
+) -> dict:
+    """A random scene's relations and vignettes, from its geometry alone (no render needed); a render
+    passes the objects it measured as `hidden`, which the relations and vignettes then leave out."""
+    rels = scene_relations(scene, scene.camera.pinhole(resolution), margins, kinds, hidden)
+    seen = tuple(o.name for o in scene.objects if o.name not in hidden)
+    return {"relations": rels, "vignettes": relation_vignettes(seen, rels)}
 
 
 def random_vignette_records(

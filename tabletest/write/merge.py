@@ -1,9 +1,11 @@
 """One dataset from shard folders (`tabletest merge`), checked before anything is written.
 
-Parts are refused, with the thing named, when they differ in settings or selection, overlap or miss
-ids, are unfinished, or hold a missing or undecodable image. The merged folder gets hard links to the
-parts' images (a copy where the file systems differ), one metadata.jsonl sorted by index, and a
-run.json that keeps every part's run history followed by the merge's own record.
+Parts are refused, with the thing named, when they differ in settings or selection (for random
+scenes: another set, i.e. another --count, --seed, --only or config content; or a benchmark part
+among random ones), overlap or miss ids, are unfinished, or hold a missing or undecodable image. The
+merged folder gets hard links to the parts' images, masks and depth maps (a copy where the file
+systems differ), one metadata.jsonl sorted by index, and a run.json that keeps every part's run
+history followed by the merge's own record.
 
 Resumable and safe to kill: images land whole (a link is atomic; a copy is renamed into place),
 metadata.jsonl and run.json are written atomically after all images, and `.merge.json` marks a
@@ -25,6 +27,7 @@ from pathlib import Path
 from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
+from tabletest.layout.random_set import set_ids
 from tabletest.layout.selection import Selection, Shard, select_scenes
 from tabletest.write.jsonl import atomic_output, write_lines
 from tabletest.write.lock import LOCK, output_lock
@@ -33,6 +36,7 @@ from tabletest.write.settings import read_settings, settings_differences, widene
 
 MARKER = ".merge.json"
 SHOWN = 5  # ids named in a refusal before "and N more"
+PASSES = ("file_name", "mask_file_name", "depth_file_name")  # a record's files (masks and depth with --masks)
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,11 @@ class Part:
     settings: dict
     runs: list[dict]
     selection: dict  # the last run's selection, shard included
+    scenes: dict  # the last run's scene family: {"family": "benchmark"} or the random set, shard included
+
+    @property
+    def random(self) -> bool:
+        return self.scenes.get("family") == "random"
 
     @property
     def shard(self) -> Shard | None:
@@ -62,8 +71,12 @@ def merge_parts(catalog: Catalog, roots: list[Path], out: Path, jobs: int | None
     out = Path(out)
     parts = sorted((load_part(root) for root in _unique(roots)), key=_shard_order)
     _check_out(out, parts)
+    _check_same_family(parts)
+    if parts[0].random:
+        _check_same_random_set(parts)  # before settings, whose difference would name fewer flags
     settings = _common_settings(parts)
-    _check_same_selection(parts)
+    if not parts[0].random:
+        _check_same_selection(parts)
     _check_shards(parts)
     entries = list(heapq.merge(*(_entries(part) for part in parts), key=lambda entry: entry[0]))
     _check_ids(catalog, parts, entries)
@@ -95,6 +108,7 @@ def _write(parts: list[Part], entries: list, files: list[tuple[Path, Path]], set
             "status": "complete",
             "parts": [p.root.name for p in parts],
             "images": len(entries),
+            **({"scenes": {**parts[0].scenes, "shard": None}} if parts[0].random else {}),
             "files": "hard links to the parts' files" if _linked(files) else "copies (the parts are on another file system)",
         }
     )
@@ -118,7 +132,7 @@ def load_part(root: Path) -> Part:
     settings = read_settings(root)
     if settings is None:
         raise UserError(f"part {root} has no settings.json (it was rendered before tabletest pinned settings); rerender it")
-    return Part(root, settings, runs, last["command"]["selection"])
+    return Part(root, settings, runs, last["command"]["selection"], last.get("scenes") or {"family": "benchmark"})
 
 
 def _unique(roots: list[Path]) -> list[Path]:
@@ -162,16 +176,43 @@ def _common_settings(parts: list[Part]) -> dict:
     return settings
 
 
+def _check_same_family(parts: list[Part]) -> None:
+    """Random scenes and the benchmark's do not mix: their ids, records and settings differ."""
+    for part in parts[1:]:
+        if part.random != parts[0].random:
+            random, benchmark = (parts[0], part) if parts[0].random else (part, parts[0])
+            raise UserError(
+                f"part {random.root} holds random scenes (--scenes random) and {benchmark.root} the benchmark's; "
+                "merge only shards of one render command"
+            )
+
+
+def _check_same_random_set(parts: list[Part]) -> None:
+    """Shards of one random set: the same config content, --seed, --count, object pool and --limit."""
+    flags = {"config_sha256": "--random-config content", "seed": "--seed", "count": "--count", "pool": "--only",
+             "held_out": "objects.held_out", "limit": "--limit", "family": "--scenes"}
+    for part in parts[1:]:
+        if keys := _differing(parts[0].scenes, part.scenes):
+            raise UserError(
+                f"parts {parts[0].root} and {part.root} are shards of different random sets "
+                f"({', '.join(flags.get(k, k) for k in keys)} differ); merge only shards of one set "
+                "(the same --count, --seed, --only and --random-config, --shard i/n for each part)"
+            )
+
+
 def _check_same_selection(parts: list[Part]) -> None:
     """Shards of one selection: the same flags but --shard."""
-    first = {k: v for k, v in parts[0].selection.items() if k != "shard"}
     for part in parts[1:]:
-        other = {k: v for k, v in part.selection.items() if k != "shard"}
-        if keys := sorted(k for k in first.keys() | other.keys() if first.get(k) != other.get(k)):
+        if keys := _differing(parts[0].selection, part.selection):
             raise UserError(
                 f"parts {parts[0].root} and {part.root} select different scenes ({', '.join(f'--{k}' for k in keys)}); "
                 "merge only shards of one selection"
             )
+
+
+def _differing(a: dict, b: dict) -> list[str]:
+    """The keys whose values differ, but `shard` (which tells shards apart)."""
+    return sorted(k for k in a.keys() | b.keys() if k != "shard" and a.get(k) != b.get(k))
 
 
 def _check_shards(parts: list[Part]) -> None:
@@ -206,7 +247,7 @@ def _entries(part: Part) -> Iterator[tuple[int, str, Part, tuple[str, ...]]]:
     for _, line in _lines(part):
         record = json.loads(line)
         sid, names = record["id"], tuple(_file_names(record))
-        if any(name not in (f"images/{sid}.png", f"masks/{sid}.png") for name in names):
+        if any(name not in (f"images/{sid}.png", f"masks/{sid}.png", f"depth/{sid}.png") for name in names):
             raise UserError(f"{sid} in {part.root} names its files {', '.join(names)}, not images/{sid}.png; rerender that part")
         yield record["index"], sid, part, names
 
@@ -220,12 +261,20 @@ def _check_ids(catalog: Catalog, parts: list[Part], entries: list[tuple[int, str
             )
         owner[sid] = part
     for part in parts:
-        expected = {scene.id for scene in select_scenes(catalog, _selection(part))}
+        expected = _expected_ids(catalog, part)
         held = {sid for sid, p in owner.items() if p is part}
         if missing := sorted(expected - held):
             raise UserError(f"part {part.root} lacks {_named(missing)} of its shard; rerun its render to finish it")
         if extra := sorted(held - expected):
             raise UserError(f"part {part.root} holds {_named(extra)}, which are not of its selection; rerender that part")
+
+
+def _expected_ids(catalog: Catalog, part: Part) -> set[str]:
+    """The ids a part's command selects: from its random set, or from the benchmark's enumeration."""
+    if part.random:
+        s = part.scenes
+        return set(set_ids(s["seed"], s["count"], part.shard, s.get("limit")))
+    return {scene.id for scene in select_scenes(catalog, _selection(part))}
 
 
 def _selection(part: Part) -> Selection:
@@ -235,7 +284,7 @@ def _selection(part: Part) -> Selection:
 
 
 def _file_names(record: dict) -> list[str]:
-    return [record["file_name"], *([record["mask_file_name"]] if "mask_file_name" in record else [])]
+    return [record[key] for key in PASSES if key in record]
 
 
 def _check_images(paths: list[Path], jobs: int | None) -> None:
@@ -281,7 +330,7 @@ def _same_bytes(a: Path, b: Path) -> bool:
 
 def _drop_strays(out: Path, keep: set[Path]) -> None:
     """Remove what an interrupted merge left half-done (temporary names) and files no record names."""
-    for folder in ("images", "masks"):
+    for folder in ("images", "masks", "depth"):
         for path in (out / folder).iterdir() if (out / folder).is_dir() else ():
             if path not in keep:
                 path.unlink()

@@ -54,13 +54,16 @@ def _objects(spec: SceneSpec, measured: list[dict]) -> list[dict]:
 def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool, truth: RandomTruth) -> dict:
     """A random scene's record: the benchmark record's fields (`slot` null), plus the camera, each
     object's 3D box, camera-frame centre, depth and measured visible fraction, every relation in the
-    viewer's frame with what the margin withheld, and the scene's appearance."""
+    viewer's frame with what the margin withheld, and the scene's appearance. Objects measured less
+    visible than `min_visible_fraction` stay listed (with their geometry) but are `hidden`: no relation,
+    vignette or count includes them."""
     scene = spec.random
     camera = scene.camera.pinhole(tuple(render["resolution"]))
     objects = _objects(spec, measured)
     for obj, placed, facts in zip(objects, scene.objects, measured):
         obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"])
-    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds)
+    hidden = frozenset(o["name"] for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
+    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden)
     pose = scene.camera
     appearance = {
         "config_sha256": truth.config_sha256,

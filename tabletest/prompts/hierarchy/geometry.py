@@ -129,13 +129,14 @@ class SceneGeometry:
         if all(isinstance(o, str) for o in objects):
             things = [Thing(n, np.zeros(3), (0.0, 0.0, 0.0), 0.0, fronts.get(n, False), None) for n in objects]
             return cls(things, None, list(objects))  # listed left to right
-        things = [_thing(record, o, fronts.get(o.get("name"), False)) for o in objects]
+        relations = record.get("relations", {})
+        hidden = set(relations.get("hidden", ()))  # measured as hidden by the render: never asked about
+        things = [_thing(record, o, fronts.get(o.get("name"), False)) for o in objects if o.get("name") not in hidden]
         if "camera" in record:
             view = View.from_record(record["camera"])
         else:  # a benchmark render: the config's camera at the render's resolution
             resolution = record.get("render", {}).get("resolution") or config.render.resolution
             view = View.from_config(config, tuple(resolution))
-        relations = record.get("relations", {})
         geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])))
         unique = len({t.name for t in things}) == len(things)  # stored pairs name objects by name
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
