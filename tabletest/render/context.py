@@ -73,7 +73,8 @@ class RunContext:
         early, self.early = self.early, {}
         return Supervisor(
             setup=worker_setup(self.config, self.options, self.resolution),
-            slots=worker_slots(self.options),
+            # the slots the early workers were started on (asking nvidia-smi again could answer otherwise)
+            slots=[worker.slot for worker in early.values()] or worker_slots(self.options),
             early=early,
             log_dir=self.options.out / "logs",
             request=request,

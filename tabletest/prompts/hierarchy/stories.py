@@ -107,8 +107,10 @@ def _combinations(ask: Asker, known: dict, said: set, common: dict) -> None:
         if ahead is None or x > y or (side in said and ahead in said):
             continue
         hops = known[side].hops + known[ahead].hops + 1
-        facts = [f for f in derivation(known, side)[0] + derivation(known, ahead)[0]]
-        rules = [*derivation(known, side)[1], *derivation(known, ahead)[1], "combination"]
+        side_facts, side_rules = derivation(known, side)
+        ahead_facts, ahead_rules = derivation(known, ahead)
+        facts = side_facts + ahead_facts
+        rules = [*side_rules, *ahead_rules, "combination"]
         for depth_relation, truth in ((ahead[1], True), (CONVERSE[ahead[1]], False)):
             ask.ask(
                 f"story-both-{x}-{depth_relation}-{y}",
