@@ -25,7 +25,10 @@ from conftest import REPO, run_cli
 
 SCRIPT = REPO / "scripts" / "ci" / "slurm-single-node.sh"
 NAMES = ("tomato", "banana", "apple", "lemon", "orange")  # 20 two-object scenes, 5 per shard of 4
-SCENES = ["--objects", "2", "--only", ",".join(NAMES), "--resolution", "32x24", "--samples", "1", "--device", "cpu"]
+SCENES = ["--objects", "2", "--only", ",".join(NAMES), "--device", "cpu"]
+TINY = ["--resolution", "32x24", "--samples", "1"]
+# Slow enough (about 0.5 s an image, with the model cache) that a task is caught, and signalled, mid-run
+MID_RUN = ["--resolution", "64x48", "--samples", "256"]
 
 
 @pytest.fixture(scope="session")
@@ -84,12 +87,13 @@ def statuses(out: Path) -> dict[int, dict]:
 
 
 def running_with_images(out: Path, array: str, exclude: set[int]) -> int | None:
-    """A task of `array` that SLURM runs and that has finished some but not all of its 5 images
-    (read from the part's own metadata, so the window is not missed)."""
+    """A task of `array` that SLURM runs and that has finished one or two of its 5 images (read from
+    the part's own metadata, so the window is not missed): the three left give a signal time to land
+    before the task ends."""
     running = run("squeue", "-h", "-r", "-t", "RUNNING", "-j", array, "-o", "%K").split()
     for task in map(int, running):
         metadata = out / "parts" / f"shard-{task:04d}-of-0004" / "metadata.jsonl"
-        if task not in exclude and metadata.is_file() and 1 <= len(metadata.read_text().splitlines()) < 5:
+        if task not in exclude and metadata.is_file() and 1 <= len(metadata.read_text().splitlines()) <= 2:
             return task
     return None
 
@@ -106,7 +110,7 @@ def last_run(part: Path) -> dict:
 
 def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_path, slurm, assets):
     out = tmp_path / "farm"
-    submitted = run_cli("slurm", "render", "--out", str(out), "--tasks", "4", "--assets", str(assets), *SCENES)
+    submitted = run_cli("slurm", "render", "--out", str(out), "--tasks", "4", "--assets", str(assets), *SCENES, *MID_RUN)
     assert submitted.returncode == 0, submitted.stderr
     job = re.search(r"submitted array job (\d+) \(4 task\(s\): 0-3\) and merge job (\d+)", submitted.stdout)
     assert job, submitted.stdout
@@ -141,6 +145,10 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
     assert final[killed]["scheduler"] == "CANCELLED" and 1 <= final[killed]["images"] < 5
     text = run_cli("slurm", "status", str(out)).stdout
     assert text.startswith("4 tasks: 3 done, 1 failed") and f"tabletest slurm resubmit {out}" in text
+    # Its second run comes even when the first had rendered every image before the warning reached it
+    # (its part is then complete already): wait for that run to end before reading the logs.
+    log = out / "slurm" / "logs" / f"render-{array}_{preempted}.log"
+    wait_for("the preempted task's second run to end", lambda: "start 1" in log.read_text() and not run(*state).strip(), 60)
     restarted = [t for t in range(4) if "start 1" in (out / "slurm" / "logs" / f"render-{array}_{t}.log").read_text()]
     assert restarted == [preempted], farm_logs(out)  # requeued alone
     wait_for("the first merge job to be cancelled", lambda: "CANCELLED" in run("squeue", "-h", "-t", "all", "-j", first_merge, "-o", "%T"), 60)
@@ -156,7 +164,7 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
         assert timings["images_skipped"] >= 1 and timings["images_skipped"] + timings["images_rendered"] == 5
 
     single = tmp_path / "single"
-    result = run_cli("render", "--out", str(single), "--assets", str(assets), "--quiet", *SCENES)
+    result = run_cli("render", "--out", str(single), "--assets", str(assets), "--quiet", *SCENES, *MID_RUN)
     assert result.returncode == 0, result.stderr
     merged_lines = (out / "merged" / "metadata.jsonl").read_text().splitlines()
     assert len(merged_lines) == 20 and merged_lines == (single / "metadata.jsonl").read_text().splitlines()
@@ -173,7 +181,7 @@ def test_composite_layers_once_then_the_composing_array(tmp_path, slurm, assets)
     tasks, started after it, render none and only compose."""
     out, cache = tmp_path / "farm", tmp_path / "layers"
     names = ",".join(NAMES[:4])  # 12 scenes, layer groups of 2 objects
-    scenes = [*SCENES, "--only", names, "--mode", "composite", "--layer-cache", str(cache), "--assets", str(assets)]
+    scenes = [*SCENES, *TINY, "--only", names, "--mode", "composite", "--layer-cache", str(cache), "--assets", str(assets)]
     submitted = run_cli("slurm", "render", "--out", str(out), "--tasks", "2", "--layer-tasks", "2", *scenes)
     assert submitted.returncode == 0, submitted.stderr
     assert re.search(r"submitted layer job \d+ \(2 task\(s\)\); the array waits for it", submitted.stdout)
