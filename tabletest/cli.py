@@ -121,6 +121,24 @@ def catalog(catalog: CatalogOpt = None) -> None:
 USAGE_ERROR = next(kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "UsageError")
 
 
+# What the file system refused: the user's to fix (space, quota, a read-only or forbidden place).
+WRITE_FAILURES = {
+    errno.ENOSPC: ("the disk is full", "free some space and rerun the same command (finished work is kept)"),
+    errno.EDQUOT: ("the disk quota is used up", "free some space and rerun the same command (finished work is kept)"),
+    errno.EFBIG: ("a file grew past the size this file system or process allows", "write to another file system"),
+    errno.EROFS: ("the file system is read-only", "give an output path on a writable file system"),
+    errno.EACCES: ("permission denied", "check its permissions, or give another path"),
+    errno.EPERM: ("operation not permitted", "check its permissions, or give another path"),
+}
+
+
+def _write_failure(err: OSError) -> str:
+    """One line naming the refused place: a copy's destination (`filename2`), not its source."""
+    what, fix = WRITE_FAILURES[err.errno]
+    where = err.filename2 or err.filename
+    return f"{what}{f' at {where}' if where else ''}; {fix}"
+
+
 def main() -> None:
     try:
         code = app(standalone_mode=False)  # usage errors come here, to be shown as one line like the rest
@@ -144,10 +162,9 @@ def main() -> None:
     except BrokenPipeError:  # `tabletest vignettes | head` is fine
         sys.exit(0)
     except OSError as err:
-        if err.errno != errno.ENOSPC:
+        if err.errno not in WRITE_FAILURES:
             raise
-        where = f" writing {err.filename}" if err.filename else ""
-        typer.echo(f"error: the disk is full{where}; free some space and rerun the same command (finished work is kept)", err=True)
+        typer.echo(f"error: {_write_failure(err)}", err=True)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
 

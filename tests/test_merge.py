@@ -134,8 +134,89 @@ def test_a_folder_with_another_dataset_is_refused(tmp_path, parts):
     (other / "images").mkdir(parents=True)
     (other / "images" / "x.png").write_bytes(b"x")
     result = merge(*parts, "--out", other)
-    assert result.returncode == 2 and "already holds something other than a merge of these parts" in result.stderr
+    assert result.returncode == 2 and f"error: --out {other} already holds another dataset" in result.stderr
     assert (other / "images" / "x.png").read_bytes() == b"x"
+
+
+def test_a_merge_under_way_of_other_parts_is_not_finished_with_these(tmp_path, parts):
+    """`.merge.json` of an interrupted merge of other content (or a damaged one) does not make `--out` ours."""
+    full = tmp_path / "full"
+    assert merge(*parts, "--out", full).returncode == 0
+    before = dataset_files(full)
+    for marker in ('{"parts": [], "fingerprint": "0000"}', "{not json", "[]", '{"parts": %s}' % json.dumps([str(p.resolve()) for p in parts])):
+        (full / ".merge.json").write_text(marker)
+        result = merge(*parts, "--out", full)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, (marker, result.stderr)
+        assert "already holds another dataset" in result.stderr
+        assert dataset_files(full) == {**before, ".merge.json": marker.encode()}
+
+
+@pytest.mark.parametrize(
+    "history, message",
+    [
+        ("[]", "run.json is not a run history"),
+        ("{}", "is not finished (its last run is unknown)"),
+        ('{"runs": []}', "is not finished (its last run is unknown)"),
+        ('{"runs": [1]}', "run.json is not a run history"),
+        ('{"runs": {"status": "complete"}}', "run.json is not a run history"),
+        ('{"runs": [{"status": "complete"}]}', "does not say what it selected (no command.selection)"),
+        ('{"runs": [{"status": "complete", "command": "render"}]}', "does not say what it selected"),
+        ('{"runs": [{"status": "complete", "command": {"selection": []}}]}', "does not say what it selected"),
+        ('{"runs": [{"status"', "run.json is damaged"),
+        (b"\xff\xfe{}", "run.json is damaged"),
+    ],
+    ids=["list", "empty-object", "no-runs", "run-not-object", "runs-not-list", "no-command", "command-string",
+         "selection-list", "truncated", "not-utf8"],
+)
+def test_a_part_with_a_damaged_run_history_is_named_in_one_line(tmp_path, parts, history, message):
+    write = (lambda f: (f / "run.json").write_bytes(history)) if isinstance(history, bytes) else (lambda f: (f / "run.json").write_text(history))
+    bad = broken_copy(tmp_path, parts[1], write)
+    result = merge(parts[0], bad, "--out", tmp_path / "full")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("error: ") and message in result.stderr
+    assert not (tmp_path / "full").exists()
+
+
+def test_an_out_that_is_not_a_folder_is_refused_and_left_alone(tmp_path, parts):
+    regular = tmp_path / "dataset.tar"
+    regular.write_bytes(b"keep me")
+    for out in (regular, Path("/dev/null")):
+        result = merge(*parts, "--out", out)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"error: --out {out} is not a folder" in result.stderr
+    assert regular.read_bytes() == b"keep me"
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 64 KiB file system of its own (tmpfs), for a disk that fills up or is read-only."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.fail("these tests mount a tmpfs: run them as root (the CI container is)")
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+def test_a_merge_onto_a_full_disk_names_the_destination(tiny_disk, parts):
+    big = tiny_disk.parent / "big"
+    shutil.copytree(parts[0], big / "p0")
+    shutil.copytree(parts[1], big / "p1")
+    padding = b"\0" * 60_000  # the 3-image parts fit in 64 KiB; fatter images do not
+    for part in big.iterdir():
+        for png in (part / "images").iterdir():
+            png.write_bytes(png.read_bytes() + padding)  # a PNG decodes with bytes after its end
+    result = merge(big / "p0", big / "p1", "--out", tiny_disk / "full")
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(f"error: the disk is full at {tiny_disk / 'full'}"), result.stderr
+
+
+def test_a_read_only_file_system_is_one_line(tiny_disk, parts):
+    subprocess.run(["mount", "-o", "remount,ro", str(tiny_disk)], check=True)
+    for command in (("merge", *parts, "--out", tiny_disk / "full"), ("export", "--dataset", parts[0], "--format", "llava", "--out", tiny_disk / "x")):
+        result = run_cli(*map(str, command))
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith("error: the file system is read-only at ") and str(tiny_disk) in result.stderr
 
 
 def big_parts(root: Path, template: Path) -> list[Path]:

@@ -214,3 +214,25 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
         assert [o["box3d"] for o in row["objects"]] == [o["box3d"] for o in record["objects"]]
         assert [o["visible_fraction"] for o in row["objects"]] == [o["visible_fraction"] for o in record["objects"]]
         assert row["relations"]["ambiguous"] == record["relations"]["ambiguous"]
+
+
+def test_a_merge_never_replaces_a_dataset_made_from_other_parts_under_the_same_names(tmp_path, assets):
+    """Shards of seed 7 merged into `full`; the parts deleted and seed 8 rendered into the same folder
+    names: merging those into `full` is refused, and every seed-7 file stays as it was."""
+    tiny = ("--count", "2", "--masks", "--resolution", "32x24", "--samples", "1")
+    parts = [tmp_path / "parts" / f"s{i}" for i in range(2)]
+    for i, part in enumerate(parts):
+        assert render(part, assets, *tiny, "--seed", "7", "--shard", f"{i}/2").returncode == 0
+    full = tmp_path / "full"
+    assert run_cli("merge", *map(str, parts), "--out", str(full)).returncode == 0
+    before = {p: p.read_bytes() for p in full.rglob("*") if p.is_file() and p.name != ".tabletest.lock"}
+    again = run_cli("merge", *map(str, parts), "--out", str(full))  # the very same parts: nothing to do
+    assert again.returncode == 0 and "already in place" in again.stderr, again.stderr
+    shutil.rmtree(tmp_path / "parts")
+    for i, part in enumerate(parts):
+        assert render(part, assets, *tiny, "--seed", "8", "--shard", f"{i}/2").returncode == 0
+    result = run_cli("merge", *map(str, parts), "--out", str(full))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"error: --out {full} already holds another dataset" in result.stderr
+    after = {p: p.read_bytes() for p in full.rglob("*") if p.is_file() and p.name != ".tabletest.lock"}
+    assert after == before

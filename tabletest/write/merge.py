@@ -15,6 +15,7 @@ merge under way, so the same command finishes it and gives the same folder.
 from __future__ import annotations
 
 import errno
+import hashlib
 import heapq
 import json
 import os
@@ -46,6 +47,7 @@ class Part:
     runs: list[dict]
     selection: dict  # the last run's selection, shard included
     scenes: dict  # the last run's scene family: {"family": "benchmark"} or the random set, shard included
+    content: str  # sha256 of its settings and metadata.jsonl: what identifies the part, whatever its folder
 
     @property
     def random(self) -> bool:
@@ -70,7 +72,8 @@ def merge_parts(catalog: Catalog, roots: list[Path], out: Path, jobs: int | None
     """Check the parts, then build `out` from them (see the module docstring)."""
     out = Path(out)
     parts = sorted((load_part(root) for root in _unique(roots)), key=_shard_order)
-    _check_out(out, parts)
+    fingerprint = _fingerprint(parts)
+    _check_out(out, parts, fingerprint)
     _check_same_family(parts)
     if parts[0].random:
         _check_same_random_set(parts)  # before settings, whose difference would name fewer flags
@@ -84,13 +87,16 @@ def merge_parts(catalog: Catalog, roots: list[Path], out: Path, jobs: int | None
     _check_images([src for src, _ in files], jobs)
     out.mkdir(parents=True, exist_ok=True)
     with output_lock(out):
-        return _write(parts, entries, files, settings, out)
+        _check_out(out, parts, fingerprint)  # again under the lock: another merge may have written it meanwhile
+        return _write(parts, entries, files, settings, out, fingerprint)
 
 
-def _write(parts: list[Part], entries: list, files: list[tuple[Path, Path]], settings: dict, out: Path) -> MergeSummary:
+def _write(
+    parts: list[Part], entries: list, files: list[tuple[Path, Path]], settings: dict, out: Path, fingerprint: str
+) -> MergeSummary:
     """Images first, then settings, metadata and run history; `.merge.json` marks the merge under way."""
     with atomic_output(out / MARKER) as fh:
-        fh.write(json.dumps({"parts": [str(p.root.resolve()) for p in parts]}, indent=2) + "\n")
+        fh.write(json.dumps({"parts": [str(p.root.resolve()) for p in parts], "fingerprint": fingerprint}, indent=2) + "\n")
     linked = copied = kept = 0
     for src, dst in files:
         how = _place(src, dst)
@@ -107,6 +113,7 @@ def _write(parts: list[Part], entries: list, files: list[tuple[Path, Path]], set
             "tabletest": __version__,
             "status": "complete",
             "parts": [p.root.name for p in parts],
+            "fingerprint": fingerprint,
             "images": len(entries),
             **({"scenes": {**parts[0].scenes, "shard": None}} if parts[0].random else {}),
             "files": "hard links to the parts' files" if _linked(files) else "copies (the parts are on another file system)",
@@ -123,16 +130,37 @@ def load_part(root: Path) -> Part:
     if not (root / METADATA).is_file() or not (root / RUN).is_file():
         raise UserError(f"{root} is not a render output (no {METADATA} or {RUN}); give shard folders, e.g. OUT/parts/*")
     runs = read_runs(root)
-    last = runs[-1]
+    last = runs[-1] if runs else {}
     if last.get("status") != "complete":
         raise UserError(
             f"part {root} is not finished (its last run is {last.get('status', 'unknown')}); rerun its render "
             "(on a cluster: tabletest slurm resubmit) and merge again"
         )
+    command = last.get("command")
+    if not isinstance(command, dict) or not isinstance(command.get("selection"), dict):
+        raise UserError(f"part {root}: the last run in {RUN} does not say what it selected (no command.selection); rerun that part's render")
     settings = read_settings(root)
     if settings is None:
         raise UserError(f"part {root} has no settings.json (it was rendered before tabletest pinned settings); rerender it")
-    return Part(root, settings, runs, last["command"]["selection"], last.get("scenes") or {"family": "benchmark"})
+    scenes = last.get("scenes") or {"family": "benchmark"}
+    if not isinstance(scenes, dict):
+        raise UserError(f"part {root}: the last run in {RUN} has a damaged scenes entry; rerun that part's render")
+    return Part(root, settings, runs, command["selection"], scenes, _content_digest(root, settings))
+
+
+def _content_digest(root: Path, settings: dict) -> str:
+    """sha256 of a part's settings and metadata.jsonl bytes (streamed): two renders of other scenes, or
+    with other settings, never share it, whatever their folders are called."""
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True).encode())
+    with open(root / METADATA, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _fingerprint(parts: list[Part]) -> str:
+    """What a merge is made from: the parts' content in shard order, not their paths."""
+    return hashlib.sha256("\n".join(part.content for part in parts).encode()).hexdigest()
 
 
 def _unique(roots: list[Path]) -> list[Path]:
@@ -146,21 +174,36 @@ def _shard_order(part: Part) -> tuple[int, str]:
     return (part.shard.index if part.shard else -1, str(part.root))
 
 
-def _check_out(out: Path, parts: list[Part]) -> None:
+def _check_out(out: Path, parts: list[Part], fingerprint: str) -> None:
+    """`out` is new, empty, or provably this very merge (finished, or interrupted): the same fingerprint of
+    the parts' content. Anything else is refused before anything in it is touched."""
     resolved = out.resolve()
     for part in parts:
         if resolved == part.root.resolve() or part.root.resolve() in resolved.parents:
             raise UserError(f"--out {out} is inside the part {part.root}; give a folder outside the parts")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is not a folder; give a new folder for the merged dataset")
     if not out.exists() or not any(p.name != LOCK for p in out.iterdir()):
         return
-    names = [str(p.root.resolve()) for p in parts]
-    if (out / MARKER).is_file() and json.loads((out / MARKER).read_text())["parts"] == names:
-        return  # an interrupted merge of the same parts: finish it
-    if (out / RUN).is_file():
-        merge = read_runs(out)[-1]
-        if merge.get("command") == "merge" and merge.get("parts") == [p.root.name for p in parts]:
-            return  # merged before: doing it again gives the same folder
-    raise UserError(f"--out {out} already holds something other than a merge of these parts; give a new or empty --out")
+    if _merged_from(out) != fingerprint:
+        raise UserError(
+            f"--out {out} already holds another dataset (not a merge of these parts' content); "
+            "give a new or empty --out (merge never replaces a dataset)"
+        )
+
+
+def _merged_from(out: Path) -> str | None:
+    """The fingerprint of the parts `out` is a merge of: an interrupted merge's `.merge.json`, else a
+    finished merge's own record, last in its run.json; None for anything else."""
+    try:
+        if (out / MARKER).is_file():
+            marker = json.loads((out / MARKER).read_text(encoding="utf-8"))
+            return marker.get("fingerprint") if isinstance(marker, dict) else None
+        runs = read_runs(out)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, UserError):
+        return None
+    last = runs[-1] if runs else {}
+    return last.get("fingerprint") if last.get("command") == "merge" else None
 
 
 def _common_settings(parts: list[Part]) -> dict:
