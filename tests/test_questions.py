@@ -358,8 +358,21 @@ def test_an_object_the_render_measured_as_hidden_is_never_asked_about():
     record["relations"] = {"hidden": ["apple"]}
     asked = questions_of([record])
     assert asked and all("apple" not in q["objects"] and "apple" not in q["text"] for q in asked)
-    counts = {q["text"].split("?")[0]: q["answer"] for q in asked if q["skill"] == "counting"}
-    assert counts["How many objects are on the table"] == 2  # what the image shows
+    # the apple is on the table though the image hides it: no count it would change is asked
+    assert not [q for q in asked if q["answer_type"] == "number" and "objects" in q["text"]]
+
+
+def test_a_trick_count_never_names_a_kind_that_is_on_the_table_hidden():
+    """A count whose gold is 0 asks about a kind that is nowhere on the table, hidden or not."""
+    hidden = [n for n in CATALOG.names if n not in ("mug", "lamp")]
+    objects = [obj("mug", -0.4, 0.0, (0.12, 0.08, 0.1)), obj("lamp", 0.0, 0.3, (0.2, 0.2, 0.45))]
+    objects += [obj(n, 0.5, 0.4, (0.05, 0.05, 0.05), visible=0.0) for n in hidden[: len(hidden) - 1]]
+    record = scene("rnd9-0000008", objects)
+    record["relations"] = {"hidden": hidden[: len(hidden) - 1]}
+    counts = [q for seed in range(20) for q in scene_questions(record, CATALOG, CONFIG, seed=seed) if q["skill"] == "counting"]
+    tricks = {q["objects"][0] for q in counts if q["relation"] == "absent"}
+    assert tricks == {hidden[-1]}  # the one catalog kind not on the table
+    assert all(q["answer"] == 0 for q in counts if q["relation"] == "absent")
 
 
 def test_vignette_records_give_text_questions_only():

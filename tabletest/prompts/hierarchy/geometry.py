@@ -105,10 +105,16 @@ class SceneGeometry:
     """The objects of one record and the facts between them; `view` is None for a text record."""
 
     def __init__(
-        self, things: list[Thing], view: View | None, order: list[str] | None = None, ambiguous: frozenset = frozenset()
+        self,
+        things: list[Thing],
+        view: View | None,
+        order: list[str] | None = None,
+        ambiguous: frozenset = frozenset(),
+        hidden: tuple[str, ...] = (),
     ):
         self.things = things
         self.view = view
+        self.hidden_names = hidden  # on the table but measured hidden: not asked about, and never counted as absent
         self._ambiguous = ambiguous  # pairs of names the record withholds
         self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
         self._order = order  # text records: names left to right
@@ -137,7 +143,7 @@ class SceneGeometry:
         else:  # a benchmark render: the config's camera at the render's resolution
             resolution = record.get("render", {}).get("resolution") or config.render.resolution
             view = View.from_config(config, tuple(resolution))
-        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])))
+        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), tuple(n for n in hidden if isinstance(n, str)))
         unique = len({t.name for t in things}) == len(things)  # stored pairs name objects by name
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             geometry.stored = {key: {tuple(p) for p in relations[key]} for key in ("left_of", "in_front_of")}

@@ -225,25 +225,31 @@ def size(ask: Asker, g: SceneGeometry) -> None:
 
 
 def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed: int) -> None:
-    """How many objects, how many of a kind, and as many trick questions whose answer is zero."""
+    """How many objects, how many of a kind, and as many trick questions whose answer is zero.
+
+    A hidden object is on the table though the image hides it: a count it would change is not asked
+    (the total, its kind), and a trick kind comes from outside everything on the table."""
     names = [t.name for t in g.things]
-    ask.ask(
-        "count-all",
-        "How many objects are on the table?",
-        skill="counting",
-        level="single",
-        frame=None,
-        relation="all",
-        answer_type="number",
-        answer=len(names),
-        objects=[],
-        facts=[[n, "on", "table"] for n in names],
-        rules=["count"],
-    )
-    absent = [n for n in catalog_names if n not in names]
+    if not g.hidden_names:
+        ask.ask(
+            "count-all",
+            "How many objects are on the table?",
+            skill="counting",
+            level="single",
+            frame=None,
+            relation="all",
+            answer_type="number",
+            answer=len(names),
+            objects=[],
+            facts=[[n, "on", "table"] for n in names],
+            rules=["count"],
+        )
+    on_table = set(names) | set(g.hidden_names)
+    absent = [n for n in catalog_names if n not in on_table]
     rng = random.Random(f"{seed}:{ask.scene_id}:count")
-    tricks = rng.sample(absent, min(len(absent), len(set(names))))
-    for kind, trick in zip(dict.fromkeys(names), tricks):
+    kinds = [n for n in dict.fromkeys(names) if n not in g.hidden_names]
+    tricks = rng.sample(absent, min(len(absent), len(kinds)))
+    for kind, trick in zip(kinds, tricks):
         for name, relation in ((kind, "kind"), (trick, "absent")):
             ask.ask(
                 _key("count", relation, name),
@@ -261,7 +267,10 @@ def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed:
 
 
 def position_counting(ask: Asker, g: SceneGeometry) -> None:
-    """How many objects stand to one side of an object, in either frame; asked only when every object is decided."""
+    """How many objects stand to one side of an object, in either frame; asked only when every object is decided
+    and none is hidden (a hidden one may stand on that side too)."""
+    if g.hidden_names:
+        return
     for x in named(g):
         others = [t for t in g.things if t is not x]
         if not others:
@@ -314,6 +323,9 @@ def position_counting(ask: Asker, g: SceneGeometry) -> None:
 
 
 def distance_counting(ask: Asker, g: SceneGeometry) -> None:
+    """How many objects are nearer to (farther from) the viewer than an object; not asked while one is hidden."""
+    if g.hidden_names:
+        return
     for x in named(g):
         others = [t for t in g.things if t is not x]
         rels = [g.nearer_viewer(t, x) for t in others]
