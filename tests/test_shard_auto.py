@@ -60,12 +60,28 @@ def test_a_kubernetes_indexed_job_needs_its_count():
         ("auto/4", slurm(5, 0, 9), "SLURM_ARRAY_TASK_ID=5 is not below the shard count 4"),
         ("auto", {**slurm(5, 1, 9), "SLURM_ARRAY_TASK_COUNT": "3"}, "not a plain range"),
         ("auto", {"JOB_COMPLETION_INDEX": "1", "TABLETEST_SHARD_COUNT": "many"}, "is not a number"),
+        # a task id outside its array's ids would be a negative shard, or one past the count
+        ("auto", slurm(1, 3, 7), "SLURM_ARRAY_TASK_ID=1 is outside this array's ids 3..7"),
+        ("auto", {**slurm(9, 3, 7), "SLURM_ARRAY_TASK_COUNT": "5"}, "SLURM_ARRAY_TASK_ID=9 is outside this array's ids 3..7"),
+        ("auto", {**slurm(3, 7, 3), "SLURM_ARRAY_TASK_COUNT": "1"}, "outside this array's ids 7..3"),
+        # digits that are not decimal digits: '²'.isdigit() is True, int('²') fails
+        ("auto", {**slurm(3, 3, 7), "SLURM_ARRAY_TASK_ID": "\u00b2"}, "SLURM_ARRAY_TASK_ID='\u00b2' is not a task number"),
+        ("auto", {"JOB_COMPLETION_INDEX": "\u0663"}, "is not a task number"),
+        ("auto/\u00b2", {"JOB_COMPLETION_INDEX": "0"}, "must be a number"),
+        ("\u00b9/\u00b2", {}, "is not of the form i/n"),
+        ("auto", {"JOB_COMPLETION_INDEX": "1", "TABLETEST_SHARD_COUNT": "\u00b2"}, "is not a number"),
     ],
 )
 def test_bad_environments_get_one_line(text, env, message):
     with pytest.raises(UserError, match=message) as err:
         Shard.parse(text, env)
     assert "\n" not in str(err.value)
+
+
+def test_a_shard_cannot_be_made_out_of_range_by_any_route():
+    for index, count in ((-2, 5), (6, 5), (0, 0), (5, 5)):
+        with pytest.raises(UserError, match="out of range"):
+            Shard(index, count)
 
 
 def run_vignettes(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import random
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -36,15 +37,20 @@ class Shard:
     index: int
     count: int
 
+    def __post_init__(self) -> None:
+        """Whatever made it (flag, environment, a record read back), a shard is one of its count."""
+        if not 0 <= self.index < self.count:
+            raise UserError(f"shard {self.index}/{self.count} is out of range: shards count from 0, so i/n needs 0 <= i < n")
+
     @classmethod
     def parse(cls, text: str, env: Mapping[str, str] | None = None) -> Shard:
         """`i/n` with 0 <= i < n (shards count from 0, like `index % n == i`), or `auto[/n]` (`from_scheduler`)."""
         head, sep, tail = text.partition("/")
         if head.strip().lower() == "auto":
-            if sep and not tail.strip().isdigit():
+            if sep and not _decimal(tail):
                 raise UserError(f"--shard {text!r}: the count after auto/ must be a number; write e.g. --shard auto/64")
             return cls.from_scheduler(int(tail) if sep else None, os.environ if env is None else env)
-        if not (sep and head.strip().isdigit() and tail.strip().isdigit()):
+        if not (sep and _decimal(head) and _decimal(tail)):
             raise UserError(f"--shard {text!r} is not of the form i/n; write e.g. --shard 0/4")
         i, n = int(head), int(tail)
         if n < 1 or i >= n:
@@ -64,7 +70,7 @@ class Shard:
         """
         if count is None and env.get(SHARD_COUNT_ENV, "").strip():
             text = env[SHARD_COUNT_ENV].strip()
-            if not text.isdigit():
+            if not _decimal(text):
                 raise UserError(f"{SHARD_COUNT_ENV}={text!r} is not a number; set it to the shard count, e.g. 64")
             count = int(text)
         if count is not None and count < 1:
@@ -77,7 +83,12 @@ class Shard:
             step = _env_int(env, "SLURM_ARRAY_TASK_STEP") if env.get("SLURM_ARRAY_TASK_STEP") else 1
             size = _env_int(env, "SLURM_ARRAY_TASK_COUNT") if env.get("SLURM_ARRAY_TASK_COUNT") else None
             span = (high - low) // step + 1 if step > 0 else 0
-            if step < 1 or (size is not None and size != span) or (task - low) % step:
+            if not low <= task <= high:
+                raise UserError(
+                    f"--shard auto: SLURM_ARRAY_TASK_ID={task} is outside this array's ids {low}..{high} "
+                    "(SLURM_ARRAY_TASK_MIN/MAX); run it as a task of that array, or write --shard i/n"
+                )
+            if step < 1 or span < 1 or (size is not None and size != span) or (task - low) % step:
                 raise UserError(
                     f"--shard auto: this SLURM array ({size or '?'} tasks, ids {low}..{high}) is not a plain "
                     "range a-b[:s]; give the shard count with --shard auto/N (the task id is then the shard)"
@@ -109,9 +120,15 @@ class Shard:
 SHARD_COUNT_ENV = "TABLETEST_SHARD_COUNT"
 
 
+def _decimal(text: str) -> bool:
+    """Plain ASCII digits, as a task number or count is written (`str.isdigit` also takes '²')."""
+    text = text.strip()
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
 def _env_int(env: Mapping[str, str], name: str) -> int:
     text = env.get(name, "").strip()
-    if not text.isdigit():
+    if not _decimal(text):
         raise UserError(f"--shard auto: {name}={text!r} is not a task number; is this a SLURM array task?")
     return int(text)
 
@@ -203,5 +220,5 @@ def _shard_and_limit(
         i, k = selection.shard.index, selection.shard.count
         pairs = (p for p in pairs if p[0] % k == i)
     if selection.limit is not None:
-        pairs = itertools.islice(pairs, selection.limit)
+        pairs = itertools.islice(pairs, min(selection.limit, sys.maxsize))  # a limit past every scene is no limit
     return pairs
