@@ -7,6 +7,7 @@ the file, the entry and the fix (see `load_catalog`, `load_config`).
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -218,6 +219,33 @@ class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
         return super().construct_mapping(node, deep)
 
 
+MAX_YAML_ITEMS = 1_000_000  # values once aliases are expanded: the largest catalog has ~20,000
+_EXCERPT = reprlib.Repr()  # its limits are attributes (keyword arguments only from Python 3.12)
+_EXCERPT.maxlevel, _EXCERPT.maxlist, _EXCERPT.maxdict, _EXCERPT.maxstring, _EXCERPT.maxother = 2, 4, 4, 60, 60
+
+
+def excerpt(value: object) -> str:
+    """A short `repr` for an error message, whatever the value's size (at most ~200 characters)."""
+    return _EXCERPT.repr(value)[:200]
+
+
+def _expanded_size_within(data: object, limit: int) -> bool:
+    """Whether `data`, walked as the tree that validation sees (an alias counted at each use), has at
+    most `limit` values: a few KB of nested aliases ("billion laughs") expand to billions."""
+    stack, seen = [data], 0
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > limit:
+            return False
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return True
+
+
 def _load_yaml(path: Path, what: str) -> object:
     if not path.is_file():
         raise UserError(f"{what} file {path} not found: check the path given to --{what}")
@@ -226,11 +254,17 @@ def _load_yaml(path: Path, what: str) -> object:
     except UnicodeDecodeError as err:
         raise UserError(f"{path}: not UTF-8 text (byte {err.start} is {err.object[err.start]:#04x}); save it as UTF-8") from None
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark else ""
         raise UserError(f"{path}{where}: not valid YAML ({getattr(err, 'problem', err)}); fix the syntax") from None
+    if not _expanded_size_within(data, MAX_YAML_ITEMS):
+        raise UserError(
+            f"{path}: its aliases (*name) expand to more than {MAX_YAML_ITEMS:,} values; write the entries out, "
+            "or use fewer nested aliases"
+        )
+    return data
 
 
 def _first_error(path: Path, err: ValidationError, data: object) -> UserError:
@@ -241,7 +275,7 @@ def _first_error(path: Path, err: ValidationError, data: object) -> UserError:
     if len(loc) >= 2 and loc[0] == "objects" and isinstance(loc[1], int) and isinstance(data, dict):
         try:
             name = data["objects"][loc[1]].get("name")
-            where = f"objects[{loc[1]}] ({name!r})" + "".join(f".{p}" for p in loc[2:])
+            where = f"objects[{loc[1]}] ({excerpt(name)})" + "".join(f".{p}" for p in loc[2:])
         except (KeyError, IndexError, AttributeError, TypeError):
             pass
     kind = e["type"]
@@ -252,7 +286,7 @@ def _first_error(path: Path, err: ValidationError, data: object) -> UserError:
     else:
         fix = e["msg"].removeprefix("Value error, ")
         if "input" in e and kind not in {"value_error"}:
-            fix += f" (got {e['input']!r})"
+            fix += f" (got {excerpt(e['input'])})"
     return UserError(f"{path}: {where}: {fix}")
 
 

@@ -71,3 +71,29 @@ def test_missing_and_broken_files(tmp_path):
     broken.write_text("objects: [\n")
     with pytest.raises(UserError, match="not valid YAML"):
         load_catalog(broken)
+
+
+def test_nested_aliases_are_refused_before_they_expand(tmp_path):
+    """A few hundred bytes of nested aliases ("billion laughs") would expand to 10^9 values."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\nobjects: *a8\n")
+    for load in (load_catalog, load_config):
+        with pytest.raises(UserError) as err:
+            load(bomb)
+        assert str(err.value) == (
+            f"{bomb}: its aliases (*name) expand to more than 1,000,000 values; write the entries out, or use fewer nested aliases"
+        )
+
+
+def test_an_error_shows_a_short_excerpt_of_a_large_value(tmp_path):
+    """Nested aliases within the bound still make a large value: the message quotes a few characters of it."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 5)]
+    path = tmp_path / "big.yaml"
+    path.write_text("\n".join(lines) + "\nobjects: *a4\n")
+    with pytest.raises(UserError) as err:
+        load_catalog(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: ") and "\n" not in message and len(message) < 400, message[:500]

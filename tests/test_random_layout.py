@@ -236,6 +236,9 @@ BAD = [
     (("table", "color_jitter"), 2, "table.color_jitter: Input should be less than 1"),
     (("key_light", "temperature_k"), [100, 5000], "key_light: temperature_k must lie within [800, 20000] K"),
     (("backdrop", "hdri_probability"), "often", "backdrop.hdri_probability: Input should be a valid number"),
+    # ends so far apart that sampling between them overflows to inf
+    (("camera", "azimuth_deg"), [-1e308, 1e308], "camera.azimuth_deg: range [-1e+308, 1e+308] is out of bounds; keep both ends within"),
+    (("objects", "yaw_deg"), [0, 1e308], "objects.yaw_deg: range [0, 1e+308] is out of bounds"),
 ]
 
 
@@ -276,11 +279,20 @@ def test_cli_refuses_bad_random_configs_before_any_work(tmp_path, edit, message)
         (["--scenes", "random", "--count", "5", "--sample", "2"], "error: --sample picks from the benchmark"),
         (["--count", "5"], "error: --count and --random-config go with --scenes random"),
         (["--scenes", "random", "--count", "5", "--mode", "composite"], "error: --mode composite composes the benchmark's"),
+        (["--scenes", "random", "--count", str(10**30)], "error: --count 1000000000000000000000000000000 is more than one set holds"),
     ],
 )
 def test_cli_refuses_flags_that_do_not_go_together(tmp_path, args, message):
     result = run_cli("render", *args, "--out", str(tmp_path / "out"), "--assets", str(tmp_path / "none"))
     assert result.returncode == 2 and result.stderr.startswith(message), result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_limit_past_every_scene_is_no_limit(tmp_path):
+    huge = 10**30
+    assert list(RandomSet(load_random_config(), 3, 5, ("mug",), Shard(1, 2), huge).ids()) == ["rnd3-0000001", "rnd3-0000003"]
+    result = run_cli("vignettes", "--objects", "2", "--only", "mug,lamp,banana", "--limit", str(huge))
+    assert result.returncode == 0 and len(result.stdout.splitlines()) == 6, result.stderr
 
 
 def test_the_settings_guard_keeps_one_family_config_and_seed_per_folder(tmp_path, builtin_assets):

@@ -19,11 +19,14 @@ from tabletest.config import CONFIG_DIR, Strict, load_validated
 DEFAULT_RANDOM_CONFIG = CONFIG_DIR / "random.yaml"
 SURFACE_KINDS = ("wood", "painted", "stone", "cloth")
 MIN_VISIBLE_FRACTION = 0.25  # the default; left out of the digest at this value (see `RandomConfig.digest`)
+RANGE_BOUND = 1e6  # no angle, size or distance needs more; beyond it sampling overflows to inf
 
 
 def _ordered(pair: tuple[float, float]) -> tuple[float, float]:
     if pair[0] > pair[1]:
         raise ValueError(f"range [{pair[0]}, {pair[1]}] runs backwards; write [low, high]")
+    if max(abs(pair[0]), abs(pair[1])) > RANGE_BOUND:
+        raise ValueError(f"range [{pair[0]:g}, {pair[1]:g}] is out of bounds; keep both ends within ±{RANGE_BOUND:,.0f}")
     return pair
 
 

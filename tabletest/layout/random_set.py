@@ -16,6 +16,8 @@ from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
 from tabletest.layout.selection import Selection, Shard
 
+MAX_COUNT = 1_000_000_000  # scenes per set: far beyond any render, and small enough to count with
+
 
 @dataclass(frozen=True)
 class RandomSet:
@@ -67,7 +69,7 @@ class RandomSet:
 def set_indices(count: int, shard: Shard | None, limit: int | None) -> Iterator[int]:
     """The indices `--count`, `--shard` and `--limit` select from a random set."""
     chosen = range(count) if shard is None else range(shard.index, count, shard.count)
-    return itertools.islice(iter(chosen), limit)
+    return itertools.islice(iter(chosen), None if limit is None else min(limit, count))
 
 
 def set_ids(seed: int, count: int, shard: Shard | None, limit: int | None) -> Iterator[str]:
@@ -90,6 +92,8 @@ def make_random_set(
 ) -> RandomSet:
     if count is None or count < 1:
         raise UserError("--scenes random needs --count N (how many scenes, at least 1), e.g. --count 1000")
+    if count > MAX_COUNT:
+        raise UserError(f"--count {count} is more than one set holds ({MAX_COUNT:,}); split it into sets with other --seed values")
     if sample is not None:
         raise UserError("--sample picks from the benchmark's enumeration; with --scenes random use --count, --shard and --limit")
     if limit is not None and limit < 0:
