@@ -183,3 +183,60 @@ def test_has_front_is_validated_and_false_by_default(tmp_path):
         load(path)
     assert {"teddy bear", "laptop", "camera"} <= {o.name for o in load_catalog().objects if o.has_front}
     assert not load_catalog().by_name("mug").has_front
+
+
+@pytest.fixture
+def question_file(cli, tmp_path) -> list[dict]:
+    """Questions about three benchmark scenes, written by `tabletest questions` to q.jsonl."""
+    bench = tmp_path / "render"
+    bench.mkdir()
+    write(bench / "metadata.jsonl", benchmark_records()[:3])
+    assert cli("questions", "--from", str(bench), "--out", str(tmp_path / "q.jsonl")).returncode == 0
+    return [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize(
+    "tamper, message",
+    [
+        (lambda x: x.update(answer_type="essay"), "answer_type 'essay' is none of yes/no, number, choice, names"),
+        (lambda x: x.update(answer_type="choice", options=None), "a choice question needs options"),
+        (lambda x: x.update(answer_type="choice", options=["up", "down"]), "a choice question needs options"),
+        (lambda x: x.update(answer_type="number", answer="three"), "the answer 'three' is not a number answer"),
+        (lambda x: x.update(answer_type="names", answer=[1]), "the answer is not a list of names"),
+        (lambda x: x.update(qid=["a", "b"]), "qid ['a', 'b'] is not a string"),
+        (lambda x: x.update(scene_objects=None), "scene_objects is not a list of names"),
+    ],
+)
+def test_a_question_that_cannot_be_judged_is_named_in_one_line(cli, tmp_path, question_file, tamper, message):
+    tamper(question_file[4])
+    write(tmp_path / "bad.jsonl", question_file)
+    write(tmp_path / "r.jsonl", [{"qid": x["qid"], "response": "yes"} for x in question_file if isinstance(x["qid"], str)])
+    result = cli("score", "--prompts", str(tmp_path / "bad.jsonl"), "--responses", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "rep"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(f"error: {tmp_path / 'bad.jsonl'}: line 5: {message}"), result.stderr
+
+
+def test_a_line_too_long_to_be_a_record_is_refused_without_reading_it_all(cli, tmp_path, question_file):
+    write(tmp_path / "r.jsonl", [{"qid": question_file[0]["qid"], "response": "yes"}])
+    with open(tmp_path / "long.jsonl", "w") as fh:
+        fh.write(json.dumps(question_file[0]) + "\n" + '{"qid": "' + "x" * (17 << 20) + '"}\n')
+    result = cli("score", "--prompts", str(tmp_path / "long.jsonl"), "--responses", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "rep"))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr[:300]
+    assert result.stderr.startswith(f"error: {tmp_path / 'long.jsonl'}: line 2 is longer than 16 MiB"), result.stderr[:300]
+
+
+def test_model_names_and_answers_cannot_break_the_report_or_run_in_a_spreadsheet(cli, tmp_path, question_file):
+    model = "evil | model\nname"
+    answers = [{"qid": x["qid"], "model": model, "response": "=HYPERLINK(\"http://x\")" if i % 2 else "-3"} for i, x in enumerate(question_file)]
+    write(tmp_path / "r.jsonl", answers)
+    result = cli("score", "--prompts", str(tmp_path / "q.jsonl"), "--responses", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "rep"))
+    assert result.returncode == 0, result.stderr
+    report = (tmp_path / "rep" / "report.md").read_text()
+    for line in report.splitlines():
+        if line.startswith("|"):  # every row of every table has as many cells as its header
+            assert line.replace("\\|", "").count("|") == 6 or line.replace("\\|", "").count("|") == 4, line
+    assert "evil \\| model name" in report
+    with open(tmp_path / "rep" / "scored.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["response"] for r in rows} == {"'=HYPERLINK(\"http://x\")", "-3"}  # a plain number stays a number
+    assert {r["model"] for r in rows} == {model}

@@ -418,3 +418,30 @@ def test_a_file_that_is_not_a_vlmevalkit_prediction_file_gets_one_line(small, na
     result = cli("score", "--prompts", str(prompts), "--responses", str(responses), "--out", str(tmp / "r"))
     assert isinstance(result.exception, UserError), result.output
     assert message in str(result.exception) and "\n" not in str(result.exception)
+
+
+def test_a_model_name_cannot_break_the_report_and_an_answer_cannot_run_in_a_spreadsheet(small):
+    tmp, prompts, records = small
+    evil = write_responses(tmp / "r.jsonl", records, lambda r: '=HYPERLINK("http://x")', model="evil | model\nname")
+    report = score(tmp, [prompts], evil)
+    text = (report / "report.md").read_text()
+    tables = [line for line in text.splitlines() if line.startswith("|")]
+    assert tables and "evil \\| model name" in text
+    for header, *rows in _tables(text):
+        width = header.replace("\\|", "").count("|")
+        assert all(row.replace("\\|", "").count("|") == width for row in rows), (header, rows)
+    scored = read_csv(report / "scored.csv")
+    assert {r["response"] for r in scored} == {"'=HYPERLINK(\"http://x\")"}
+    assert {r["model"] for r in scored} == {"evil | model\nname"}
+
+
+def _tables(markdown: str) -> list[list[str]]:
+    """The Markdown tables of a report, each a list of its lines (header first)."""
+    tables, current = [], []
+    for line in markdown.splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    return tables

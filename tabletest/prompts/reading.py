@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tabletest.errors import UserError
+from tabletest.write.jsonl import bounded_lines
 
 
 def read_records(path: Path, what: str) -> Iterator[tuple[int, dict]]:
@@ -32,7 +33,7 @@ def _records(path: Path, what: str, torn_tail: bool) -> Iterator[tuple[int, dict
     if not path.is_file():
         raise UserError(f"{what} {path} not found: check the path")
     with open(path, "rb") as fh:
-        for line, raw in enumerate(fh, start=1):
+        for line, raw in enumerate(bounded_lines(fh, path), start=1):
             if not raw.strip() or (torn_tail and not raw.endswith(b"\n")):
                 continue
             try:

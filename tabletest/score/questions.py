@@ -17,6 +17,7 @@ from pathlib import Path
 
 import typer
 
+from tabletest.config import excerpt
 from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.record import QUESTION_FIELDS
 from tabletest.prompts.reading import read_user_records, require
@@ -179,7 +180,35 @@ def _questions(paths: list[Path]) -> Iterator[tuple[Path, int, dict]]:
     for path in paths:
         for line, record in read_user_records(path, "questions file"):
             require(record, QUESTION_FIELDS, path, line, "pass a file written by `tabletest questions`")
+            if problem := _shape_problem(record):
+                raise UserError(f"{path}: line {line}: {problem}; pass a file written by `tabletest questions`")
             yield path, line, record
+
+
+ANSWERS = {"yes/no": bool, "number": int, "choice": str, "names": list}
+
+
+def _shape_problem(question: dict) -> str | None:
+    """What makes a question record unjudgeable (a field of the wrong kind), or None."""
+    kind = question["answer_type"]
+    if kind not in READERS:
+        return f"answer_type {excerpt(kind)} is none of {', '.join(READERS)}"
+    if not isinstance(question["qid"], str):
+        return f"qid {excerpt(question['qid'])} is not a string"
+    if not _strings(question["scene_objects"]):
+        return "scene_objects is not a list of names"
+    answer = question["answer"]
+    if not isinstance(answer, ANSWERS[kind]) or (kind == "number" and isinstance(answer, bool)):
+        return f"the answer {excerpt(answer)} is not a {kind} answer"
+    if kind == "names" and not _strings(answer):
+        return "the answer is not a list of names"
+    if kind == "choice" and not (_strings(question.get("options")) and answer in question["options"]):
+        return "a choice question needs options, a list of names that holds its answer"
+    return None
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def score_question_files(prompts: list[Path], responses: list[Path], lexicon: Lexicon, out: Path) -> bool:

@@ -14,6 +14,7 @@ import csv
 from collections import defaultdict
 from pathlib import Path
 
+from tabletest.score.escape import markdown_cell, spreadsheet_cell
 from tabletest.score.questions import ScoredQuestion
 from tabletest.write.jsonl import atomic_output
 
@@ -126,12 +127,13 @@ def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path
 
 def markdown(table: list[dict], agree: list[dict], unanswered: int) -> str:
     models = sorted({c["model"] for c in table})
+    names = [markdown_cell(m) for m in models]
     lines = ["# Question hierarchy: accuracy", ""]
     for dimension in DIMENSIONS:
         rows = [c for c in table if c["dimension"] == dimension]
         if not rows:
             continue
-        lines += [f"## By {dimension}", "", f"| {dimension} | answer | n | chance | {' | '.join(models)} |"]
+        lines += [f"## By {dimension}", "", f"| {dimension} | answer | n | chance | {' | '.join(names)} |"]
         lines.append("|" + " --- |" * (4 + len(models)))
         grouped: dict[tuple, dict] = {}
         for c in rows:
@@ -139,7 +141,7 @@ def markdown(table: list[dict], agree: list[dict], unanswered: int) -> str:
         for (v, kind), g in grouped.items():
             accs = [f"{g[m]['accuracy']:.2f}" if m in g else "" for m in models]
             ch = "-" if g["chance"] is None else f"{g['chance']:.2f}"
-            lines.append(f"| {v} | {kind} | {g['n']} | {ch} | {' | '.join(accs)} |")
+            lines.append(f"| {markdown_cell(v)} | {markdown_cell(kind)} | {g['n']} | {ch} | {' | '.join(accs)} |")
         lines.append("")
     lines += [
         "## Consistency across a question and its inverse",
@@ -147,7 +149,7 @@ def markdown(table: list[dict], agree: list[dict], unanswered: int) -> str:
         "| model | pairs | answered alike |",
         "| --- | --- | --- |",
     ]
-    lines += [f"| {a['model']} | {a['pairs']} | {a['share']:.2f} |" for a in agree]
+    lines += [f"| {markdown_cell(a['model'])} | {a['pairs']} | {a['share']:.2f} |" for a in agree]
     if unanswered:
         lines += ["", f"{unanswered} questions had no answer from any model and are left out."]
     return "\n".join(lines) + "\n"
@@ -158,4 +160,4 @@ def _csv(path: Path, rows: list[dict]) -> None:
         if rows:
             writer = csv.DictWriter(fh, list(rows[0]), lineterminator="\n")
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows({k: spreadsheet_cell(v) for k, v in row.items()} for row in rows)

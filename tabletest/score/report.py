@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from tabletest.score.collect import Scored, Scoring
+from tabletest.score.escape import markdown_cell, spreadsheet_cell
 from tabletest.score.plots import MODALITY_TITLE, density_figure
 from tabletest.score.tables import (
     ALL_MODELS,
@@ -81,7 +82,7 @@ def _write_csv(path: Path, table: list[Row]) -> Path:
         if table:
             writer = csv.DictWriter(fh, fieldnames=list(table[0]), lineterminator="\n")
             writer.writeheader()
-            writer.writerows({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in r.items()} for r in table)
+            writer.writerows({k: f"{v:.6g}" if isinstance(v, float) else spreadsheet_cell(v) for k, v in r.items()} for r in table)
     return path
 
 
@@ -109,8 +110,8 @@ def p_value(p: float) -> str:
 
 
 def _table(header: list[str], body: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in body]
+    lines = ["| " + " | ".join(map(markdown_cell, header)) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in body]
     return "\n".join(lines) + "\n"
 
 
@@ -126,8 +127,8 @@ def _markdown(
     models = models_of(rows)
     parts = ["# TableTest report\n"]
     parts.append(
-        f"{len(rows)} answers from {len(models)} model(s) ({', '.join(models)}); "
-        + "; ".join(f"{role}: {', '.join(str(p) for p in paths)}" for role, paths in inputs.items())
+        f"{len(rows)} answers from {len(models)} model(s) ({', '.join(map(markdown_cell, models))}); "
+        + "; ".join(f"{role}: {', '.join(markdown_cell(p) for p in paths)}" for role, paths in inputs.items())
         + ".\n"
     )
     parts.append(_accuracy_section(tables["accuracy"], models, tables["model_tests"]))
@@ -282,7 +283,8 @@ def _unknown_words_section(table: list[Row], at_least: int) -> str:
 
 
 def _cell(text: str) -> str:
-    flat = " ".join(text.split()).replace("|", "\\|")
+    """A response, shortened for a table (`_table` escapes it)."""
+    flat = " ".join(text.split())
     return flat if len(flat) <= 80 else flat[:77] + "..."
 
 

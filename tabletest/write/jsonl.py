@@ -8,9 +8,12 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, BinaryIO
 
+from tabletest.errors import UserError
 from tabletest.write.temp import temp_path
+
+MAX_LINE_BYTES = 16 << 20  # a record is a few KB; a line past this is not one, and must not fill memory
 
 
 def dumps(record: dict) -> str:
@@ -67,9 +70,22 @@ def write_lines(path: Path | str, lines: Iterable[str]) -> int:
     return count
 
 
+def bounded_lines(fh: BinaryIO, path: Path | str) -> Iterator[bytes]:
+    """The lines of a binary file, each read with a bound: a line longer than `MAX_LINE_BYTES` is a
+    one-line error naming it, not gigabytes read into memory."""
+    number = 0
+    while line := fh.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(line) > MAX_LINE_BYTES:
+            raise UserError(
+                f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB, which no record is; fix or remove that line"
+            )
+        yield line
+
+
 def read_jsonl(path: Path | str) -> Iterator[dict]:
     """Records of a JSONL file; a torn last line (from a kill mid-write) is skipped."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.endswith("\n") and line.strip():
+    with open(path, "rb") as fh:
+        for line in bounded_lines(fh, path):
+            if line.endswith(b"\n") and line.strip():
                 yield json.loads(line)

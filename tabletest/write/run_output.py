@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_output, dumps
+from tabletest.write.jsonl import atomic_output, bounded_lines, dumps
 
 METADATA = "metadata.jsonl"
 FAILURES = "failures.jsonl"
@@ -74,8 +74,9 @@ class RunOutput:
         done: set[str] = set()
         changed = False
         if self.metadata_path.exists():
-            with open(self.metadata_path, encoding="utf-8") as fh:
-                for line in fh:
+            with open(self.metadata_path, "rb") as fh:
+                for raw in bounded_lines(fh, self.metadata_path):
+                    line = raw.decode("utf-8", errors="replace")
                     record = _parse(line)
                     if record is None or record["id"] in done:
                         changed = True
@@ -159,7 +160,10 @@ def read_runs(root: Path) -> list[dict]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise UserError(f"{path} is damaged ({err}); move it aside and rerun (the images are kept)") from None
-    return data["runs"] if isinstance(data, dict) and isinstance(data.get("runs"), list) else [data]
+    runs = data["runs"] if isinstance(data, dict) and "runs" in data else [data]
+    if not isinstance(runs, list) or not all(isinstance(run, dict) for run in runs):
+        raise UserError(f'{path} is not a run history ({{"runs": [{{...}}, ...]}}); move it aside and rerun (the images are kept)')
+    return runs
 
 
 def _parse(line: str) -> dict | None:

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_output
+from tabletest.write.jsonl import atomic_output, bounded_lines
 
 SETTINGS = "settings.json"
 OUTPUT_VERSION = 1  # bump when a change of tabletest alters the pixels or records made from the same settings
@@ -85,10 +85,10 @@ def check_records_agree(metadata: Path, settings: dict) -> None:
         return
     render = settings["config"]["render"]
     shown = record_settings({"render": render, **({"mask_file_name": ""} if settings["masks"] else {})})
-    with open(metadata, encoding="utf-8", errors="replace") as fh:
-        for line, text in enumerate(fh, start=1):
+    with open(metadata, "rb") as fh:
+        for line, text in enumerate(bounded_lines(fh, metadata), start=1):
             try:
-                record = json.loads(text)
+                record = json.loads(text.decode("utf-8", errors="replace"))
             except json.JSONDecodeError:
                 continue  # a torn line: recovery drops it
             if differences := settings_differences(record_settings(record), shown):
