@@ -52,6 +52,29 @@ def test_cached_models_render_the_same_and_a_bad_entry_is_remade(tmp_path, asset
         assert np.array_equal(np.asarray(Image.open(png)), np.asarray(Image.open(b / "images" / png.name)))
 
 
+def test_an_entry_holding_another_model_or_nothing_is_dropped_and_made_again(tmp_path, assets):
+    """The mug's entry replaced by the lamp's (a lamp would render labelled "mug"), then by a readable
+    .blend with no objects: each render gives the fresh import's pixels, and the entry is the mug's again."""
+    cache = tmp_path / "cache"
+    assert render(tmp_path / "fresh", assets, cache).returncode == 0
+    models = cache / "tabletest" / "models"
+    manifest = load_manifest(assets)
+    entry = {name: next(models.glob(hashlib.sha256((assets / manifest.objects[name].file).read_bytes()).hexdigest() + "-*")) for name in NAMES}
+    good = entry["mug"].read_bytes()
+    empty = tmp_path / "empty.blend"
+    written = subprocess.run([sys.executable, "-c", f"import bpy; bpy.data.libraries.write({str(empty)!r}, set())"], capture_output=True, text=True, check=False)
+    assert written.returncode == 0 and empty.read_bytes().startswith(b"BLENDER"), written.stderr
+    for bad in (entry["lamp"].read_bytes(), empty.read_bytes()):
+        entry["mug"].write_bytes(bad)
+        out = tmp_path / f"poisoned-{len(bad)}"
+        result = render(out, assets, cache)
+        assert result.returncode == 0, result.stderr
+        assert (out / "metadata.jsonl").read_bytes() == (tmp_path / "fresh" / "metadata.jsonl").read_bytes()
+        for png in (out / "images").iterdir():
+            assert np.array_equal(np.asarray(Image.open(png)), np.asarray(Image.open(tmp_path / "fresh" / "images" / png.name)))
+        assert entry["mug"].read_bytes() != bad and len(entry["mug"].read_bytes()) == len(good)
+
+
 def test_worker_builds_its_scene_without_pydantic():
     code = """
 import sys
