@@ -154,9 +154,10 @@ def _record() -> dict:
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_sigterm_and_ctrl_c_stop_cleanly_and_the_same_command_resumes(tmp_path, assets, stop):
     out = tmp_path / "out"
-    args = render_args(out, assets, "--objects", "2")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tabletest.cli", *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    args = render_args(out, assets, "--objects", "2", "--samples", "256")  # slow enough that a busy machine's poll lands mid-run
+    proc = subprocess.Popen(  # SIGINT as a terminal leaves it, even when the suite runs as a background job (which ignores it)
+        [sys.executable, "-m", "tabletest.cli", *args], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     metadata = out / "metadata.jsonl"
     deadline = time.time() + 180

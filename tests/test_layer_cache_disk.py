@@ -60,7 +60,7 @@ def test_a_full_layer_cache_disk_is_one_line_and_a_stop(assets, small_disk, tmp_
     full = composite(assets, cache, out, "--limit", "4")
     assert full.returncode == 2 and "Traceback" not in full.stderr
     [line] = [line for line in full.stderr.splitlines() if line.startswith("error:")]
-    assert line.startswith(f"error: the disk is full writing {cache}/") and line.endswith(
+    assert line.startswith(f"error: the disk is full at {cache}/") and line.endswith(
         "; free some space and rerun the same command (finished work is kept)"
     )
     assert not (out / "failures.jsonl").exists() or (out / "failures.jsonl").read_text() == ""

@@ -112,6 +112,19 @@ def test_an_impossible_config_is_refused_not_a_hang(sizes, tmp_path):
         draw(load_random_config(path), sizes, 0, 0)
 
 
+def test_a_config_at_the_validators_maxima_is_refused_within_a_bounded_work(sizes, tmp_path):
+    """64 objects, 10,000 attempts and 1,000 redraws would test placements for minutes before refusing."""
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data["objects"]["count"] = [64, 64]
+    data["placement"].update(attempts=10_000, redraws=1_000)
+    data["camera"]["attempts"] = 10_000
+    path = tmp_path / "maxima.yaml"
+    path.write_text(yaml.safe_dump(data))
+    pool = tuple(sizes)
+    with pytest.raises(UserError, match=r"did not fit after 1,000,000 placement tests: .* lower objects.count"):
+        sample_scene(load_random_config(path), pool, sizes, 0, 0, 0.75, 36.0, RES)
+
+
 def _scene_with(sizes, placed: list[tuple[str, float, float]]):
     """A scene built by hand: the named objects at (x, y), the camera straight in front of the table."""
     base = draw(load_random_config(), sizes, 0, 0)
@@ -124,7 +137,7 @@ def _scene_with(sizes, placed: list[tuple[str, float, float]]):
 def test_left_right_withheld_inside_the_margin(sizes, dx, labelled):
     margins = load_random_config().relations
     scene = _scene_with(sizes, [("apple", 0.0, 0.0), ("lemon", dx, 0.3)])
-    rel = scene_relations(scene, scene.camera.pinhole(RES), margins, {"apple": "natural", "lemon": "natural"})
+    rel = scene_relations(scene.objects, scene.camera.pinhole(RES), margins, {"apple": "natural", "lemon": "natural"})
     left = ["apple", "lemon"] if dx > 0 else ["lemon", "apple"]
     assert (left in rel["left_of"]) == labelled and (left[::-1] in rel["right_of"]) == labelled
     assert (["apple", "lemon", "left_right"] in rel["ambiguous"]) != labelled
@@ -134,7 +147,7 @@ def test_left_right_withheld_inside_the_margin(sizes, dx, labelled):
 def test_front_back_withheld_inside_the_margin(sizes):
     margins = load_random_config().relations
     scene = _scene_with(sizes, [("apple", -0.2, 0.0), ("orange", 0.2, 0.02), ("lemon", 0.4, 0.3)])
-    rel = scene_relations(scene, scene.camera.pinhole(RES), margins, {n: "natural" for n in ("apple", "orange", "lemon")})
+    rel = scene_relations(scene.objects, scene.camera.pinhole(RES), margins, {n: "natural" for n in ("apple", "orange", "lemon")})
     assert ["apple", "orange", "front_back"] in rel["ambiguous"]
     assert not {("apple", "orange"), ("orange", "apple")} & {tuple(p) for p in rel["in_front_of"] + rel["behind"]}
     assert ["orange", "apple", "lemon"] in rel["between"] and ["apple", "orange"] in rel["left_of"]
@@ -190,7 +203,7 @@ def test_min_visible_fraction_is_validated_and_in_the_digest_unless_default(tmp_
 def test_vignettes_fall_back_to_front_and_behind(sizes):
     margins = load_random_config().relations
     scene = _scene_with(sizes, [("apple", 0.0, 0.0), ("lemon", 0.01, 0.3)])
-    rel = scene_relations(scene, scene.camera.pinhole(RES), margins, {"apple": "natural", "lemon": "natural"})
+    rel = scene_relations(scene.objects, scene.camera.pinhole(RES), margins, {"apple": "natural", "lemon": "natural"})
     words = relation_vignettes(("apple", "lemon"), rel)
     assert words == {"left_first": "The apple is in front of the lemon.", "right_first": "The lemon is behind the apple."}
 
@@ -199,7 +212,7 @@ def test_nearer_sizes_and_camera_record(sizes):
     margins = load_random_config().relations
     scene = _scene_with(sizes, [("strawberry", -0.3, 0.0), ("apple", -0.1, 0.0), ("lamp", 0.3, 0.1)])
     camera = scene.camera.pinhole(RES)
-    rel = scene_relations(scene, camera, margins, {"strawberry": "natural", "apple": "natural", "lamp": "artifact"})
+    rel = scene_relations(scene.objects, camera, margins, {"strawberry": "natural", "apple": "natural", "lamp": "artifact"})
     assert ["strawberry", "apple", "lamp"] in rel["nearer"] and ["strawberry", "lamp", "apple"] in rel["farther"]
     assert ["lamp", "apple"] in rel["bigger"] and ["apple", "strawberry"] in rel["taller"] and ["strawberry", "apple"] in rel["shorter"]
     record = camera_record(camera)
@@ -280,6 +293,8 @@ def test_cli_refuses_bad_random_configs_before_any_work(tmp_path, edit, message)
         (["--count", "5"], "error: --count and --random-config go with --scenes random"),
         (["--scenes", "random", "--count", "5", "--mode", "composite"], "error: --mode composite composes the benchmark's"),
         (["--scenes", "random", "--count", str(10**30)], "error: --count 1000000000000000000000000000000 is more than one set holds"),
+        (["--scenes", "random", "--count", "5", "--engine", "workbench"], "error: --scenes random needs --engine cycles, not workbench"),
+        (["--scenes", "random", "--count", "5", "--engine", "eevee"], "error: --scenes random needs --engine cycles, not eevee"),
     ],
 )
 def test_cli_refuses_flags_that_do_not_go_together(tmp_path, args, message):

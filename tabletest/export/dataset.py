@@ -11,7 +11,7 @@ from tabletest.errors import UserError
 from tabletest.prompts.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
 from tabletest.write.run_output import METADATA, read_runs
-from tabletest.write.settings import record_settings, settings_differences
+from tabletest.write.settings import read_settings, record_settings, settings_differences, shown_settings
 
 NOT_A_RENDER = "give the output folder of `tabletest render` (it holds metadata.jsonl and images/)"
 FIELDS = (*METADATA_FIELDS, "render")
@@ -42,7 +42,8 @@ class RenderDataset:
     def records(self) -> Iterator[dict]:
         """Each render record in file order; a record without a required field, or made with other settings
         than the first (a folder mixed before the settings guard), stops with its line number."""
-        first: dict | None = None
+        pinned = read_settings(self.root)
+        first: dict | None = None if pinned is None else shown_settings(pinned)
         for line, record in read_records(self.metadata, "metadata file"):
             require(record, FIELDS, self.metadata, line, NOT_A_RENDER)
             shown = record_settings(record)

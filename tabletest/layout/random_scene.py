@@ -155,12 +155,13 @@ def sample_scene(
     stream = f"{config.digest}:{seed}:{index}"
     look = random.Random(f"{stream}:look")
     table = _table(config, look)
+    work = _Work(index)
     for draw in range(1, config.placement.redraws + 1):
         rng = random.Random(f"{stream}:{draw}")
-        objects = _place(config, rng, pool, sizes, table, table_height_m)
+        objects = _place(config, rng, pool, sizes, table, table_height_m, work)
         if objects is None:
             continue
-        camera = _camera(config, rng, objects, sensor_width_mm, resolution)
+        camera = _camera(config, rng, objects, sensor_width_mm, resolution, work)
         if camera is None:
             continue
         right = camera.pinhole(resolution).axes[0]
@@ -171,6 +172,29 @@ def sample_scene(
         "placement.area_m with placement.min_gap_m, or the camera ranges cannot frame them; "
         "enlarge area_m or distance_m, or lower objects.count"
     )
+
+
+@dataclass
+class _Work:
+    """The work spent on one scene's draws, in overlap tests (a camera probe costs `CAMERA_PROBE`): a config
+    whose scenes cannot fit is refused once it passes `WORK_BUDGET` (seconds), not after every allowed draw
+    (minutes at the validator's maxima). No scene of a config that fits comes near it."""
+
+    index: int
+    spent: int = 0
+
+    def spend(self, units: int) -> None:
+        self.spent += units
+        if self.spent > WORK_BUDGET:
+            raise UserError(
+                f"random scene {self.index} did not fit after {WORK_BUDGET:,} placement tests: the objects do not fit "
+                "placement.area_m with placement.min_gap_m, or the camera ranges cannot frame them; enlarge area_m or "
+                "distance_m, or lower objects.count, placement.attempts or placement.redraws"
+            )
+
+
+WORK_BUDGET = 1_000_000
+CAMERA_PROBE = 25
 
 
 def _uniform(rng: random.Random, span: Sequence[float]) -> float:
@@ -194,7 +218,8 @@ def _table(config: RandomConfig, rng: random.Random) -> TableLook:
 
 
 def _place(
-    config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float
+    config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float,
+    work: _Work,
 ) -> list[PlacedObject] | None:
     """Draw how many objects, which, and where; None when one of them finds no free spot."""
     lo, hi = config.objects.count
@@ -208,6 +233,7 @@ def _place(
     for name in names:
         size = tuple(sizes[name])
         for _ in range(config.placement.attempts):
+            work.spend(1 + len(feet))
             yaw = round(_uniform(rng, config.objects.yaw_deg), 3)
             corners = _corners((0.0, 0.0), size, yaw)
             ex, ey = max(abs(x) for x, _ in corners), max(abs(y) for _, y in corners)
@@ -228,7 +254,8 @@ def _place(
 
 
 def _camera(
-    config: RandomConfig, rng: random.Random, objects: list[PlacedObject], sensor_mm: float, resolution: tuple[int, int]
+    config: RandomConfig, rng: random.Random, objects: list[PlacedObject], sensor_mm: float, resolution: tuple[int, int],
+    work: _Work,
 ) -> CameraPose | None:
     """Azimuth, elevation and focal length drawn from their ranges; the distance is the nearest one that
     frames every object's box (exact: moving back along the view axis only shrinks the image) times a
@@ -241,6 +268,7 @@ def _camera(
     width, height = resolution
     margin = c.frame_margin * width
     for _ in range(c.attempts):
+        work.spend(CAMERA_PROBE)
         azimuth, elevation = round(_uniform(rng, c.azimuth_deg), 3), round(_uniform(rng, c.elevation_deg), 3)
         focal = round(_uniform(rng, c.focal_mm), 3)
         direction = _direction(azimuth, elevation)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import bpy
 
-from tabletest.render.devices import GPU_PREFERENCE, choose_device, denoiser_for
+from tabletest.render.devices import GPU_PREFERENCE, choose_device, denoiser_for, detect_nvidia_gpus
 
 ENGINE_IDS = {"cycles": "CYCLES", "eevee": "BLENDER_EEVEE", "workbench": "BLENDER_WORKBENCH"}
 
@@ -32,7 +32,7 @@ def configure(scene: bpy.types.Scene, setup: dict) -> str:
         return _cycles(scene, setup)
     if setup["engine"] == "eevee":
         scene.eevee.taa_render_samples = setup["samples"]
-        return "GPU (EEVEE)"
+        return "GPU (EEVEE)" if detect_nvidia_gpus() else "CPU: no GPU found (EEVEE in software OpenGL)"
     shading = scene.display.shading
     shading.light = "STUDIO"
     shading.color_type = "TEXTURE"  # image textures where a part has one (as in the contact sheet), else its colour

@@ -85,6 +85,11 @@ def check_options(config: Config, options: RenderOptions, random: RandomSet | No
         )
     if random is not None and options.mode == "composite":
         raise UserError("--mode composite composes the benchmark's fixed slots; render --scenes random in --mode direct")
+    if random is not None and config.render.engine != "cycles":
+        raise UserError(
+            f"--scenes random needs --engine cycles, not {config.render.engine}: its labels leave out the objects "
+            "measured hidden on Cycles' Object Index pass; for a quick draft use --samples 1 and a small --resolution"
+        )
     if random is not None:
         check_hdris(random.config.world.hdris)
     check_device(options.device)
@@ -123,8 +128,7 @@ def _locked_run(
     output = RunOutput(options.out, masks=options.masks)
     made_before_the_guard = read_settings(options.out) is None
     pinned = check_settings(options.out, settings)
-    if made_before_the_guard:
-        check_records_agree(output.metadata_path, settings)
+    check_records_agree(output.metadata_path, settings, None if made_before_the_guard else 1)
     done = output.recover()
     if pinned is not None:
         write_settings(options.out, pinned)

@@ -216,7 +216,9 @@ class Supervisor:
                 continue
             if answer.get("event") == "done":
                 return Outcome(spec, True, answer, attempts=attempt, wall_s=time.perf_counter() - start), worker
-            error, stderr = answer.get("error", "unknown error"), worker.stderr_tail()
+            previous, error, stderr = error, answer.get("error", "unknown error"), worker.stderr_tail()
+            if answer.get("recurs") or error == previous:  # it will fail the same way again
+                return Outcome(spec, False, error=error, stderr=stderr, attempts=attempt, wall_s=time.perf_counter() - start), worker
         return Outcome(spec, False, error=error, stderr=stderr, attempts=self.retries + 1, wall_s=time.perf_counter() - start), worker
 
 

@@ -41,6 +41,10 @@ def _protocol_stream() -> IO[str]:
     return stream
 
 
+# Errors of the input itself (a model that does not load, a scene missing a field): retrying fails the same way.
+RECURRING = (LookupError, ValueError, TypeError, AttributeError, ArithmeticError, NotImplementedError)
+
+
 class Worker:
     def __init__(self, setup: dict) -> None:
         import bpy
@@ -62,7 +66,10 @@ class Worker:
         from tabletest.render.model_cache import import_model
 
         bpy = self.bpy
-        imported = import_model(Path(path))
+        try:
+            imported = import_model(Path(path))
+        except RuntimeError as err:  # Blender's importer refused the file: it will again
+            raise ValueError(f"{path} does not load in Blender ({str(err).strip()})") from None
         if not any(o.type == "MESH" for o in imported):
             raise ValueError(f"{path} has no mesh")
         collection = bpy.data.collections.new(f"asset:{name}")
@@ -264,7 +271,8 @@ def main() -> None:
             elif op == "quit":
                 break
         except Exception as err:  # report and carry on: the supervisor decides about retries
-            send({"event": "error", "op": op, "error": f"{type(err).__name__}: {err}", "trace": traceback.format_exc()})
+            recurs = isinstance(err, RECURRING)  # the same input fails the same way: no use retrying it
+            send({"event": "error", "op": op, "error": f"{type(err).__name__}: {err}", "recurs": recurs, "trace": traceback.format_exc()})
             if op == "setup":
                 break
 

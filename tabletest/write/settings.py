@@ -10,6 +10,7 @@ one side lacks is a difference, so give new keys only to folders that need them)
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -73,20 +74,38 @@ def record_settings(record: dict) -> dict:
     """The settings a metadata record shows by itself, in the shape of `settings.json`: what a folder from
     before settings.json, and an export, can be checked by."""
     render = record.get("render", {})
-    return {
+    shown = {
         "config": {"render": {key: render.get(key) for key in ("engine", "samples", "resolution")}},
         "masks": "mask_file_name" in record,
     }
+    scene = record.get("scene")
+    if isinstance(scene, dict):  # a random scene names its set: the random config's digest and the seed
+        shown["scenes"] = {"family": "random", "config_sha256": scene.get("config_sha256"), "seed": scene.get("seed")}
+    return shown
 
 
-def check_records_agree(metadata: Path, settings: dict) -> None:
-    """A folder from before settings.json is continued only if each of its records shows these settings."""
+def shown_settings(settings: dict) -> dict:
+    """The part of pinned settings that each record shows (`record_settings`'s shape)."""
+    render = settings.get("config", {}).get("render", {})
+    shown = {
+        "config": {"render": {key: render.get(key) for key in ("engine", "samples", "resolution")}},
+        "masks": bool(settings.get("masks")),
+    }
+    scenes = settings.get("scenes")
+    if isinstance(scenes, dict) and scenes.get("family") == "random":
+        shown["scenes"] = {key: scenes.get(key) for key in ("family", "config_sha256", "seed")}
+    return shown
+
+
+def check_records_agree(metadata: Path, settings: dict, lines: int | None = None) -> None:
+    """A folder is continued only if its records show these settings: render settings, masks, and a random
+    set's config digest and seed. Every record of a folder without settings.json (from before it, or with
+    it removed); the first `lines` where settings.json is there (an edited one then disagrees with them)."""
     if not metadata.is_file():
         return
-    render = settings["config"]["render"]
-    shown = record_settings({"render": render, **({"mask_file_name": ""} if settings["masks"] else {})})
+    shown = shown_settings(settings)
     with open(metadata, "rb") as fh:
-        for line, text in enumerate(bounded_lines(fh, metadata), start=1):
+        for line, text in enumerate(itertools.islice(bounded_lines(fh, metadata), lines), start=1):
             try:
                 record = json.loads(text.decode("utf-8", errors="replace"))
             except json.JSONDecodeError:
