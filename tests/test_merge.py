@@ -97,6 +97,29 @@ def first_image(folder: Path) -> Path:
     return folder / json.loads(lines(folder)[0])["file_name"]
 
 
+# A part's run.json damaged in each way a merge must name in one line.
+DAMAGED_HISTORIES = {
+    "list": ("[]", "run.json is not a run history"),
+    "empty-object": ("{}", "is not finished (its last run is unknown)"),
+    "no-runs": ('{"runs": []}', "is not finished (its last run is unknown)"),
+    "run-not-object": ('{"runs": [1]}', "run.json is not a run history"),
+    "runs-not-list": ('{"runs": {"status": "complete"}}', "run.json is not a run history"),
+    "no-command": ('{"runs": [{"status": "complete"}]}', "does not say what it selected (no command.selection)"),
+    "command-string": ('{"runs": [{"status": "complete", "command": "render"}]}', "does not say what it selected"),
+    "selection-list": ('{"runs": [{"status": "complete", "command": {"selection": []}}]}', "does not say what it selected"),
+    "truncated": ('{"runs": [{"status"', "run.json is damaged"),
+    "not-utf8": (b"\xff\xfe{}", "run.json is damaged"),
+}
+
+
+def write_history(folder: Path, history: str | bytes) -> None:
+    path = folder / "run.json"
+    if isinstance(history, bytes):
+        path.write_bytes(history)
+    else:
+        path.write_text(history)
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -108,8 +131,9 @@ def first_image(folder: Path) -> Path:
         (lambda f: (f / "metadata.jsonl").write_text("\n".join(lines(f)[1:]) + "\n"), "lacks 2obj-"),
         (lambda f: (f / "metadata.jsonl").write_text(lines(f)[0].replace('"images/', '"../../') + "\n" + "\n".join(lines(f)[1:]) + "\n"),
          "names its files ../../"),
+        *((lambda f, h=history: write_history(f, h), message) for history, message in DAMAGED_HISTORIES.values()),
     ],
-    ids=["settings", "selection", "unfinished", "missing-image", "undecodable", "missing-id", "file-outside"],
+    ids=["settings", "selection", "unfinished", "missing-image", "undecodable", "missing-id", "file-outside", *DAMAGED_HISTORIES],
 )
 def test_bad_parts_are_refused_by_name_and_nothing_is_written(tmp_path, parts, change, message):
     bad = broken_copy(tmp_path, parts[1], change)
@@ -149,32 +173,6 @@ def test_a_merge_under_way_of_other_parts_is_not_finished_with_these(tmp_path, p
         assert result.returncode == 2 and result.stderr.count("\n") == 1, (marker, result.stderr)
         assert "already holds another dataset" in result.stderr
         assert dataset_files(full) == {**before, ".merge.json": marker.encode()}
-
-
-@pytest.mark.parametrize(
-    "history, message",
-    [
-        ("[]", "run.json is not a run history"),
-        ("{}", "is not finished (its last run is unknown)"),
-        ('{"runs": []}', "is not finished (its last run is unknown)"),
-        ('{"runs": [1]}', "run.json is not a run history"),
-        ('{"runs": {"status": "complete"}}', "run.json is not a run history"),
-        ('{"runs": [{"status": "complete"}]}', "does not say what it selected (no command.selection)"),
-        ('{"runs": [{"status": "complete", "command": "render"}]}', "does not say what it selected"),
-        ('{"runs": [{"status": "complete", "command": {"selection": []}}]}', "does not say what it selected"),
-        ('{"runs": [{"status"', "run.json is damaged"),
-        (b"\xff\xfe{}", "run.json is damaged"),
-    ],
-    ids=["list", "empty-object", "no-runs", "run-not-object", "runs-not-list", "no-command", "command-string",
-         "selection-list", "truncated", "not-utf8"],
-)
-def test_a_part_with_a_damaged_run_history_is_named_in_one_line(tmp_path, parts, history, message):
-    write = (lambda f: (f / "run.json").write_bytes(history)) if isinstance(history, bytes) else (lambda f: (f / "run.json").write_text(history))
-    bad = broken_copy(tmp_path, parts[1], write)
-    result = merge(parts[0], bad, "--out", tmp_path / "full")
-    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
-    assert result.stderr.startswith("error: ") and message in result.stderr
-    assert not (tmp_path / "full").exists()
 
 
 def test_an_out_that_is_not_a_folder_is_refused_and_left_alone(tmp_path, parts):

@@ -10,7 +10,6 @@ integers); an object's mask label is 1 + its position in the record's `objects`.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Iterator
@@ -21,11 +20,16 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from tabletest.config import Config
+from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.random_config import RandomConfig
+from tabletest.layout.random_scene import PlacedObject
 from tabletest.prompts.reading import read_records
-from tabletest.write.run_output import METADATA, RUN
+from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
+from tabletest.truth.rederive import Derivation, differences
+from tabletest.write.run_output import METADATA, RUN, read_runs
+from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
 
 NOT_A_RENDER = "give the output folder of `tabletest render --masks` (it holds metadata.jsonl, images/, masks/, depth/)"
 # An object's mask pixels reach at most this many pixels outside its recorded 2D box: a mask pixel is
@@ -50,6 +54,13 @@ HIDDEN = 0.001  # at or below this: no pixels
 # are within what a mask-based measurement of the fraction can miss). A small or thin object's bound is
 # lower: its edge pixels (those with a neighbour outside it) are within the measurement's reach too.
 PARTLY_HIDDEN = 0.9
+# What no pixel shows and nothing checked derives: said in every summary.
+NOT_CHECKED = (
+    "a visible_fraction raised while something still covers the object (the mask shows only what is seen); "
+    "which model file made an object (source, uid); the render settings (engine, samples, device, seed); "
+    "a random scene's table, lights and backdrop"
+)
+FILE_FIELDS = {"file_name": "images", "mask_file_name": "masks", "depth_file_name": "depth"}
 
 
 @dataclass
@@ -61,6 +72,8 @@ class Audit:
     checked: Counter = field(default_factory=Counter)
     disagreements: list[tuple[str, str, str]] = field(default_factory=list)  # scene id, check, what
     too_small: int = 0
+    image_too_small: int = 0  # images too small to compare with their masks
+    unchecked: list[str] = field(default_factory=lambda: [NOT_CHECKED])
     worst_box_px: float = 0.0  # the farthest a mask reaches outside its recorded box
     lowest_box_iou: float = 1.0
     worst_depth_m: float = 0.0
@@ -79,16 +92,31 @@ def audit(root: Path) -> Audit:
     """Audit a render folder; a folder that is not a render, or was rendered without --masks, is a UserError."""
     records = _records(root)
     result = Audit(root)
-    camera = _run_camera(root)
+    camera, derivation = _run_facts(root)
+    if derivation.config is None:
+        result.unchecked.append(f"positions and relations from the run's config ({RUN} names no render config)")
     ids = Counter(r.get("id") for _, r in records)
     for scene_id, n in ids.items():
         result.check("metadata", str(scene_id), n == 1, f"{n} metadata lines for one id")
+    matcher = ImageMatcher()
+    pinned = read_settings(root)
+    reference = shown_settings(pinned) if pinned is not None else record_settings(records[0][1])
+    where = SETTINGS if pinned is not None else "the first record"
     for line, record in records:
         scene_id = str(record.get("id", f"line {line}"))
+        mixed = settings_differences(reference, record_settings(record))
+        result.check("metadata", scene_id, not mixed, f"made with other settings than {where}: {'; '.join(mixed)}")
         try:
-            _audit_record(result, root, record, scene_id, camera)
-        except (KeyError, TypeError, ValueError, IndexError) as err:  # a record that does not say what it must
-            result.check("metadata", scene_id, False, f"line {line} is malformed: {type(err).__name__}: {err}")
+            _audit_record(result, root, record, scene_id, camera, matcher)
+            for what in differences(record, derivation):
+                result.check("derived", scene_id, False, what)
+            result.check("derived", scene_id, True, "")
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # a record that does not say what it must
+            result.check("metadata", scene_id, False, f"line {line} is malformed: {type(err).__name__}: {excerpt(str(err))}")
+    for scene_id, what in matcher.mismatches():
+        result.check("image", scene_id, False, what)
+    result.checked["image"] += matcher.compared
+    result.image_too_small += matcher.too_small
     _check_unlisted(result, root, records)
     return result
 
@@ -101,7 +129,7 @@ def _records(root: Path) -> list[tuple[int, dict]]:
     records = list(read_records(root / METADATA, "metadata file"))
     if not records:
         raise UserError(f"{root}/{METADATA} holds no images yet; render some first")
-    if not all("mask_file_name" in r for _, r in records):
+    if not any("mask_file_name" in r for _, r in records):
         raise UserError(
             f"{root} was rendered without --masks, so there are no pixels to check its labels against; "
             "re-render it with the same command plus --masks"
@@ -115,21 +143,35 @@ def _records(root: Path) -> list[tuple[int, dict]]:
     return records
 
 
-def _run_camera(root: Path) -> PinholeCamera | None:
-    """The benchmark's fixed camera, from the config the run recorded (records of random scenes carry their own)."""
+def _run_facts(root: Path) -> tuple[PinholeCamera | None, Derivation]:
+    """The benchmark's fixed camera and what labels are derived with, from the config (and random config)
+    the last run recorded; records of random scenes carry their own camera."""
+    kinds = {o.name: o.kind for o in load_catalog().objects}
     try:
-        info = json.loads((root / RUN).read_text(encoding="utf-8"))
-        return PinholeCamera.from_config(Config.model_validate(info["config"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        info = next(run for run in reversed(read_runs(root)) if "config" in run)  # a render's (a merge's own has none)
+        config = Config.model_validate(info["config"])
+    except (UserError, StopIteration, ValueError, KeyError, TypeError):
+        return None, Derivation(None, None, kinds)
+    try:
+        margins = RandomConfig.model_validate(info["random_config"]).relations if info.get("random_config") else None
+    except ValueError:
+        margins = None
+    return PinholeCamera.from_config(config), Derivation(config, margins, kinds)
 
 
-def _audit_record(result: Audit, root: Path, record: dict, scene_id: str, run_camera: PinholeCamera | None) -> None:
+def _audit_record(
+    result: Audit, root: Path, record: dict, scene_id: str, run_camera: PinholeCamera | None, matcher: ImageMatcher
+) -> None:
     result.images += 1
+    for key, folder in FILE_FIELDS.items():
+        if key in record or key != "depth_file_name":
+            result.check("files", scene_id, record.get(key) == f"{folder}/{scene_id}.png", f"{key} {excerpt(record.get(key))}")
+    if "mask_file_name" not in record:
+        result.check("files", scene_id, False, "no mask_file_name: rendered without --masks, so no pixels to check its labels against")
+        return
     image = _decoded(result, root, record, "file_name", scene_id)
     mask = _decoded(result, root, record, "mask_file_name", scene_id)
     depth = _decoded(result, root, record, "depth_file_name", scene_id) if "depth_file_name" in record else None
-    result.check("files", scene_id, record["file_name"] == f"images/{scene_id}.png", f"file_name {record['file_name']}")
     if image is None or mask is None:
         return
     size = (image.shape[1], image.shape[0])
@@ -145,35 +187,45 @@ def _audit_record(result: Audit, root: Path, record: dict, scene_id: str, run_ca
     result.check(
         "files", scene_id, int(mask.max()) <= len(objects), f"mask label {int(mask.max())} for {len(objects)} objects"
     )
-    small = [_too_small(obj) for obj in objects]
+    camera = _record_camera(record, run_camera, size)
+    small = [not p.any() and _projects_small(obj, camera) for obj, p in zip(objects, pixels)]
     result.too_small += sum(small)
+    matcher.add(scene_id, image, mask, depth)
     _check_visibility(result, scene_id, objects, pixels, small)
     _check_boxes(result, scene_id, objects, pixels, small)
     seen = [p.any() for p in pixels]
     columns = _Columns.of(objects, pixels)
     terms = _resolver(objects)
     relations = record.get("relations") or {}
+    _check_named(result, scene_id, relations, objects)
     _check_order(result, scene_id, relations, terms, columns)
     _check_between(result, scene_id, relations, terms, columns)
     _check_table_side(result, scene_id, relations, terms, columns)
     if depth is not None:
         spans = [np.percentile(depth[p], (0, 50, 100)) / 1000 if s else None for p, s in zip(pixels, seen)]
         _check_front_behind(result, scene_id, relations, terms, objects, spans)
-        camera = _record_camera(record, run_camera, size)
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
                 _check_depth(result, scene_id, obj, p, depth, camera)
 
 
 def _decoded(result: Audit, root: Path, record: dict, key: str, scene_id: str) -> np.ndarray | None:
-    path = root / record[key]
+    """The pixels of a file the record names; only a regular file inside the folder is opened (a name
+    leading outside, or a link to a pipe or device, is a disagreement, not a read that may never end)."""
+    name = record[key]
+    path = root / name
+    inside = root.resolve() in path.resolve().parents
+    if not inside or not path.is_file():
+        if inside and not path.exists():
+            result.check("files", scene_id, False, f"{name} is missing")
+        else:
+            why = "leads outside the folder" if not inside else "is not a regular file"
+            result.check("files", scene_id, False, f"{key} {name if len(name) <= 200 else excerpt(name)} {why}")
+        return None
     try:
         with Image.open(path) as img:
             img.load()
             pixels = np.asarray(img)
-    except FileNotFoundError:
-        result.check("files", scene_id, False, f"{record[key]} is missing")
-        return None
     except (OSError, SyntaxError, ValueError) as err:
         result.check("files", scene_id, False, f"{record[key]} does not decode ({err})")
         return None
@@ -181,9 +233,37 @@ def _decoded(result: Audit, root: Path, record: dict, key: str, scene_id: str) -
     return pixels
 
 
-def _too_small(obj: dict) -> bool:
-    x0, y0, x1, y1 = obj["bbox_px"]
-    return x1 - x0 < MIN_CHECKED_PX or y1 - y0 < MIN_CHECKED_PX
+def _projects_small(obj: dict, camera: _Camera | None) -> bool:
+    """Whether an object without mask pixels may have fallen between the samples: its 3D box (checked
+    against the depth pass) projects under `MIN_CHECKED_PX` across. Judged from the geometry, not from
+    the record's `bbox_px` under audit; without a camera, no object is excused."""
+    if camera is None:
+        return False
+    center, size, yaw = _box3d(obj)
+    world = PlacedObject("", tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size)).box_corners()
+    in_camera = world @ camera.world_to_camera[:3, :3].T + camera.world_to_camera[:3, 3]
+    if (in_camera[:, 2] <= 0).any():
+        return False
+    pixels = (in_camera @ camera.K.T)[:, :2] / in_camera[:, 2:]
+    extent = pixels.max(axis=0) - pixels.min(axis=0)
+    return bool(extent.min() < MIN_CHECKED_PX)
+
+
+def _check_named(result: Audit, scene_id: str, relations: dict, objects: list[dict]) -> None:
+    """Every object a relation names is in the scene and not hidden (a hidden one is in no relation)."""
+    names = {o["name"] for o in objects}
+    hidden = set(relations.get("hidden") or ())
+    result.check("named", scene_id, hidden <= names, f"hidden names {sorted(hidden - names)}, not in the scene")
+    for key, items in relations.items():
+        if key == "table_side" and isinstance(items, dict):
+            items = list(items)
+        elif key in ("hidden", "counts") or not isinstance(items, list):
+            continue
+        for item in items:
+            terms = item if isinstance(item, list) else [item]
+            named = [t for t in terms if isinstance(t, str) and t not in ("left_right", "front_back")]
+            wrong = [t for t in named if t not in names or t in hidden]
+            result.check("named", scene_id, not wrong, f"{key} {excerpt(item)} names {wrong}: not a visible object of this scene")
 
 
 def _check_visibility(result: Audit, scene_id: str, objects: list[dict], pixels: list[np.ndarray], small: list[bool]) -> None:
@@ -278,7 +358,7 @@ class _Columns:
     rightmost columns (NaN for an unseen object, left to `visible`), and which objects are partly hidden.
 
     A label says where whole objects stand; the mask shows only what is seen. For an object nothing
-    hides, the centroid of its pixels is the test. For a partly hidden one (visible fraction under
+    hides, the centroid of its pixels, or the middle of their extent, must agree. For a partly hidden one (visible fraction under
     PARTLY_HIDDEN) what is seen can be any part of it, so its centroid is no test (in a 1,000-scene
     random render at 48x36, 8 scenes had a partly hidden object's visible centroid on the other side,
     e.g. headphones 81 % behind a laptop); then a's pixels may only not lie wholly right of b's."""
@@ -302,10 +382,11 @@ class _Columns:
         return not any(math.isnan(self.centroid[i]) for i in positions)
 
     def left(self, a: int, b: int) -> bool:
-        """Whether the pixels allow a to stand left of b."""
+        """Whether the pixels allow a to stand left of b: by centroid, or by the middle of the pixels' extent
+        (a watering can's centroid lies 2.5 px left of its box centre, towards its body, away from its spout)."""
         if self.partly[a] or self.partly[b]:
             return self.lo[a] <= self.hi[b]
-        return self.centroid[a] < self.centroid[b]
+        return self.centroid[a] < self.centroid[b] or self.lo[a] + self.hi[a] < self.lo[b] + self.hi[b]
 
     def describe(self, *positions: int) -> str:
         return ", ".join(
@@ -453,6 +534,9 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "box": f"2D boxes (mask inside ±{BOX_TOLERANCE_PX} px; IoU ≥ {BOX_MIN_IOU})",
         "visible": "visibility (mask pixels)",
         "depth": "depth inside 3D boxes",
+        "named": "relations name visible objects",
+        "derived": "labels derived from the checked geometry",
+        "image": f"images match their masks (≥ {MIN_WIDTH_PX} px wide)",
     }
     wrong = Counter(kind for _, kind, _ in result.disagreements)
     yield f"verified {result.root}: {result.images} images"
@@ -465,6 +549,9 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
     )
     if result.too_small:
         yield f"  {result.too_small} object(s) under {MIN_CHECKED_PX:g} px across: too small to check at this resolution"
+    if result.image_too_small:
+        yield f"  {result.image_too_small} image(s) under {MIN_WIDTH_PX} px wide: too small to compare with their masks"
+    yield f"  not checked: {'; '.join(result.unchecked)}"
     for scene_id, kind, what in result.disagreements[:shown]:
         yield f"  DISAGREES {scene_id} [{kind}] {what}"
     if len(result.disagreements) > shown:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.random_config import RelationMargins
-from tabletest.layout.random_scene import PlacedObject, RandomScene
+from tabletest.layout.random_scene import PlacedObject
 
 REFERENCE_WIDTH_PX = 512  # `margin_px` is given at this image width and scales with it
 
@@ -54,7 +54,7 @@ def object_geometry(camera: PinholeCamera, obj: PlacedObject) -> dict:
 
 
 def scene_relations(
-    scene: RandomScene, camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str], hidden: frozenset[str] = frozenset()
+    placed: Sequence[PlacedObject], camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str], hidden: frozenset[str] = frozenset()
 ) -> dict:
     """Every relation that holds beyond its margin, for every ordered pair (and triple) of the objects
     not `hidden` (those the render measured as hidden: no relation names them, `counts` leaves them out).
@@ -64,7 +64,7 @@ def scene_relations(
     [a, b, direction] for the pairs (a left of b in the record's order) withheld along
     `left_right` or `front_back`.
     """
-    objs = [o for o in scene.objects if o.name not in hidden]
+    objs = [o for o in placed if o.name not in hidden]
     names = [o.name for o in objs]
     centers = np.array([o.box_center for o in objs], dtype=float).reshape(-1, 3)
     cam = (centers - np.asarray(camera.position)) @ camera.axes.T
@@ -95,7 +95,7 @@ def scene_relations(
     pairs = list(itertools.permutations(range(len(objs)), 2))
     bigger = [[names[i], names[j]] for i, j in pairs if big[i] >= margins.size_ratio * big[j]]
     taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]
-    table_top = scene.objects[0].position_m[2]  # every object stands on it
+    table_top = placed[0].position_m[2]  # every object stands on it
     table_x = float(camera.axes[0] @ (np.array([0.0, 0.0, table_top]) - np.asarray(camera.position)))
     kind_counts = {kind: sum(1 for n in names if kinds[n] == kind) for kind in ("natural", "artifact")}
     return {
@@ -113,7 +113,7 @@ def scene_relations(
         "taller": taller,
         "shorter": [[b, a] for a, b in taller],
         "counts": {"objects": len(names), **kind_counts},
-        "hidden": [o.name for o in scene.objects if o.name in hidden],
+        "hidden": [o.name for o in placed if o.name in hidden],
     }
 
 

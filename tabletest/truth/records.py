@@ -30,7 +30,7 @@ def random_truth(
 ) -> dict:
     """A random scene's relations and vignettes, from its geometry alone (no render needed); a render
     passes the objects it measured as `hidden`, which the relations and vignettes then leave out."""
-    rels = scene_relations(scene, scene.camera.pinhole(resolution), margins, kinds, hidden)
+    rels = scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, hidden)
     seen = tuple(o.name for o in scene.objects if o.name not in hidden)
     return {"relations": rels, "vignettes": relation_vignettes(seen, rels)}
 

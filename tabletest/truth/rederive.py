@@ -1,0 +1,150 @@
+"""A record's labels derived again from its own geometry, for `tabletest verify`.
+
+The pixel audit checks what a record says about where things are (2D boxes and visibility against the
+masks, 3D boxes and the camera against the depth pass). Everything else a record states follows from
+those facts by the same code a render runs: the camera-frame centres, depths and projected centres,
+every relation, the counts and the vignettes. Deriving them again here means a changed label cannot
+pass unless the geometry it came from was changed too, which the pixels then refute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletest.config import Config
+from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.placement import place
+from tabletest.layout.random_config import RelationMargins
+from tabletest.layout.random_scene import PlacedObject
+from tabletest.truth.geometry import camera_record, object_geometry, scene_relations
+from tabletest.truth.relations import relations
+from tabletest.truth.vignettes import relation_vignettes, vignettes
+
+# A relation's margin nudged both ways by this much: a pair whose offset sits within it of the margin may
+# fall either way from the record's rounded numbers, so either label is accepted there.
+MARGIN_SLACK = 1e-4
+FLOAT_TOLERANCE = 2e-6  # the record rounds to 6 decimals
+CENTER_TOLERANCE_PX = 0.01  # Blender's projection of the box centre against the pinhole's
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """What a record's labels are derived from besides the record: the run's config (the benchmark's
+    placement), the random set's relation margins, and each object's kind (natural or artifact)."""
+
+    config: Config | None
+    margins: RelationMargins | None
+    kinds: Mapping[str, str]
+
+
+def differences(record: dict, derivation: Derivation) -> Iterator[str]:
+    """Each field of `record` that is not what its geometry gives, as `field: recorded X, derived Y`."""
+    objects = record["objects"]
+    names = tuple(o["name"] for o in objects)
+    if record.get("n_objects") != len(objects):
+        yield f"n_objects: recorded {record.get('n_objects')}, but it lists {len(objects)} objects"
+    if isinstance(record.get("camera"), dict):
+        yield from _random_differences(record, objects, derivation)
+        return
+    yield from _compare_fields("relations", record.get("relations"), relations(names))
+    yield from _compare_fields("vignettes", record.get("vignettes"), vignettes(names))
+    if derivation.config is not None and names:
+        resolution = tuple(record["render"]["resolution"])
+        placements = place(derivation.config, [tuple(o["size_m"]) for o in objects], resolution)
+        for obj, placement in zip(objects, placements):
+            yield from _compare(f"{obj['name']}.position_m", obj["position_m"], list(placement.position_m))
+            yield from _compare(f"{obj['name']}.yaw_deg", obj["yaw_deg"], placement.yaw_deg)
+            yield from _compare(f"{obj['name']}.slot", obj.get("slot"), placement.slot)
+        camera = PinholeCamera.from_config(derivation.config, resolution)
+        yield from _centers(objects, camera, [(p.position_m, p.size_m) for p in placements])
+
+
+def _random_differences(record: dict, objects: list[dict], derivation: Derivation) -> Iterator[str]:
+    camera = recorded_camera(record["camera"])
+    yield from _compare("camera", {k: record["camera"][k] for k in ("K", "world_to_camera", "resolution")}, camera_record(camera))
+    placed = [PlacedObject(o["name"], tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
+    for obj, item in zip(objects, placed):
+        yield from _compare_fields(obj["name"], obj, object_geometry(camera, item))
+    yield from _centers(objects, camera, [(p.position_m, p.size_m) for p in placed])
+    recorded = record.get("relations") or {}
+    hidden = frozenset(recorded.get("hidden") or ())
+    if derivation.margins is not None:
+        threshold = derivation.margins.min_visible_fraction
+        measured = [o["name"] for o in objects if o["visible_fraction"] < threshold]
+        yield from _compare("relations.hidden", sorted(hidden), sorted(measured))
+        hidden = frozenset(measured)
+        kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
+        candidates = [
+            scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, hidden)
+            for slack in (0.0, -MARGIN_SLACK, MARGIN_SLACK)
+        ]
+        if not any(_same({k: recorded.get(k) for k in c}, c) for c in candidates):
+            yield from _compare_fields("relations", recorded, candidates[0])
+    seen = tuple(o["name"] for o in objects if o["name"] not in hidden)
+    yield from _compare_fields("vignettes", record.get("vignettes"), relation_vignettes(seen, recorded))
+
+
+def recorded_camera(camera: dict) -> PinholeCamera:
+    """The pinhole camera a record's K and world-to-camera pose describe (no roll, square pixels)."""
+    pose = np.asarray(camera["world_to_camera"], dtype=float)
+    rotation, translation = pose[:3, :3], pose[:3, 3]
+    position = -rotation.T @ translation
+    width, height = camera["resolution"]
+    sensor_mm = 36.0  # any: the focal length in pixels is what the image depends on
+    focal_mm = float(camera["K"][0][0]) * sensor_mm / max(width, height)
+    return PinholeCamera(tuple(position), tuple(position + rotation[2]), focal_mm, sensor_mm, int(width), int(height))
+
+
+def _centers(objects: list[dict], camera: PinholeCamera, boxes: list[tuple]) -> Iterator[str]:
+    """`center_px`: the projection of the box centre."""
+    for obj, (position, size) in zip(objects, boxes):
+        center = np.array([[position[0], position[1], position[2] + size[2] / 2]])
+        u, v = camera.project(center)[0]
+        off = max(abs(u - obj["center_px"][0]), abs(v - obj["center_px"][1]))
+        if off > CENTER_TOLERANCE_PX:
+            yield f"{obj['name']}.center_px: recorded {obj['center_px']}, the box centre projects to [{u:.3f}, {v:.3f}]"
+
+
+def _nudged(margins: RelationMargins, slack: float) -> RelationMargins:
+    return margins.model_copy(
+        update={
+            "margin_m": max(0.0, margins.margin_m + slack),
+            "margin_px": max(0.0, margins.margin_px + slack),
+            "distance_margin_m": max(0.0, margins.distance_margin_m + slack),
+            "size_ratio": max(1.0, margins.size_ratio + slack),
+            "side_margin_m": max(0.0, margins.side_margin_m + slack),
+        }
+    )
+
+
+def _compare_fields(prefix: str, recorded: object, derived: dict) -> Iterator[str]:
+    """Each field the derivation gives (fields it does not know are left alone)."""
+    recorded = recorded if isinstance(recorded, dict) else {}
+    for key, value in derived.items():
+        yield from _compare(f"{prefix}.{key}", recorded.get(key), value)
+
+
+def _compare(field: str, recorded: object, derived: object) -> Iterator[str]:
+    if not _same(recorded, derived):
+        yield f"{field}: recorded {_short(recorded)}, derived {_short(derived)}"
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, numbers within the record's rounding; lists and dicts compared item by item."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return abs(a - b) <= FLOAT_TOLERANCE * max(1.0, abs(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _short(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= 160 else text[:157] + "..."

@@ -1,0 +1,212 @@
+"""`tabletest verify` against tampered labels of a real random render: each field a record states about
+its image is checked against the pixels or derived again from what was (no stubs: Blender's pixels)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tabletest.assets.builtin.build import build_assets
+from tabletest.config import load_catalog
+
+from conftest import run_cli
+
+POOL = ("mug", "banana", "lamp", "tomato", "teapot", "book")
+
+
+@pytest.fixture(scope="module")
+def assets(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("assets")
+    build_assets(load_catalog(), folder, list(POOL), jobs=1)
+    return folder
+
+
+def render_into(out: Path, assets: Path, seed: int, count: int) -> subprocess.CompletedProcess:
+    return run_cli(
+        "render", "--scenes", "random", "--count", str(count), "--seed", str(seed), "--only", ",".join(POOL), "--masks",
+        "--resolution", "64x48", "--samples", "2", "--assets", str(assets), "--out", str(out), "--quiet",
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def render(tmp_path_factory, assets) -> Path:
+    """Eight random scenes at 64x48 (the smallest width whose images are compared with their masks)."""
+    out = tmp_path_factory.mktemp("tamper") / "out"
+    result = render_into(out, assets, seed=4, count=8)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture
+def copy(render, tmp_path) -> Path:
+    return Path(shutil.copytree(render, tmp_path / "copy", symlinks=True))
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines()]
+
+
+def write_records(out: Path, rows: list[dict]) -> None:
+    (out / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def verify(folder: Path) -> subprocess.CompletedProcess:
+    return run_cli("verify", str(folder), timeout=120)
+
+
+def with_pair(rows: list[dict], key: str) -> dict:
+    return next(r for r in rows if r["relations"][key])
+
+
+def test_the_render_verifies_and_the_summary_says_what_is_not_checked(render):
+    result = verify(render)
+    assert result.returncode == 0, result.stdout
+    assert "labels derived from the checked geometry" in result.stdout and "images match their masks" in result.stdout
+    assert "not checked: a visible_fraction raised while something still covers the object" in result.stdout
+
+
+def swap_images(folder: Path, rows: list[dict]) -> list[str]:
+    a, b = folder / rows[1]["file_name"], folder / rows[4]["file_name"]
+    data = a.read_bytes()
+    a.write_bytes(b.read_bytes())
+    b.write_bytes(data)
+    return [rows[1]["id"], rows[4]["id"]]
+
+
+def shrink_box(folder: Path, rows: list[dict]) -> list[str]:
+    obj = rows[2]["objects"][0]
+    x0, y0 = obj["bbox_px"][:2]
+    obj["bbox_px"] = [x0, y0, x0 + 1.5, y0 + 1.5]  # "too small to check", were smallness read from the record
+    return [rows[2]["id"]]
+
+
+def reverse_front_and_depths(folder: Path, rows: list[dict]) -> list[str]:
+    row = with_pair(rows, "in_front_of")
+    front, back = row["relations"]["in_front_of"][0]
+    row["relations"]["in_front_of"][0] = [back, front]
+    row["relations"]["behind"] = [[front, back] if pair == [back, front] else pair for pair in row["relations"]["behind"]]
+    by_name = {o["name"]: o for o in row["objects"]}
+    by_name[front]["depth_m"], by_name[back]["depth_m"] = by_name[back]["depth_m"], by_name[front]["depth_m"]
+    return [row["id"]]
+
+
+def name_an_absent_object(folder: Path, rows: list[dict]) -> list[str]:
+    row = with_pair(rows, "left_of")
+    row["relations"]["left_of"].append([row["relations"]["left_of"][0][0], "unicorn"])
+    return [row["id"]]
+
+
+def name_a_hidden_object(folder: Path, rows: list[dict]) -> list[str]:
+    row = with_pair(rows, "left_of")
+    a, b = row["relations"]["left_of"][0]
+    row["relations"]["hidden"] = [b]
+    return [row["id"]]
+
+
+def flip_a_vignette(folder: Path, rows: list[dict]) -> list[str]:
+    row = next(r for r in rows if r["vignettes"]["left_first"] != r["vignettes"]["right_first"])
+    row["vignettes"] = {"left_first": row["vignettes"]["right_first"], "right_first": row["vignettes"]["left_first"]}
+    return [row["id"]]
+
+
+def change_counts(folder: Path, rows: list[dict]) -> list[str]:
+    rows[3]["relations"]["counts"]["objects"] += 1
+    return [rows[3]["id"]]
+
+
+def move_a_center(folder: Path, rows: list[dict]) -> list[str]:
+    rows[5]["objects"][0]["center_px"][0] += 3
+    return [rows[5]["id"]]
+
+
+def change_a_table_side(folder: Path, rows: list[dict]) -> list[str]:
+    sides = rows[6]["relations"]["table_side"]
+    name = next(iter(sides))
+    sides[name] = {"left": "right", "right": "middle", "middle": "left"}[sides[name]]
+    return [rows[6]["id"]]
+
+
+@pytest.mark.parametrize(
+    "tamper, kind",
+    [
+        (swap_images, "image"),
+        (shrink_box, "box"),
+        (reverse_front_and_depths, "derived"),
+        (name_an_absent_object, "named"),
+        (name_a_hidden_object, "named"),
+        (flip_a_vignette, "derived"),
+        (change_counts, "derived"),
+        (move_a_center, "derived"),
+        (change_a_table_side, "derived"),
+    ],
+)
+def test_a_tampered_label_is_caught(copy, tamper, kind):
+    rows = records(copy)
+    tampered = tamper(copy, rows)
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1, result.stdout
+    for scene_id in tampered:
+        assert f"DISAGREES {scene_id} [{kind}]" in result.stdout, result.stdout
+    assert f"disagreement(s) in {len(tampered)} scene(s): {', '.join(sorted(tampered))}" in result.stdout.splitlines()[-1]
+
+
+def test_files_outside_the_folder_or_not_regular_are_never_opened(copy, tmp_path):
+    rows = records(copy)
+    outside = tmp_path / "elsewhere.png"
+    shutil.copy(copy / rows[0]["mask_file_name"], outside)
+    rows[0]["mask_file_name"] = os.path.relpath(outside, copy)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    (copy / rows[1]["mask_file_name"]).unlink()
+    (copy / rows[1]["mask_file_name"]).symlink_to(fifo)  # reading either pipe would block forever
+    (copy / rows[2]["depth_file_name"]).unlink()
+    os.mkfifo(copy / rows[2]["depth_file_name"])
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1
+    assert f"DISAGREES {rows[0]['id']} [files] mask_file_name {rows[0]['mask_file_name']} leads outside the folder" in result.stdout
+    assert f"DISAGREES {rows[1]['id']} [files] mask_file_name {rows[1]['mask_file_name']} leads outside the folder" in result.stdout
+    assert f"DISAGREES {rows[2]['id']} [files] depth_file_name {rows[2]['depth_file_name']} is not a regular file" in result.stdout
+
+
+def test_a_record_without_its_mask_is_named_and_the_rest_are_checked(copy):
+    rows = records(copy)
+    del rows[2]["mask_file_name"]
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1
+    assert f"DISAGREES {rows[2]['id']} [files] no mask_file_name: rendered without --masks" in result.stdout
+    assert result.stdout.splitlines()[-1].endswith(f"in 1 scene(s): {rows[2]['id']}")  # and its files unlisted
+
+
+def test_records_of_another_random_set_are_refused_by_render_verify_and_export(copy, assets, tmp_path):
+    """With settings.json gone, a render of another seed into the folder is refused from the records
+    alone; records mixed in by hand fail verify and export."""
+    (copy / "settings.json").unlink()
+    other = render_into(copy, assets, seed=6, count=9)
+    assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
+    assert "holds another dataset" in other.stderr and "scenes.seed: 4 → 6" in other.stderr
+    rows = records(copy)
+    rows[3]["scene"]["config_sha256"] = "0" * 64  # as a render with another --random-config writes it
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1 and f"DISAGREES {rows[3]['id']} [metadata] made with other settings than the first record" in result.stdout
+    exported = run_cli("export", "--dataset", str(copy), "--format", "llava", "--out", str(tmp_path / "x"))
+    assert exported.returncode == 2 and "mixes renders" in exported.stderr and "scenes.config_sha256" in exported.stderr
+
+
+def test_an_edited_settings_file_does_not_let_another_set_in(copy, assets):
+    settings = json.loads((copy / "settings.json").read_text())
+    settings["scenes"]["seed"] = settings["config"]["render"]["seed"] = 6  # as if the folder were seed 6's
+    (copy / "settings.json").write_text(json.dumps(settings))
+    before = (copy / "metadata.jsonl").read_bytes()
+    other = render_into(copy, assets, seed=6, count=9)
+    assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
+    assert "metadata.jsonl line 1: scenes.seed: 4 → 6" in other.stderr
+    assert (copy / "metadata.jsonl").read_bytes() == before
