@@ -93,7 +93,7 @@ def test_a_real_render_verifies(render):
     result = verify(render)
     assert result.returncode == 0, result.stdout
     assert "0 disagreement(s) in 0 scene(s)" in result.stdout
-    assert "left/right labels (mask centroids)" in result.stdout and "depth inside 3D boxes" in result.stdout
+    assert "left/right labels (mask pixels)" in result.stdout and "depth inside 3D boxes" in result.stdout
 
 
 def test_a_planted_wrong_label_is_caught(copy):

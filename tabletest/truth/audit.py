@@ -529,7 +529,7 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
     labels = {
         "files": "files (present, decodable, sizes)",
         "metadata": "metadata lines and files",
-        "left_right": "left/right labels (mask centroids)",
+        "left_right": "left/right labels (mask pixels)",
         "front_behind": "in front/behind labels (depth pass)",
         "box": f"2D boxes (mask inside ±{BOX_TOLERANCE_PX} px; IoU ≥ {BOX_MIN_IOU})",
         "visible": "visibility (mask pixels)",
