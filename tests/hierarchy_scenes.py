@@ -150,8 +150,9 @@ class Reckoner:
         v = self.boxes[other][0][:2] - self.boxes[of][0][:2]
         return math.degrees(math.atan2(v @ left, v @ front))
 
-    def volume(self, a: str) -> float:
-        return float(np.prod(self.boxes[a][1]))
+    def extent(self, a: str) -> float:
+        """Its largest extent: what "bigger" compares (as the record's `bigger` does)."""
+        return float(max(self.boxes[a][1]))
 
     def height(self, a: str) -> float:
         return self.boxes[a][1][2]

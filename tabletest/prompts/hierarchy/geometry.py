@@ -22,6 +22,7 @@ import numpy as np
 from tabletest.config import Catalog, Config
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.random_config import RelationMargins
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
 LATERAL_PX = 8.0  # ... and their image columns by this many pixels at 1024 px width
@@ -30,7 +31,10 @@ DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 %
 PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
 BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
 SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
-VOLUME_RATIO, HEIGHT_RATIO, HEIGHT_M = 1.5, 1.2, 0.02  # bigger: 1.5x the box volume; taller: 1.2x and 2 cm
+# bigger: the largest box extent at least this many times the other's; taller: the height. The records'
+# definition (`RelationMargins.size_ratio`, whose stored pairs decide where a record has them).
+SIZE_RATIO = RelationMargins.model_fields["size_ratio"].default
+STORED = ("left_of", "in_front_of", "bigger", "taller")  # a random record's own relations the questions follow
 APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the image than the other
 HIDDEN, VISIBLE = 0.9, 0.99  # visible_fraction at most 0.9: partly hidden; at least 0.99: fully visible
 
@@ -146,7 +150,8 @@ class SceneGeometry:
         geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), tuple(n for n in hidden if isinstance(n, str)))
         unique = len({t.name for t in things}) == len(things)  # stored pairs name objects by name
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
-            geometry.stored = {key: {tuple(p) for p in relations[key]} for key in ("left_of", "in_front_of")}
+            kept = [key for key in STORED if key in relations]
+            geometry.stored = {key: {tuple(p[:2]) for p in relations[key]} for key in kept}
         return geometry
 
     @property
@@ -246,21 +251,20 @@ class SceneGeometry:
 
     # --- size ----------------------------------------------------------------------------------------
     def bigger(self, a: Thing, b: Thing) -> str | None:
-        """`bigger` if a's box has at least VOLUME_RATIO times b's volume, `smaller` the other way, else None."""
-        if self.view is None:
-            return None
-        va, vb = math.prod(a.size), math.prod(b.size)
-        return "bigger" if va >= VOLUME_RATIO * vb else "smaller" if vb >= VOLUME_RATIO * va else None
+        """`bigger` if a's largest extent is at least SIZE_RATIO times b's, `smaller` the other way, else None:
+        the record's `bigger` pairs where it stores them, the same rule otherwise."""
+        return self._size(a, b, "bigger", "smaller", max(a.size), max(b.size))
 
     def taller(self, a: Thing, b: Thing) -> str | None:
+        """`taller` / `shorter` by height, as `bigger` is by largest extent."""
+        return self._size(a, b, "taller", "shorter", a.size[2], b.size[2])
+
+    def _size(self, a: Thing, b: Thing, more: str, less: str, ea: float, eb: float) -> str | None:
         if self.view is None:
             return None
-        ha, hb = a.size[2], b.size[2]
-        if ha >= HEIGHT_RATIO * hb and ha - hb >= HEIGHT_M:
-            return "taller"
-        if hb >= HEIGHT_RATIO * ha and hb - ha >= HEIGHT_M:
-            return "shorter"
-        return None
+        if self.stored is not None and more in self.stored:
+            return _stored(self.stored[more], a, b, more, less)
+        return more if ea >= SIZE_RATIO * eb else less if eb >= SIZE_RATIO * ea else None
 
     def apparent(self, a: Thing) -> tuple[float, float]:
         """(area, height) in pixels of the image rectangle holding its projected box."""
@@ -278,22 +282,28 @@ class SceneGeometry:
 
     # --- occlusion -----------------------------------------------------------------------------------
     def hidden(self, a: Thing) -> bool | None:
-        """Partly hidden (True), fully visible (False) or withheld (None), from `visible_fraction` when the record
-        has it; without it, an object whose projected box overlaps no other object's is fully visible."""
+        """Partly hidden (True), fully visible (False) or withheld (None). An object whose projected box
+        overlaps no other object's is fully visible, whatever its `visible_fraction` reads (a measured
+        fraction of a small object reads low from its edge pixels alone); one that overlaps another is
+        partly hidden when its fraction is at most HIDDEN, fully visible from VISIBLE on."""
         if self.view is None:
             return None
-        if a.visible_fraction is not None:
-            f = a.visible_fraction
-            return True if f <= HIDDEN else False if f >= VISIBLE else None
-        return False if not self.overlapping(a) else None
+        if not self.overlapping(a):
+            return False
+        f = a.visible_fraction
+        return None if f is None else True if f <= HIDDEN else False if f >= VISIBLE else None
 
     def overlapping(self, a: Thing) -> list[Thing]:
         box = self._sight(a)[2]
         return [b for b in self.things if b is not a and _overlap(box, self._sight(b)[2])]
 
-    def occluders(self, a: Thing) -> list[Thing]:
-        """The objects nearer the camera whose projected boxes overlap a's: what hides part of it."""
-        return [b for b in self.overlapping(a) if self.viewer_distance(b) < self.viewer_distance(a)]
+    def occluder(self, a: Thing) -> Thing | None:
+        """What hides part of a partly hidden object, where the boxes settle it: only an object whose
+        projected box overlaps a's can hide any of it, so when exactly one does, it is that one. With
+        two or more, overlapping boxes cannot say which covers it (a box overlap is not a covering):
+        None, and the question is withheld."""
+        candidates = self.overlapping(a)
+        return candidates[0] if self.hidden(a) is True and len(candidates) == 1 else None
 
 
 def _stored(pairs: set[tuple[str, str]], a: Thing, b: Thing, holds: str, converse: str) -> str | None:

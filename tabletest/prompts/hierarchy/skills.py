@@ -402,8 +402,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
                 pair=_key("occl", h.name, c.name),
             )
     for h in hidden:
-        occluders = [t.name for t in g.occluders(h)]
-        if occluders:
+        if (occluder := g.occluder(h)) is not None:
             ask.ask(
                 _key("occl", "by", h.name),
                 f"Which object hides part of the {h.name}?",
@@ -412,7 +411,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
                 frame="viewer",
                 relation="hidden_by",
                 answer_type="names",
-                answer=occluders,
+                answer=[occluder.name],
                 objects=[h.name],
-                facts=[[o, "hides_part_of", h.name] for o in occluders],
+                facts=[[occluder.name, "hides_part_of", h.name]],
             )
