@@ -55,6 +55,8 @@ class CatalogObject(Strict):
     has_front: bool = Field(
         False, strict=True, description="an obvious front (a face, a screen, a lens): intrinsic-frame questions ask of it"
     )
+    pair: bool = Field(False, strict=True, description="a pair noun (scissors): plural in form, counted in pairs")
+    plural: str | None = Field(None, description="the plural where adding -s or -es is wrong (avocados)")
 
     @field_validator("name")
     @classmethod

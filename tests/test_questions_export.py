@@ -15,6 +15,7 @@ from tabletest.export.run import ExportOptions, run_export
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question
+from tabletest.truth.nouns import Nouns
 
 CATALOG = load_catalog()
 LEXICON = load_lexicon(CATALOG)
@@ -35,7 +36,7 @@ def render(tmp_path_factory):
 def test_every_answer_wording_is_read_as_correct():
     records = benchmark_records()[:2]
     for q in (q for r in records for q in scene_questions(r, CATALOG, load_config())):
-        for wording in answer_wordings(q):
+        for wording in answer_wordings(q, Nouns.of(load_catalog())):
             assert judge_question(q, wording, LEXICON).status == "correct", (q["qid"], wording)
 
 

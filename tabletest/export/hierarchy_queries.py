@@ -8,6 +8,7 @@ Every wording is read as correct by `tabletest score`.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from functools import cache
 
@@ -15,29 +16,33 @@ from tabletest.config import Catalog, Config, load_config
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.skills import VIEWER
 from tabletest.score.questions import NUMBER_WORDS
+from tabletest.truth.nouns import Nouns
 
 VIEWER_WORDINGS = (VIEWER, "As the camera sees it", "Seen from the camera")
 SPOKEN = {n: w for w, n in NUMBER_WORDS.items()}
 
 
-def answer_wordings(question: dict) -> list[str]:
-    """The gold answer in the ways a person might give it; the first is the plainest."""
+def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
+    """The gold answer in the ways a person might give it; the first is the plainest. A question about a
+    pair noun ("Are the scissors ...?") is answered "Yes, they are."."""
     answer, kind = question["answer"], question["answer_type"]
     if kind == "yes/no":
-        return ["Yes.", "Yes, it is.", "True."] if answer else ["No.", "No, it is not.", "False."]
+        it = "they are" if re.search(r"(^|, )are the ", question["text"], re.IGNORECASE) else "it is"
+        return ["Yes.", f"Yes, {it}.", "True."] if answer else ["No.", f"No, {it} not.", "False."]
     if kind == "number":
         return [f"{answer}.", f"There are {SPOKEN[answer]}.", f"{SPOKEN[answer].capitalize()}."]
     if kind == "names":
         listed = " and ".join(f"the {n}" for n in answer)
         return [f"{listed[0].upper()}{listed[1:]}.", f"It is {listed}."] if answer else ["None."]
     if answer in question["scene_objects"]:
-        return [f"The {answer}.", f"The {answer} is.", f"It is the {answer}."]
+        return [f"The {answer}.", nouns.agree(f"The {answer} is."), f"It is the {answer}."]
     return [f"{answer.capitalize()}.", f"It is {answer}."]
 
 
 def hierarchy_queries(record: dict, variations: str, seed: int, catalog: Catalog) -> Iterator[dict]:
     """The image questions of one render record, each with its `gold` text (see the module docstring)."""
     rng = random.Random(f"{seed}:{record['id']}:wording")
+    nouns = Nouns.of(catalog)
     made = [q for q in scene_questions(record, catalog, _config(), seed, ("questions", "captions")) if q["image"]]
     if variations == "one":
         by_skill: dict[str, list[dict]] = {}
@@ -45,7 +50,7 @@ def hierarchy_queries(record: dict, variations: str, seed: int, catalog: Catalog
             by_skill.setdefault(q["skill"], []).append(q)
         made = [rng.choice(qs) for _, qs in sorted(by_skill.items())]
     for q in made:
-        wordings = answer_wordings(q)
+        wordings = answer_wordings(q, nouns)
         chosen = list(enumerate(wordings)) if variations == "all" else [rng.choice(list(enumerate(wordings)))]
         for k, gold in chosen:
             text = q["text"].replace(VIEWER, rng.choice(VIEWER_WORDINGS), 1)

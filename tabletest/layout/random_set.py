@@ -27,6 +27,7 @@ class RandomSet:
     pool: tuple[str, ...]  # the names scenes draw from, in catalog order
     shard: Shard | None = None
     limit: int | None = None
+    pair_nouns: tuple[str, ...] = ()  # the pool's names that are plural in form ("scissors"): records' vignettes say "are"
 
     def indices(self) -> Iterator[int]:
         return set_indices(self.count, self.shard, self.limit)
@@ -50,7 +51,8 @@ class RandomSet:
     def settings(self) -> dict:
         """What decides the set's scenes, for the output folder's settings guard (count, shard and limit
         only select from the set, so a rerun may widen them)."""
-        return {"family": "random", "config_sha256": self.config.digest, "seed": self.seed, "pool": list(self.pool)}
+        settings = {"family": "random", "config_sha256": self.config.digest, "seed": self.seed, "pool": list(self.pool)}
+        return {**settings, "pair_nouns": list(self.pair_nouns)} if self.pair_nouns else settings
 
     def info(self) -> dict:
         """What identifies the set, for run.json and the settings guard."""
@@ -98,7 +100,9 @@ def make_random_set(
         raise UserError("--sample picks from the benchmark's enumeration; with --scenes random use --count, --shard and --limit")
     if limit is not None and limit < 0:
         raise UserError(f"--limit {limit} is negative; give a count of 0 or more")
-    return RandomSet(config, seed, count, object_pool(catalog, config, only), shard, limit)
+    pool = object_pool(catalog, config, only)
+    pairs = tuple(name for name in pool if catalog.by_name(name).pair)
+    return RandomSet(config, seed, count, pool, shard, limit, pairs)
 
 
 def random_set_for(

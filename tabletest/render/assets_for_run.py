@@ -10,6 +10,7 @@ so a fresh machine renders without any download.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -31,7 +32,8 @@ def needed_assets(
     if missing and build_missing and source in (None, "builtin"):
         from tabletest.assets.builtin.build import build_assets
 
-        print(f"building {len(missing)} built-in object model(s) into {assets_dir}/ (once)", flush=True)
+        # on stderr: `tabletest vignettes` writes its records to stdout
+        print(f"building {len(missing)} built-in object model(s) into {assets_dir}/ (once)", file=sys.stderr, flush=True)
         manifest = build_assets(catalog, assets_dir, missing)
         missing = []
     if missing:

@@ -17,6 +17,7 @@ from tabletest.layout.random_set import RandomSet
 from tabletest.layout.spec import SceneSpec, random_spec, scene_spec
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerProcess
+from tabletest.truth.nouns import Nouns
 from tabletest.write.records import RandomTruth, image_record, random_record
 from tabletest.write.run_output import RunOutput
 
@@ -40,6 +41,7 @@ class RunContext:
             {o.name: o.kind for o in self.catalog.objects},
             self.random.config.digest,
             self.random.seed,
+            Nouns(frozenset(self.random.pair_nouns)),
         )
 
     @property

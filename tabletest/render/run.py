@@ -100,7 +100,8 @@ def check_options(config: Config, options: RenderOptions, random: RandomSet | No
 def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, random: RandomSet | None = None) -> dict:
     """What decides this run's pixels and records (see `tabletest.write.settings`); `models` is added
     once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
-    catalog_json = json.dumps(catalog.model_dump(mode="json"), sort_keys=True).encode()
+    wording = {"objects": {"__all__": {"pair", "plural"}}}  # how prompts word a name decides no pixel or render record
+    catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=wording), sort_keys=True).encode()
     settings = {
         "output_version": OUTPUT_VERSION,
         "config": config.model_dump(mode="json"),

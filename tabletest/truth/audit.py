@@ -27,6 +27,7 @@ from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.prompts.reading import read_records
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
+from tabletest.truth.nouns import Nouns
 from tabletest.truth.rederive import Derivation, differences
 from tabletest.write.run_output import METADATA, RUN, read_runs
 from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
@@ -92,14 +93,14 @@ def audit(root: Path) -> Audit:
     """Audit a render folder; a folder that is not a render, or was rendered without --masks, is a UserError."""
     records = _records(root)
     result = Audit(root)
-    camera, derivation = _run_facts(root)
+    pinned = read_settings(root)
+    camera, derivation = _run_facts(root, pinned)
     if derivation.config is None:
         result.unchecked.append(f"positions and relations from the run's config ({RUN} names no render config)")
     ids = Counter(r.get("id") for _, r in records)
     for scene_id, n in ids.items():
         result.check("metadata", str(scene_id), n == 1, f"{n} metadata lines for one id")
     matcher = ImageMatcher()
-    pinned = read_settings(root)
     reference = shown_settings(pinned) if pinned is not None else record_settings(records[0][1])
     where = SETTINGS if pinned is not None else "the first record"
     for line, record in records:
@@ -143,20 +144,22 @@ def _records(root: Path) -> list[tuple[int, dict]]:
     return records
 
 
-def _run_facts(root: Path) -> tuple[PinholeCamera | None, Derivation]:
+def _run_facts(root: Path, pinned: dict | None) -> tuple[PinholeCamera | None, Derivation]:
     """The benchmark's fixed camera and what labels are derived with, from the config (and random config)
-    the last run recorded; records of random scenes carry their own camera."""
+    the last run recorded and the pair nouns the settings pin; records of random scenes carry their own camera."""
     kinds = {o.name: o.kind for o in load_catalog().objects}
+    scenes = (pinned or {}).get("scenes")
+    nouns = Nouns(frozenset(scenes.get("pair_nouns") or ())) if isinstance(scenes, dict) else Nouns()
     try:
         info = next(run for run in reversed(read_runs(root)) if "config" in run)  # a render's (a merge's own has none)
         config = Config.model_validate(info["config"])
     except (UserError, StopIteration, ValueError, KeyError, TypeError):
-        return None, Derivation(None, None, kinds)
+        return None, Derivation(None, None, kinds, nouns)
     try:
         margins = RandomConfig.model_validate(info["random_config"]).relations if info.get("random_config") else None
     except ValueError:
         margins = None
-    return PinholeCamera.from_config(config), Derivation(config, margins, kinds)
+    return PinholeCamera.from_config(config), Derivation(config, margins, kinds, nouns)
 
 
 def _audit_record(

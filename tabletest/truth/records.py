@@ -9,6 +9,7 @@ from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Scene
 from tabletest.truth.geometry import scene_relations
+from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import relation_vignettes, vignettes
 
@@ -26,13 +27,13 @@ def vignette_record(scene: Scene) -> dict:
 
 def random_truth(
     scene: RandomScene, resolution: tuple[int, int], margins: RelationMargins, kinds: Mapping[str, str],
-    hidden: frozenset[str] = frozenset(),
+    hidden: frozenset[str] = frozenset(), nouns: Nouns = Nouns(),
 ) -> dict:
     """A random scene's relations and vignettes, from its geometry alone (no render needed); a render
     passes the objects it measured as `hidden`, which the relations and vignettes then leave out."""
     rels = scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, hidden)
     seen = tuple(o.name for o in scene.objects if o.name not in hidden)
-    return {"relations": rels, "vignettes": relation_vignettes(seen, rels)}
+    return {"relations": rels, "vignettes": relation_vignettes(seen, rels, nouns)}
 
 
 def random_vignette_records(
@@ -45,5 +46,5 @@ def random_vignette_records(
             "index": scene.index,
             "n_objects": len(scene.objects),
             "objects": [o.name for o in scene.objects],
-            **random_truth(scene, resolution, scenes.config.relations, kinds),
+            **random_truth(scene, resolution, scenes.config.relations, kinds, nouns=Nouns(frozenset(scenes.pair_nouns))),
         }

@@ -20,6 +20,7 @@ from tabletest.layout.placement import place
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.truth.geometry import camera_record, object_geometry, scene_relations
+from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import relation_vignettes, vignettes
 
@@ -38,6 +39,7 @@ class Derivation:
     config: Config | None
     margins: RelationMargins | None
     kinds: Mapping[str, str]
+    nouns: Nouns = Nouns()  # the set's pair nouns, pinned in settings.json (a folder from before has none)
 
 
 def differences(record: dict, derivation: Derivation) -> Iterator[str]:
@@ -84,7 +86,7 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
         if not any(_same({k: recorded.get(k) for k in c}, c) for c in candidates):
             yield from _compare_fields("relations", recorded, candidates[0])
     seen = tuple(o["name"] for o in objects if o["name"] not in hidden)
-    yield from _compare_fields("vignettes", record.get("vignettes"), relation_vignettes(seen, recorded))
+    yield from _compare_fields("vignettes", record.get("vignettes"), relation_vignettes(seen, recorded, derivation.nouns))
 
 
 def recorded_camera(camera: dict) -> PinholeCamera:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import table_sides
 
 _PLACE = {"left": "on the left side of", "middle": "in the middle of", "right": "on the right side of"}
@@ -21,12 +22,13 @@ def vignettes(objects: tuple[str, ...]) -> dict[str, str]:
     return {"left_first": _describe(named), "right_first": _describe(named[::-1])}
 
 
-def relation_vignettes(objects: tuple[str, ...], relations: dict) -> dict[str, str]:
+def relation_vignettes(objects: tuple[str, ...], relations: dict, nouns: Nouns = Nouns()) -> dict[str, str]:
     """A random scene in words: one sentence per neighbouring pair, left to right (`left_first`) or
     right to left (`right_first`), each stating the pair's left/right relation, or where that is
-    withheld by the margin, its front/behind relation, else that they stand next to each other."""
+    withheld by the margin, its front/behind relation, else that they stand next to each other; a pair
+    noun (`nouns`) takes "are"."""
     if len(objects) == 1:
-        sentence = f"The {objects[0]} is on the table."
+        sentence = nouns.agree(f"The {objects[0]} is on the table.")
         return {"left_first": sentence, "right_first": sentence}
     holds = {key: {tuple(pair) for pair in relations[key]} for key in ("left_of", "right_of", "in_front_of", "behind")}
 
@@ -41,6 +43,6 @@ def relation_vignettes(objects: tuple[str, ...], relations: dict) -> dict[str, s
 
     pairs = list(zip(objects, objects[1:]))
     return {
-        "left_first": " ".join(sentence(a, b, "left_of") for a, b in pairs),
-        "right_first": " ".join(sentence(b, a, "right_of") for a, b in reversed(pairs)),
+        "left_first": nouns.agree(" ".join(sentence(a, b, "left_of") for a, b in pairs)),
+        "right_first": nouns.agree(" ".join(sentence(b, a, "right_of") for a, b in reversed(pairs))),
     }

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.spec import SceneSpec
 from tabletest.truth.geometry import camera_record, object_geometry
+from tabletest.truth.nouns import Nouns
 from tabletest.truth.records import random_truth
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import vignettes
@@ -63,7 +64,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
     for obj, placed, facts in zip(objects, scene.objects, measured):
         obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"])
     hidden = frozenset(o["name"] for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
-    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden)
+    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden, truth.nouns)
     pose = scene.camera
     appearance = {
         "config_sha256": truth.config_sha256,
@@ -100,3 +101,4 @@ class RandomTruth:
     kinds: Mapping[str, str]
     config_sha256: str
     seed: int
+    nouns: Nouns = Nouns()

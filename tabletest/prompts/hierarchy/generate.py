@@ -16,6 +16,7 @@ from tabletest.prompts.hierarchy.captions import captions
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.stories import story
+from tabletest.truth.nouns import Nouns
 
 FORMS = ("questions", "captions", "stories")
 
@@ -29,10 +30,11 @@ def scene_questions(
     text_only: bool = False,
 ) -> Iterator[dict]:
     g = SceneGeometry.from_record(record, catalog, config)
+    nouns = Nouns.of(catalog)
     scene_id = record["id"]
     scene_objects = list(dict.fromkeys(t.name for t in g.things))
     if g.has_geometry and not text_only:
-        ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"))
+        ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"), nouns=nouns)
         if "questions" in forms:
             skills.position_pairs(ask, g, g.viewer_lateral, "lr")
             skills.position_pairs(ask, g, g.viewer_depth, "fb")
@@ -50,11 +52,11 @@ def scene_questions(
     if "questions" in forms and "vignettes" in record and "camera" not in record:
         order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"
         text = SceneGeometry(g.things, None, [t.name for t in g.things])
-        ask = Asker(scene_id, "text", scene_objects, context=record["vignettes"][order])
+        ask = Asker(scene_id, "text", scene_objects, context=record["vignettes"][order], nouns=nouns)
         skills.position_pairs(ask, text, text.viewer_lateral, "lr")
         skills.between(ask, text)
         skills.counting(ask, text, catalog.names, seed)
         skills.position_counting(ask, text)
         yield from ask.made
     if "stories" in forms:
-        yield from story(scene_id, g, scene_objects, seed)
+        yield from story(scene_id, g, scene_objects, seed, nouns)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tabletest.truth.nouns import Nouns
+
 AnswerType = Literal["yes/no", "choice", "number", "names"]
 INSTRUCTION = {
     "yes/no": "Answer yes or no.",
@@ -23,6 +25,7 @@ class Asker:
     scene_objects: list[str]
     image: str | None = None
     context: str | None = None
+    nouns: Nouns = Nouns()  # a pair noun ("scissors") takes "are"
     made: list[dict] = field(default_factory=list)
 
     def ask(
@@ -48,7 +51,7 @@ class Asker:
         """Record a question; `pair` names the question and its inverse, whose answers must agree; `stated`
         holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps."""
         instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
-        text = f"{question} {instruction}"
+        text = self.nouns.agree(f"{question} {instruction}")
         code = "img" if self.modality == "image" else "txt"
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
         record = {

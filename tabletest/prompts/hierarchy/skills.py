@@ -34,16 +34,6 @@ def own(of: str) -> str:
     return f"From the {of}'s own point of view (facing where its front faces)"
 
 
-def plural(name: str) -> str:
-    if name.endswith(("s", "sh", "ch", "x")):
-        return name if name.endswith("s") and not name.endswith("ss") else name + "es"
-    if name.endswith("y") and name[-2] not in "aeiou":
-        return name[:-1] + "ies"
-    if name.endswith("o") and name[-2] not in "aeiou":
-        return name + "es"
-    return name + "s"
-
-
 def named(geometry: SceneGeometry) -> list[Thing]:
     """The objects a question may name: those whose name no other object in the scene shares."""
     counts = {}
@@ -253,7 +243,7 @@ def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed:
         for name, relation in ((kind, "kind"), (trick, "absent")):
             ask.ask(
                 _key("count", relation, name),
-                f"How many {plural(name)} are on the table?",
+                f"How many {ask.nouns.plural(name)} are on the table?",
                 skill="counting",
                 level="single",
                 frame=None,

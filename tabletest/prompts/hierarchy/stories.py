@@ -19,6 +19,7 @@ from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivatio
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, VIEWER, named
 from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
+from tabletest.truth.nouns import Nouns
 
 SENTENCE = {FACT[w]: PHRASE[w] for w in PHRASE}
 WORD = {FACT[w]: CHOICE_WORD[w] for w in PHRASE}
@@ -41,13 +42,13 @@ def stated_facts(g: SceneGeometry, rng: random.Random) -> list[Fact]:
     return facts
 
 
-def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int) -> list[dict]:
+def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int, nouns: Nouns = Nouns()) -> list[dict]:
     rng = random.Random(f"{seed}:{scene_id}:story")
     stated = stated_facts(g, rng)
     if not stated:
         return []
-    context = " ".join([INTRO, *(f"The {x} is {SENTENCE[r]} the {y}." for x, r, y in stated)])
-    ask = Asker(scene_id, "text", scene_objects, context=context)
+    context = nouns.agree(" ".join([INTRO, *(f"The {x} is {SENTENCE[r]} the {y}." for x, r, y in stated)]))
+    ask = Asker(scene_id, "text", scene_objects, context=context, nouns=nouns)
     known = closure(stated)
     said = set(stated)
     common = {"skill": "multi-hop", "level": "reasoning", "frame": "viewer", "form": "story"}
