@@ -4,6 +4,7 @@ size constancy, stories derivable (and not stated), and benchmark and vignette r
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from tabletest.prompts.hierarchy import geometry as margins
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.infer import closure, holds
 from tabletest.truth.records import vignette_record
+
+from conftest import run_cli
 
 CATALOG, CONFIG = load_catalog(), load_config()
 FRONTED = {o.name for o in CATALOG.objects if o.has_front}
@@ -325,6 +328,7 @@ def test_stories_never_state_what_they_ask_and_the_engine_derives_the_gold(asked
         assert verdict is not None
         assert verdict == (q["answer"] if q["answer_type"] == "yes/no" else True)
         assert fact not in stated and (x, converse[word], y) not in stated
+        assert (y, converse[word], x) not in stated and (y, FACTS[word], x) not in stated  # nor given away by a converse
         sentences = {
             "left_of": "to the left of",
             "right_of": "to the right of",
@@ -438,3 +442,33 @@ def test_objects_sharing_a_name_are_counted_but_never_named():
     assert sides == {"left": 1, "right": 1}  # one mug on each side of the lamp
     for q in (q for q in asked if q["skill"] == "counting"):
         assert q["answer"] == expected(record, q), q["qid"]
+
+
+SENTENCE = re.compile(r"The (.+?) (?:is|are) (to the left of|to the right of|in front of|behind|next to) the (.+?)\.")
+STATES = {"to the left of": "left_of", "to the right of": "right_of", "in front of": "in_front_of", "behind": "behind"}
+
+
+def test_a_random_vignette_is_asked_only_what_its_sentences_entail():
+    """`tabletest vignettes --scenes random` records: their order of mention is no fact, so text questions
+    are counts and the story the vignette itself tells; every story fact is a sentence of it, every gold
+    follows from those by at least one inference, and no pair the geometry withholds is asked about."""
+    records = [json.loads(line) for line in run_cli(
+        "vignettes", "--scenes", "random", "--count", "60", "--seed", "5", "--only", ",".join(CATALOG.names[:24])
+    ).stdout.splitlines()]  # fmt: skip
+    asked = 0
+    for record in records:
+        said = {(a, STATES[r], b) for a, r, b in SENTENCE.findall(record["vignettes"]["left_first"]) if r in STATES}
+        withheld = {(frozenset(entry[:2]), entry[2]) for entry in record["relations"]["ambiguous"]}
+        for q in scene_questions(record, CATALOG, CONFIG, seed=0):
+            assert q["modality"] == "text"
+            if q["form"] != "story":
+                assert q["skill"] == "counting", q["qid"]
+                continue
+            assert q["context"] == record["vignettes"]["left_first"]
+            stated = {tuple(f) for f in q["derivation"]["stated"]}
+            assert stated == said, q["qid"]
+            assert q["derivation"]["hops"] >= 1
+            axes = {"left_right" if word in ("left", "right") else "front_back" for word in q["relation"].split("+")}
+            assert len(q["objects"]) == 3 or not {(frozenset(q["objects"]), axis) for axis in axes} & withheld, q["qid"]
+            asked += 1
+    assert asked >= 50

@@ -6,6 +6,7 @@ Object A is the leftmost, B the one to its right; all relations are as the camer
 from __future__ import annotations
 
 SIDES = {1: ("middle",), 2: ("left", "right"), 3: ("left", "middle", "right")}
+CONVERSE = {"left_of": "right_of", "right_of": "left_of", "in_front_of": "behind", "behind": "in_front_of"}
 
 
 def table_sides(n_objects: int) -> tuple[str, ...]:

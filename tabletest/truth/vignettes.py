@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.relations import table_sides
+from tabletest.truth.relations import CONVERSE, table_sides
 
 _PLACE = {"left": "on the left side of", "middle": "in the middle of", "right": "on the right side of"}
 
@@ -30,19 +30,30 @@ def relation_vignettes(objects: tuple[str, ...], relations: dict, nouns: Nouns =
     if len(objects) == 1:
         sentence = nouns.agree(f"The {objects[0]} is on the table.")
         return {"left_first": sentence, "right_first": sentence}
-    holds = {key: {tuple(pair) for pair in relations[key]} for key in ("left_of", "right_of", "in_front_of", "behind")}
-
-    def sentence(a: str, b: str, lateral: str) -> str:
-        if (a, b) in holds[lateral]:
-            return f"The {a} is to the {lateral.removesuffix('_of')} of the {b}."
-        if (a, b) in holds["in_front_of"]:
-            return f"The {a} is in front of the {b}."
-        if (a, b) in holds["behind"]:
-            return f"The {a} is behind the {b}."
-        return f"The {a} is next to the {b}."
-
-    pairs = list(zip(objects, objects[1:]))
+    stated = neighbour_facts(objects, relations)
+    backwards = [(b, CONVERSE.get(r), a) for a, r, b in reversed(stated)]
     return {
-        "left_first": nouns.agree(" ".join(sentence(a, b, "left_of") for a, b in pairs)),
-        "right_first": nouns.agree(" ".join(sentence(b, a, "right_of") for a, b in reversed(pairs))),
+        "left_first": nouns.agree(" ".join(_sentence(fact) for fact in stated)),
+        "right_first": nouns.agree(" ".join(_sentence(fact) for fact in backwards)),
     }
+
+
+def neighbour_facts(objects: tuple[str, ...], relations: dict) -> list[tuple[str, str | None, str]]:
+    """What a random scene's vignette states of each neighbouring pair, left to right: `left_of`, else
+    `in_front_of` or `behind` (left/right withheld by the margin), else None ("next to": nothing)."""
+    holds = {key: {tuple(pair) for pair in relations[key]} for key in ("left_of", "in_front_of", "behind")}
+    return [
+        (a, next((key for key in ("left_of", "in_front_of", "behind") if (a, b) in holds[key]), None), b)
+        for a, b in zip(objects, objects[1:])
+    ]
+
+
+def _sentence(fact: tuple[str, str | None, str]) -> str:
+    a, relation, b = fact
+    if relation in ("left_of", "right_of"):
+        return f"The {a} is to the {relation.removesuffix('_of')} of the {b}."
+    if relation == "in_front_of":
+        return f"The {a} is in front of the {b}."
+    if relation == "behind":
+        return f"The {a} is behind the {b}."
+    return f"The {a} is next to the {b}."

@@ -1,9 +1,10 @@
 """All the questions of one scene record: image questions from its geometry, text questions from its vignette,
 SpartQA-style stories and VSR-style captions.
 
-Text questions ask only what a vignette says (the left-to-right order, hence between and counts),
-so they are made for records that list their objects left to right (benchmark renders and
-`tabletest vignettes` records); random scenes get image questions, captions and stories.
+Text questions ask only what a vignette says: a benchmark vignette names each object's side of the
+table (hence left and right, between and counts); a random scene's text record states some pairs'
+relations, and gets counts and the questions its sentences entail (a story told by the vignette
+itself). Random renders get image questions, captions and stories.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.captions import captions
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.stories import story
+from tabletest.prompts.hierarchy.stories import story, vignette_story
 from tabletest.truth.nouns import Nouns
 
 FORMS = ("questions", "captions", "stories")
@@ -49,14 +50,17 @@ def scene_questions(
         if "captions" in forms:
             captions(ask, g)
         yield from ask.made
-    if "questions" in forms and "vignettes" in record and "camera" not in record:
+    told = "vignettes" in record and "camera" not in record  # a text record: the vignette is all there is
+    random_text = told and "in_front_of" in record.get("relations", {})  # a random scene's: sentences, not an order
+    if "questions" in forms and told:
         order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"
         text = SceneGeometry(g.things, None, [t.name for t in g.things])
         ask = Asker(scene_id, "text", scene_objects, context=record["vignettes"][order], nouns=nouns)
-        skills.position_pairs(ask, text, text.viewer_lateral, "lr")
-        skills.between(ask, text)
+        if not random_text:  # a benchmark vignette names each object's side: the order follows from it
+            skills.position_pairs(ask, text, text.viewer_lateral, "lr")
+            skills.between(ask, text)
+            skills.position_counting(ask, text)
         skills.counting(ask, text, catalog.names, seed)
-        skills.position_counting(ask, text)
         yield from ask.made
     if "stories" in forms:
-        yield from story(scene_id, g, scene_objects, seed, nouns)
+        yield from vignette_story(record, nouns) if random_text else story(scene_id, g, scene_objects, seed, nouns)

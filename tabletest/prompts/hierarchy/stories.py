@@ -5,8 +5,9 @@ SpartQA's question types: yes/no, find relation (a choice of two relations) and 
 The story states the relation of each pair of neighbours (left to right, and front to back where
 the scene has depth), each in a seeded direction (`the mug is to the left of the lamp` or `the lamp
 is to the right of the mug`), in a seeded order. Questions ask only what the engine in `infer`
-derives and the story does not state; the gold is the engine's, and the tests check it against the
-scene's geometry.
+derives and the story does not give away: neither a stated sentence nor its converse, so each takes at
+least one step of transitivity or combination. The gold is the engine's, and the tests check it
+against the scene's geometry.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, VIEWER, named
 from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
 from tabletest.truth.nouns import Nouns
+from tabletest.truth.vignettes import neighbour_facts
 
 SENTENCE = {FACT[w]: PHRASE[w] for w in PHRASE}
 WORD = {FACT[w]: CHOICE_WORD[w] for w in PHRASE}
@@ -43,17 +45,31 @@ def stated_facts(g: SceneGeometry, rng: random.Random) -> list[Fact]:
 
 
 def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int, nouns: Nouns = Nouns()) -> list[dict]:
+    """A story told of the scene's geometry, and its questions."""
     rng = random.Random(f"{seed}:{scene_id}:story")
     stated = stated_facts(g, rng)
+    context = nouns.agree(" ".join([INTRO, *(f"The {x} is {SENTENCE[r]} the {y}." for x, r, y in stated)]))
+    return told(scene_id, stated, context, scene_objects, nouns)
+
+
+def vignette_story(record: dict, nouns: Nouns = Nouns()) -> list[dict]:
+    """The questions a random scene's vignette (its text record) answers: what its sentences entail. Its
+    order of mention is no fact (a pair it calls "next to" may stand either way), so nothing else is asked."""
+    objects = tuple(record["objects"])
+    stated = [(a, r, b) for a, r, b in neighbour_facts(objects, record["relations"]) if r is not None]
+    return told(record["id"], stated, record["vignettes"]["left_first"], list(objects), nouns)
+
+
+def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[str], nouns: Nouns) -> list[dict]:
+    """The questions whose answers follow from `stated` (told in `context`) by at least one inference."""
     if not stated:
         return []
-    context = nouns.agree(" ".join([INTRO, *(f"The {x} is {SENTENCE[r]} the {y}." for x, r, y in stated)]))
     ask = Asker(scene_id, "text", scene_objects, context=context, nouns=nouns)
     known = closure(stated)
     said = set(stated)
     common = {"skill": "multi-hop", "level": "reasoning", "frame": "viewer", "form": "story"}
     common["stated"] = [list(f) for f in stated]
-    derived = sorted(f for f in known if f not in said)
+    derived = sorted(f for f in known if not _given(f, said))
     for fact in derived:
         x, r, y = fact
         facts, rules = derivation(known, fact)
@@ -95,6 +111,13 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int, 
     return ask.made
 
 
+def _given(fact: Fact, said: set) -> bool:
+    """Stated, or the converse of a stated sentence ("the lamp is to the right of the mug" gives away "is the
+    mug to the left of the lamp?"): a question about it takes no inference, so none is asked (as in SpartQA)."""
+    x, r, y = fact
+    return fact in said or (y, CONVERSE[r], x) in said
+
+
 def _pair(relation: str) -> tuple[str, str]:
     return ("left_of", "right_of") if relation in ("left_of", "right_of") else ("in_front_of", "behind")
 
@@ -105,7 +128,7 @@ def _combinations(ask: Asker, known: dict, said: set, common: dict) -> None:
     depth = {(f[0], f[2]): f for f in known if f[1] in ("in_front_of", "behind")}
     for (x, y), side in sorted(lateral.items()):
         ahead = depth.get((x, y))
-        if ahead is None or x > y or (side in said and ahead in said):
+        if ahead is None or x > y or (_given(side, said) and _given(ahead, said)):
             continue
         hops = known[side].hops + known[ahead].hops + 1
         side_facts, side_rules = derivation(known, side)
@@ -138,7 +161,7 @@ def _choose_object(ask: Asker, known: dict, said: set, common: dict) -> None:
                 continue
             yes, no = (x, y) if fx else (y, x)
             used = [(yes, relation, z), (no, CONVERSE[relation], z)]
-            if all(f in said for f in used):
+            if all(_given(f, said) for f in used):
                 continue
             facts = [f for u in used for f in derivation(known, u)[0]]
             rules = [r for u in used for r in derivation(known, u)[1]]
