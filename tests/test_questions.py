@@ -472,3 +472,21 @@ def test_a_random_vignette_is_asked_only_what_its_sentences_entail():
             assert len(q["objects"]) == 3 or not {(frozenset(q["objects"]), axis) for axis in axes} & withheld, q["qid"]
             asked += 1
     assert asked >= 50
+
+
+def test_no_false_caption_is_true_from_its_relatums_own_front():
+    """VSR counts a caption true if it holds in either frame: a viewer's-frame caption with gold "no" must not
+    hold from the relatum's own front ("the globe is in front of the radio", the radio facing the globe)."""
+    words = {"left": "left", "right": "right", "front": "front", "behind": "behind"}
+    records = RANDOM + [random_scene(seed, 5) for seed in range(20, 60)]
+    checked = 0
+    for record in records:
+        k = Reckoner(record)
+        for q in scene_questions(record, CATALOG, CONFIG, seed=0):
+            if q["form"] != "caption" or q["frame"] != "viewer" or q["answer"] is not False:
+                continue
+            subject, relatum = q["objects"]
+            if relatum in FRONTED:
+                assert words[q["relation"]] not in own_side(k, relatum, subject), q["qid"]
+                checked += 1
+    assert checked >= 20

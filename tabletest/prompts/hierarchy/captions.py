@@ -3,17 +3,30 @@ comes with the false one that swaps its two objects.
 
 VSR's categories covered: projective (left of, right of, in front of, behind; the viewer's frame,
 VSR's "relative") and orientation (facing, facing away from; the object's own front, "intrinsic").
+A projective caption names no frame, so one whose viewer's "no" the relatum's own front could make
+"yes" is not asked.
 """
 
 from __future__ import annotations
 
 import itertools
 
-from tabletest.prompts.hierarchy.geometry import SceneGeometry
+from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.skills import FACT, OTHER, PHRASE, named
 
 ASK = 'Is this caption true of the image: "{}"'
+
+
+def _may_hold_in_its_own_frame(g: SceneGeometry, relatum: Thing, subject: Thing, word: str) -> bool:
+    """Whether "the <subject> is <word> the <relatum>" may be true from the relatum's own front. A caption
+    names no frame, and VSR counts one true if it holds in either frame ("the globe is in front of the
+    radio" with the radio facing the globe), so such a caption cannot be asked with the viewer's "no"."""
+    if not relatum.has_front:
+        return False
+    side, ahead = g.intrinsic(relatum, subject)
+    found = side if word in ("left", "right") else ahead
+    return found is None or found == word
 
 
 def captions(ask: Asker, g: SceneGeometry) -> None:
@@ -25,6 +38,8 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                 continue
             for word in (rel, OTHER[rel]):
                 first, second = (a, b) if word == rel else (b, a)
+                if _may_hold_in_its_own_frame(g, first, second, word):
+                    continue  # its false caption would be true from the relatum's own front
                 for x, y in ((first, second), (second, first)):
                     caption = f"The {x.name} is {PHRASE[word]} the {y.name}."
                     ask.ask(
