@@ -344,3 +344,16 @@ def test_appearance_split_holds_out_tables_and_hdris():
     assert split.of("rnd0-0000001", ("mug",), ("table:other", "hdri:none")) == TRAIN
     with pytest.raises(UserError, match="at least two hdri looks"):
         make_split("appearance", 0.1, 0, ["table:a", "table:b", "hdri:x"])
+
+
+def test_in_front_of_is_where_objects_stand_on_the_table(sizes):
+    """A tall lamp 12 cm farther back has its box centre higher, so nearer the camera along its tilted axis;
+    it still stands behind the doughnut, and the label says so."""
+    margins = load_random_config().relations
+    scene = _scene_with(sizes, [("doughnut", -0.3, 0.0), ("lamp", 0.3, 0.12)])
+    steep = CameraPose((0.0, -1.5, TOP + 1.5), (0.0, 0.0, TOP + 0.05), 50.0, 36.0, 0.0, 44.0, 2.1)  # looking down at 44°
+    camera = steep.pinhole(RES)
+    centres = [camera.depth(np.array(o.box_center)) for o in scene.objects]
+    assert centres[1] < centres[0]  # by box centres the lamp would be "in front"
+    rel = scene_relations(scene.objects, camera, margins, {"doughnut": "natural", "lamp": "artifact"})
+    assert rel["in_front_of"] == [["doughnut", "lamp"]] and rel["behind"] == [["lamp", "doughnut"]]

@@ -51,7 +51,7 @@ class RandomSet:
     def settings(self) -> dict:
         """What decides the set's scenes, for the output folder's settings guard (count, shard and limit
         only select from the set, so a rerun may widen them)."""
-        settings = {"family": "random", "config_sha256": self.config.digest, "seed": self.seed, "pool": list(self.pool)}
+        settings = {"family": "random", "config_sha256": self.config.digest, "seed": self.seed, "pool": list(self.pool), "front": "ground"}
         return {**settings, "pair_nouns": list(self.pair_nouns)} if self.pair_nouns else settings
 
     def info(self) -> dict:

@@ -28,7 +28,8 @@ from tabletest.layout.random_scene import PlacedObject
 from tabletest.prompts.reading import read_records
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.rederive import Derivation, differences
+from tabletest.truth.geometry import ground_depths
+from tabletest.truth.rederive import Derivation, differences, recorded_camera
 from tabletest.write.run_output import METADATA, RUN, read_runs
 from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
 
@@ -97,6 +98,11 @@ def audit(root: Path) -> Audit:
     camera, derivation = _run_facts(root, pinned)
     if derivation.config is None:
         result.unchecked.append(f"positions and relations from the run's config ({RUN} names no render config)")
+    if not derivation.ground and any("camera" in r for _, r in records):
+        result.unchecked.append(
+            f"random scenes' relations, hidden and counts ({SETTINGS} does not pin `scenes.front`: drawn before in front "
+            "of meant where objects stand on the table)"
+        )
     ids = Counter(r.get("id") for _, r in records)
     for scene_id, n in ids.items():
         result.check("metadata", str(scene_id), n == 1, f"{n} metadata lines for one id")
@@ -108,7 +114,7 @@ def audit(root: Path) -> Audit:
         mixed = settings_differences(reference, record_settings(record))
         result.check("metadata", scene_id, not mixed, f"made with other settings than {where}: {'; '.join(mixed)}")
         try:
-            _audit_record(result, root, record, scene_id, camera, matcher)
+            _audit_record(result, root, record, scene_id, camera, matcher, derivation.ground)
             for what in differences(record, derivation):
                 result.check("derived", scene_id, False, what)
             result.check("derived", scene_id, True, "")
@@ -149,21 +155,23 @@ def _run_facts(root: Path, pinned: dict | None) -> tuple[PinholeCamera | None, D
     the last run recorded and the pair nouns the settings pin; records of random scenes carry their own camera."""
     kinds = {o.name: o.kind for o in load_catalog().objects}
     scenes = (pinned or {}).get("scenes")
-    nouns = Nouns(frozenset(scenes.get("pair_nouns") or ())) if isinstance(scenes, dict) else Nouns()
+    scenes = scenes if isinstance(scenes, dict) else {}
+    nouns, ground = Nouns(frozenset(scenes.get("pair_nouns") or ())), scenes.get("front") == "ground"
     try:
         info = next(run for run in reversed(read_runs(root)) if "config" in run)  # a render's (a merge's own has none)
         config = Config.model_validate(info["config"])
     except (UserError, StopIteration, ValueError, KeyError, TypeError):
-        return None, Derivation(None, None, kinds, nouns)
+        return None, Derivation(None, None, kinds, nouns, ground)
     try:
         margins = RandomConfig.model_validate(info["random_config"]).relations if info.get("random_config") else None
     except ValueError:
         margins = None
-    return PinholeCamera.from_config(config), Derivation(config, margins, kinds, nouns)
+    return PinholeCamera.from_config(config), Derivation(config, margins, kinds, nouns, ground)
 
 
 def _audit_record(
-    result: Audit, root: Path, record: dict, scene_id: str, run_camera: PinholeCamera | None, matcher: ImageMatcher
+    result: Audit, root: Path, record: dict, scene_id: str, run_camera: PinholeCamera | None, matcher: ImageMatcher,
+    ground_rule: bool,
 ) -> None:
     result.images += 1
     for key, folder in FILE_FIELDS.items():
@@ -206,7 +214,10 @@ def _audit_record(
     _check_table_side(result, scene_id, relations, terms, columns)
     if depth is not None:
         spans = [np.percentile(depth[p], (0, 50, 100)) / 1000 if s else None for p, s in zip(pixels, seen)]
-        _check_front_behind(result, scene_id, relations, terms, objects, spans)
+        stands = None  # where each stands on the table along the view: what "in front of" compares
+        if ground_rule and isinstance(record.get("camera"), dict):
+            stands = ground_depths(recorded_camera(record["camera"]), [_placed(o) for o in objects]).tolist()
+        _check_front_behind(result, scene_id, relations, terms, objects, spans, stands)
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
                 _check_depth(result, scene_id, obj, p, depth, camera)
@@ -242,8 +253,7 @@ def _projects_small(obj: dict, camera: _Camera | None) -> bool:
     the record's `bbox_px` under audit; without a camera, no object is excused."""
     if camera is None:
         return False
-    center, size, yaw = _box3d(obj)
-    world = PlacedObject("", tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size)).box_corners()
+    world = _placed(obj).box_corners()
     in_camera = world @ camera.world_to_camera[:3, :3].T + camera.world_to_camera[:3, 3]
     if (in_camera[:, 2] <= 0).any():
         return False
@@ -414,12 +424,15 @@ def _check_order(result: Audit, scene_id: str, relations: dict, terms: dict, col
 
 
 def _check_front_behind(
-    result: Audit, scene_id: str, relations: dict, terms: dict, objects: list[dict], spans: list[np.ndarray | None]
+    result: Audit, scene_id: str, relations: dict, terms: dict, objects: list[dict], spans: list[np.ndarray | None],
+    stands: list[float] | None,
 ) -> None:
-    """`in_front_of` [a, b]: a is nearer the camera. With recorded box centres (`depth_m`, which
-    `_check_depth` ties to the pixels) the pair must follow them: the median of what is seen is no test
-    there, since a big ball's front surface is nearer than a small cup's centre. Without them, the
-    medians of the depth pass decide. Either way no object in front may lie wholly behind the other
+    """`in_front_of` [a, b]: a stands nearer the camera. Where the set says so (`stands`: each object's
+    footprint along the camera's view on the table, from `box3d` and the camera, both tied to the
+    pixels by `_check_depth`) the pair must follow where the objects stand; in a set drawn before, it
+    follows the recorded box centres (`depth_m`). The median of what is seen is no test there, since a
+    big ball's front surface is nearer than a small cup's centre; without either, the medians of the
+    depth pass decide. Either way no object in front may lie wholly behind the other
     (its nearest pixel beyond their farthest), unless one of them is partly hidden: then what is seen
     of it is not its extent (a screwdriver 66 % hidden, lying along the line of sight, showed only its
     near tip, nearer than the banana in front of its centre). `spans`: each object's nearest, median,
@@ -430,7 +443,7 @@ def _check_front_behind(
             if a is None or b is None or spans[a] is None or spans[b] is None:
                 continue
             front, back = (a, b) if front_first else (b, a)
-            centres = [objects[i].get("depth_m") for i in (front, back)]
+            centres = [stands[i] for i in (front, back)] if stands else [objects[i].get("depth_m") for i in (front, back)]
             (near, median, _), (_, median_back, far_back) = spans[front], spans[back]
             ordered = centres[0] < centres[1] if None not in centres else median < median_back
             extents = _partly_hidden(objects[front]) or _partly_hidden(objects[back]) or near <= far_back
@@ -506,6 +519,12 @@ def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: 
     worst = float((outside - tolerance).max())
     result.worst_depth_m = max(result.worst_depth_m, float(outside.max()))
     result.check("depth", scene_id, worst <= 0, f"{obj['name']}: depth puts a pixel {outside.max():.3f} m outside its 3D box")
+
+
+def _placed(obj: dict) -> PlacedObject:
+    """The object as placed: its origin on the table under its 3D box's centre."""
+    center, size, yaw = _box3d(obj)
+    return PlacedObject(obj["name"], tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size))
 
 
 def _box3d(obj: dict) -> tuple[np.ndarray, np.ndarray, float]:

@@ -53,6 +53,16 @@ def object_geometry(camera: PinholeCamera, obj: PlacedObject) -> dict:
     }
 
 
+def ground_depths(camera: PinholeCamera, placed: Sequence[PlacedObject]) -> np.ndarray:
+    """Where each object stands on the table along the camera's view, in metres: its footprint centre
+    projected on the camera's horizontal forward direction. "In front of" compares these, as people
+    judge objects on a table by where they touch it (a tall lamp farther back has its box centre higher,
+    so nearer the camera along its tilted axis, yet it stands behind)."""
+    forward = camera.axes[2][:2] / np.linalg.norm(camera.axes[2][:2])
+    feet = np.array([o.position_m[:2] for o in placed], dtype=float).reshape(-1, 2)
+    return (feet - np.asarray(camera.position[:2])) @ forward
+
+
 def scene_relations(
     placed: Sequence[PlacedObject], camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str], hidden: frozenset[str] = frozenset()
 ) -> dict:
@@ -68,6 +78,7 @@ def scene_relations(
     names = [o.name for o in objs]
     centers = np.array([o.box_center for o in objs], dtype=float).reshape(-1, 3)
     cam = (centers - np.asarray(camera.position)) @ camera.axes.T
+    ground = ground_depths(camera, objs)
     u = camera.project(centers)[:, 0]
     margin_px = margins.margin_px * camera.width / REFERENCE_WIDTH_PX
     rel: dict[str, list] = {key: [] for key in ("left_of", "right_of", "in_front_of", "behind", "ambiguous")}
@@ -76,14 +87,14 @@ def scene_relations(
         if cam[j, 0] - cam[i, 0] > margins.margin_m and u[j] - u[i] > margin_px:
             rel["left_of"].append([names[i], names[j]])
             left.add((i, j))
-        if cam[j, 2] - cam[i, 2] > margins.margin_m:
+        if ground[j] - ground[i] > margins.margin_m:
             rel["in_front_of"].append([names[i], names[j]])
     rel["right_of"] = [[b, a] for a, b in rel["left_of"]]
     rel["behind"] = [[b, a] for a, b in rel["in_front_of"]]
     for i, j in itertools.combinations(range(len(objs)), 2):
         if (i, j) not in left and (j, i) not in left:
             rel["ambiguous"].append([names[i], names[j], "left_right"])
-        if abs(cam[j, 2] - cam[i, 2]) <= margins.margin_m:
+        if abs(ground[j] - ground[i]) <= margins.margin_m:
             rel["ambiguous"].append([names[i], names[j], "front_back"])
     between = [[names[b], names[a], names[c]] for a, b, c in itertools.permutations(range(len(objs)), 3) if (a, b) in left and (b, c) in left]
     nearer = []

@@ -40,6 +40,7 @@ class Derivation:
     margins: RelationMargins | None
     kinds: Mapping[str, str]
     nouns: Nouns = Nouns()  # the set's pair nouns, pinned in settings.json (a folder from before has none)
+    ground: bool = True  # "in front of" by where objects stand (settings.json `scenes.front`); a set from before: box centres
 
 
 def differences(record: dict, derivation: Derivation) -> Iterator[str]:
@@ -73,7 +74,7 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
     yield from _centers(objects, camera, [(p.position_m, p.size_m) for p in placed])
     recorded = record.get("relations") or {}
     hidden = frozenset(recorded.get("hidden") or ())
-    if derivation.margins is not None:
+    if derivation.margins is not None and derivation.ground:
         threshold = derivation.margins.min_visible_fraction
         measured = [o["name"] for o in objects if o["visible_fraction"] < threshold]
         yield from _compare("relations.hidden", sorted(hidden), sorted(measured))
