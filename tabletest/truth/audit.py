@@ -26,9 +26,9 @@ from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.prompts.reading import read_records
+from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.geometry import ground_depths
 from tabletest.truth.rederive import Derivation, differences, recorded_camera
 from tabletest.write.run_output import METADATA, RUN, read_runs
 from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
@@ -100,8 +100,8 @@ def audit(root: Path) -> Audit:
         result.unchecked.append(f"positions and relations from the run's config ({RUN} names no render config)")
     if not derivation.ground and any("camera" in r for _, r in records):
         result.unchecked.append(
-            f"random scenes' relations, hidden and counts ({SETTINGS} does not pin `scenes.front`: drawn before in front "
-            "of meant where objects stand on the table)"
+            f"random scenes' relations, hidden and counts (a set drawn before \"in front of\" meant where objects "
+            f"stand on the table: {SETTINGS} pins no scenes.front)"
         )
     ids = Counter(r.get("id") for _, r in records)
     for scene_id, n in ids.items():
@@ -175,7 +175,7 @@ def _audit_record(
 ) -> None:
     result.images += 1
     for key, folder in FILE_FIELDS.items():
-        if key in record or key != "depth_file_name":
+        if key in record:
             result.check("files", scene_id, record.get(key) == f"{folder}/{scene_id}.png", f"{key} {excerpt(record.get(key))}")
     if "mask_file_name" not in record:
         result.check("files", scene_id, False, "no mask_file_name: rendered without --masks, so no pixels to check its labels against")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletest.config import Config
+from tabletest.config import Config, excerpt
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.placement import place
 from tabletest.layout.random_config import RelationMargins
@@ -132,7 +132,7 @@ def _compare_fields(prefix: str, recorded: object, derived: dict) -> Iterator[st
 
 def _compare(field: str, recorded: object, derived: object) -> Iterator[str]:
     if not _same(recorded, derived):
-        yield f"{field}: recorded {_short(recorded)}, derived {_short(derived)}"
+        yield f"{field}: recorded {excerpt(recorded)}, derived {excerpt(derived)}"
 
 
 def _same(a: object, b: object) -> bool:
@@ -147,7 +147,3 @@ def _same(a: object, b: object) -> bool:
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return a == b
 
-
-def _short(value: object) -> str:
-    text = str(value)
-    return text if len(text) <= 160 else text[:157] + "..."
