@@ -178,7 +178,7 @@ def test_the_record_hides_what_the_render_measured_below_the_threshold(sizes, bu
     config = load_random_config()
     scene = _scene_with(sizes, [("strawberry", -0.3, 0.0), ("apple", -0.1, 0.0), ("lamp", 0.3, 0.1)])
     spec = random_spec(scene, 0, load_manifest(builtin_assets).objects, builtin_assets)
-    measured = [{"center_px": [0.0, 0.0], "bbox_px": [0.0, 0.0, 1.0, 1.0], "visible_fraction": f} for f in (0.9, 0.24, 0.25)]
+    measured = [{"center_px": [0.0, 0.0], "bbox_px": [0.0, 0.0, 1.0, 1.0], "visible_fraction": f, "covered_by": []} for f in (0.9, 0.24, 0.25)]
     kinds = {"strawberry": "natural", "apple": "natural", "lamp": "artifact"}
     truth = RandomTruth(config.relations, kinds, config.digest, 0)
     record = random_record(spec, measured, {"resolution": list(RES)}, False, truth)

@@ -210,3 +210,21 @@ def test_an_edited_settings_file_does_not_let_another_set_in(copy, assets):
     assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
     assert "metadata.jsonl line 1: scenes.seed: 4 → 6" in other.stderr
     assert (copy / "metadata.jsonl").read_bytes() == before
+
+
+def test_covered_by_is_measured_and_a_coverer_that_shows_elsewhere_is_caught(copy):
+    rows = records(copy)
+    covered = [(r, o) for r in rows for o in r["objects"] if o["covered_by"]]
+    assert covered, "a render of 8 scenes of up to 6 objects has something covering something"
+    for row, obj in covered:
+        names = [o["name"] for o in row["objects"]]
+        for name in obj["covered_by"]:
+            assert name in names and name != obj["name"]
+    def clear(a: dict, b: dict) -> bool:  # b's box lies wholly beside a's
+        return b["bbox_px"][2] < a["bbox_px"][0] or b["bbox_px"][0] > a["bbox_px"][2]
+
+    row, obj, far = next((r, o, f) for r in rows for o in r["objects"] for f in r["objects"] if f is not o and clear(o, f))
+    obj["covered_by"] = [far["name"]]  # named as covering an object it stands clear of
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1 and f"DISAGREES {row['id']} [visible] {obj['name']}: covered_by {far['name']!r}" in result.stdout

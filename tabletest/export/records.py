@@ -91,6 +91,7 @@ RANDOM_OBJECT = pa.struct(
         ("center_camera_m", FLOATS),
         ("depth_m", F64),
         ("visible_fraction", F64),
+        ("covered_by", pa.list_(pa.string())),
     ]
 )
 RANDOM_RELATIONS = pa.struct(

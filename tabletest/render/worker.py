@@ -100,8 +100,10 @@ class Worker:
             if depth_path:
                 Image.fromarray(depth_millimetres(passes["Depth"])).save(depth_path, format="PNG")
             if random_scene:
+                names = [obj["name"] for obj in facts["objects"]]
                 for position, obj in enumerate(facts["objects"]):
-                    obj["visible_fraction"] = self._visible_fraction(obj["name"], index, position + 1)
+                    obj["visible_fraction"], covering = self._visibility(obj["name"], index, position + 1)
+                    obj["covered_by"] = [names[label - 1] for label in covering]
         return facts
 
     def layer(self, spec: dict, out_path: str) -> dict:
@@ -166,10 +168,15 @@ class Worker:
         finally:
             exr.unlink(missing_ok=True)
 
-    def _visible_fraction(self, name: str, index: np.ndarray, value: int) -> float:
-        """The object's pixels in the Object Index pass (where it is the first thing seen) over the area
-        of its whole silhouette: every triangle of its meshes projected and filled at 4× resolution (PIL
-        fills edge pixels too, which at 4× adds about 1 % to the area of an object 20 px wide)."""
+    def _visibility(self, name: str, index: np.ndarray, value: int) -> tuple[float, list[int]]:
+        """How much of the object is seen, and what covers it, both read off one rasterisation of its
+        whole silhouette (every triangle of its meshes projected and filled at 4× resolution). The
+        visible fraction: of its silhouette's sub-pixels whose pixel the Object Index pass gives to an
+        object, the share given to this one (a pixel the pass gives to nothing, an edge pixel whose first
+        sample missed it, counts neither way), so an object nothing hides reads 1.0 and one wholly hidden
+        0.0, whatever its edge pixels do at the first sample. What covers it: the
+        objects the pass shows on pixels wholly inside its silhouette (an edge pixel may show a
+        neighbour that only touches it), in label order."""
         bpy = self.bpy
         depsgraph = bpy.context.evaluated_depsgraph_get()
         width, height = self.resolution
@@ -191,9 +198,13 @@ class Worker:
             points = (np.stack([u, v], axis=1) * SUPERSAMPLE - 0.5)[corners].reshape(-1, 6)
             for triangle in points.tolist():
                 draw.polygon(triangle, fill=1)
-        area = np.count_nonzero(np.asarray(silhouette)) / SUPERSAMPLE**2
-        seen = int(np.count_nonzero(np.rint(index) == value))
-        return round(min(1.0, seen / area), 3) if area else 0.0
+        filled = np.asarray(silhouette).reshape(height, SUPERSAMPLE, width, SUPERSAMPLE)
+        labels = np.rint(index).astype(int)
+        per_pixel = filled.sum(axis=(1, 3))  # sub-pixels of the silhouette in each pixel
+        seen = int(per_pixel[labels == value].sum())
+        hidden = int(per_pixel[(labels != value) & (labels != 0)].sum())  # where another object is seen
+        covering = sorted(set(np.unique(labels[per_pixel == SUPERSAMPLE**2]).tolist()) - {0, value})
+        return (round(seen / (seen + hidden), 3) if seen + hidden else 0.0), covering
 
     def _measure(self, obj: dict, name: str) -> dict:
         """Projected box centre and projected-mesh bounding box, in pixels (origin top-left), by Blender's camera."""

@@ -58,7 +58,8 @@ HIDDEN = 0.001  # at or below this: no pixels
 PARTLY_HIDDEN = 0.9
 # What no pixel shows and nothing checked derives: said in every summary.
 NOT_CHECKED = (
-    "a visible_fraction raised while something still covers the object (the mask shows only what is seen); "
+    "a visible_fraction raised while something still covers the object (the mask shows only what is seen), "
+    "and an object left out of covered_by; "
     "which model file made an object (source, uid); the render settings (engine, samples, device, seed); "
     "a random scene's table, lights and backdrop"
 )
@@ -203,6 +204,7 @@ def _audit_record(
     result.too_small += sum(small)
     matcher.add(scene_id, image, mask, depth)
     _check_visibility(result, scene_id, objects, pixels, small)
+    _check_covered(result, scene_id, objects, pixels)
     _check_boxes(result, scene_id, objects, pixels, small)
     seen = [p.any() for p in pixels]
     columns = _Columns.of(objects, pixels)
@@ -300,6 +302,20 @@ def _check_visibility(result: Audit, scene_id: str, objects: list[dict], pixels:
             result.check(
                 "visible", scene_id, covered, f"{obj['name']}: visible_fraction {fraction} but nothing covers its box"
             )
+
+
+def _check_covered(result: Audit, scene_id: str, objects: list[dict], pixels: list[np.ndarray]) -> None:
+    """`covered_by`: each object it names is in the scene and shows inside the covered object's box (it is
+    seen where the covered one would be)."""
+    positions = {o["name"]: i for i, o in enumerate(objects)}
+    for obj in objects:
+        covering = obj.get("covered_by")
+        if not isinstance(covering, list) or not covering:
+            continue
+        x0, y0, x1, y1 = _pixel_box(obj["bbox_px"])
+        for name in covering:
+            shows = name in positions and bool(pixels[positions[name]][y0:y1, x0:x1].any())
+            result.check("visible", scene_id, shows, f"{obj['name']}: covered_by {name!r}, which shows nowhere in its box")
 
 
 def _partly_hidden_below(p: np.ndarray) -> float:
@@ -464,14 +480,18 @@ def _check_between(result: Audit, scene_id: str, relations: dict, terms: dict, c
 
 
 def _check_table_side(result: Audit, scene_id: str, relations: dict, terms: dict, columns: _Columns) -> None:
-    """`table_side` left/middle/right must be the objects' order in the pixels."""
+    """`table_side` left/middle/right must be the objects' order in the pixels, for the pairs the record
+    also orders left to right: a side is where an object stands on the table, and of two objects at
+    different depths the one on the left side may stand behind the other in the same image column (an
+    apple on the left side 10 cm behind a doughnut in the middle, both at column 42 of 96)."""
     rank = {"left": 0, "middle": 1, "right": 2}
     sides = relations.get("table_side")
     if not isinstance(sides, dict):
         return
+    ordered = {frozenset(terms.get(t) for t in pair) for pair in relations.get("left_of") or ()}
     placed = [(rank[side], terms[name]) for name, side in sides.items() if side in rank and name in terms]
     for (ra, a), (rb, b) in combinations(placed, 2):
-        if ra == rb or not columns.seen(a, b):
+        if ra == rb or frozenset((a, b)) not in ordered or not columns.seen(a, b):
             continue
         ok = columns.left(a, b) if ra < rb else columns.left(b, a)
         result.check("left_right", scene_id, ok, f"table_side of {a} and {b}: pixels give {columns.describe(a, b)}")

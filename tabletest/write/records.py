@@ -62,7 +62,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
     camera = scene.camera.pinhole(tuple(render["resolution"]))
     objects = _objects(spec, measured)
     for obj, placed, facts in zip(objects, scene.objects, measured):
-        obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"])
+        obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"], covered_by=facts["covered_by"])
     hidden = frozenset(o["name"] for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
     text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden, truth.nouns)
     pose = scene.camera

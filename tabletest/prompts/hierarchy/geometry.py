@@ -50,6 +50,7 @@ class Thing:
     yaw_deg: float
     has_front: bool
     visible_fraction: float | None
+    covered_by: tuple[str, ...] | None = None  # what the render saw covering it (random renders since `covered_by`)
 
     def corners(self) -> np.ndarray:
         return (UNIT_CORNERS * self.size) @ _turn(self.yaw_deg).T + self.center
@@ -282,12 +283,15 @@ class SceneGeometry:
 
     # --- occlusion -----------------------------------------------------------------------------------
     def hidden(self, a: Thing) -> bool | None:
-        """Partly hidden (True), fully visible (False) or withheld (None). An object whose projected box
-        overlaps no other object's is fully visible, whatever its `visible_fraction` reads (a measured
-        fraction of a small object reads low from its edge pixels alone); one that overlaps another is
-        partly hidden when its fraction is at most HIDDEN, fully visible from VISIBLE on."""
+        """Partly hidden (True), fully visible (False) or withheld (None). Where the render recorded what
+        covers it (`covered_by`), exactly when something does. Else from the boxes: an object whose
+        projected box overlaps no other object's is fully visible, whatever its `visible_fraction` reads (a
+        measured fraction of a small object reads low from its edge pixels alone); one that overlaps
+        another is partly hidden when its fraction is at most HIDDEN, fully visible from VISIBLE on."""
         if self.view is None:
             return None
+        if a.covered_by is not None:
+            return bool(a.covered_by)
         if not self.overlapping(a):
             return False
         f = a.visible_fraction
@@ -297,13 +301,20 @@ class SceneGeometry:
         box = self._sight(a)[2]
         return [b for b in self.things if b is not a and _overlap(box, self._sight(b)[2])]
 
-    def occluder(self, a: Thing) -> Thing | None:
-        """What hides part of a partly hidden object, where the boxes settle it: only an object whose
-        projected box overlaps a's can hide any of it, so when exactly one does, it is that one. With
-        two or more, overlapping boxes cannot say which covers it (a box overlap is not a covering):
-        None, and the question is withheld."""
+    def occluders(self, a: Thing) -> list[Thing] | None:
+        """What hides part of a partly hidden object: the render's `covered_by` where the record has it (None
+        if one of them is not an object a question may name: hidden, or sharing its name). Else where the
+        boxes settle it: only an object whose projected box overlaps a's can hide any of it, so when
+        exactly one does, it is that one; with two or more, a box overlap is no covering: None."""
+        if self.hidden(a) is not True:
+            return None
+        if a.covered_by is not None:
+            by_name = {t.name: t for t in self.things}
+            named = [by_name.get(n) for n in a.covered_by]
+            unique = all(sum(t.name == n for t in self.things) == 1 for n in a.covered_by)
+            return named if None not in named and unique else None
         candidates = self.overlapping(a)
-        return candidates[0] if self.hidden(a) is True and len(candidates) == 1 else None
+        return candidates if len(candidates) == 1 else None
 
 
 def _stored(pairs: set[tuple[str, str]], a: Thing, b: Thing, holds: str, converse: str) -> str | None:
@@ -338,6 +349,7 @@ def _thing(record: dict, obj: dict, has_front: bool) -> Thing:
         float(yaw),
         has_front,
         obj.get("visible_fraction"),
+        tuple(obj["covered_by"]) if isinstance(obj.get("covered_by"), list) else None,
     )
 
 

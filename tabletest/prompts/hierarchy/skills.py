@@ -392,7 +392,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
                 pair=_key("occl", h.name, c.name),
             )
     for h in hidden:
-        if (occluder := g.occluder(h)) is not None:
+        if occluders := g.occluders(h):
             ask.ask(
                 _key("occl", "by", h.name),
                 f"Which object hides part of the {h.name}?",
@@ -401,7 +401,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
                 frame="viewer",
                 relation="hidden_by",
                 answer_type="names",
-                answer=[occluder.name],
+                answer=[o.name for o in occluders],
                 objects=[h.name],
-                facts=[[occluder.name, "hides_part_of", h.name]],
+                facts=[[o.name, "hides_part_of", h.name] for o in occluders],
             )
