@@ -497,14 +497,18 @@ def test_occlusion_follows_what_the_render_saw_covering_each_object():
     the boxes or a low-reading fraction suggest; a coverer that is hidden is never named."""
     objects = [
         obj("mug", 0.0, 0.3, (0.12, 0.08, 0.1), visible=0.6),
-        obj("lamp", -0.06, 0.0, (0.2, 0.2, 0.45), visible=0.85),  # reads low, covered by nothing
+        obj("lamp", -0.06, 0.0, (0.2, 0.2, 0.45)),
         obj("vase", 0.06, -0.1, (0.1, 0.1, 0.3), visible=1.0),
     ]
     objects[0]["covered_by"], objects[1]["covered_by"], objects[2]["covered_by"] = ["lamp", "vase"], [], []
+    objects[1]["visible_fraction"] = 1.0  # nothing covers it: the fraction now reads as much
     asked = {q["text"].split("?")[0]: q["answer"] for q in questions_of([scene("rnd9-0000003", objects)]) if q["skill"] == "occlusion"}
     assert asked["Is the mug partly hidden by another object"] is True
     assert asked["Which object hides part of the mug"] == ["lamp", "vase"]
     assert asked.get("Is the lamp partly hidden by another object", False) is False
+    objects[1]["visible_fraction"] = 0.95  # nothing inside it covered, but the fraction says a sliver is: not asked
+    asked = {q["text"].split("?")[0] for q in questions_of([scene("rnd9-0000005", objects)]) if q["skill"] == "occlusion"}
+    assert "Is the lamp partly hidden by another object" not in asked
     record = scene("rnd9-0000004", [dict(o) for o in objects])
     record["relations"] = {"hidden": ["vase"]}
     asked = {q["text"].split("?")[0] for q in questions_of([record]) if q["skill"] == "occlusion"}

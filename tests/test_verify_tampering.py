@@ -228,3 +228,12 @@ def test_covered_by_is_measured_and_a_coverer_that_shows_elsewhere_is_caught(cop
     write_records(copy, rows)
     result = verify(copy)
     assert result.returncode == 1 and f"DISAGREES {row['id']} [visible] {obj['name']}: covered_by {far['name']!r}" in result.stdout
+
+
+def test_an_object_nothing_covers_reads_wholly_visible(render):
+    """Seen and hidden come from one rasterisation of the silhouette: an object no other covers reads 1.0
+    but for edge pixels shared with a neighbour (the first sample's lottery at its edge counts neither way)."""
+    uncovered = [o for r in records(render) for o in r["objects"] if not o["covered_by"]]
+    sized = [o["visible_fraction"] for o in uncovered if min(o["bbox_px"][2] - o["bbox_px"][0], o["bbox_px"][3] - o["bbox_px"][1]) >= 4]
+    assert len(sized) >= 10 and min(sized) >= 0.85, sorted(sized)[:5]
+    assert sorted(sized)[len(sized) // 2] == 1.0

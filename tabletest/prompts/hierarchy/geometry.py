@@ -284,17 +284,21 @@ class SceneGeometry:
     # --- occlusion -----------------------------------------------------------------------------------
     def hidden(self, a: Thing) -> bool | None:
         """Partly hidden (True), fully visible (False) or withheld (None). Where the render recorded what
-        covers it (`covered_by`), exactly when something does. Else from the boxes: an object whose
+        covers it (`covered_by`): partly hidden when something does and its fraction is at most HIDDEN,
+        fully visible when nothing does and its fraction is at least VISIBLE (a sliver hidden at its edge
+        covers no pixel wholly inside it, and is not asked about). Else from the boxes: an object whose
         projected box overlaps no other object's is fully visible, whatever its `visible_fraction` reads (a
         measured fraction of a small object reads low from its edge pixels alone); one that overlaps
         another is partly hidden when its fraction is at most HIDDEN, fully visible from VISIBLE on."""
         if self.view is None:
             return None
+        f = a.visible_fraction
         if a.covered_by is not None:
-            return bool(a.covered_by)
+            if a.covered_by and f is not None and f <= HIDDEN:
+                return True
+            return False if not a.covered_by and (f is None or f >= VISIBLE) else None
         if not self.overlapping(a):
             return False
-        f = a.visible_fraction
         return None if f is None else True if f <= HIDDEN else False if f >= VISIBLE else None
 
     def overlapping(self, a: Thing) -> list[Thing]:
