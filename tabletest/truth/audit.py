@@ -453,20 +453,22 @@ def _check_front_behind(
     of it is not its extent (a screwdriver 66 % hidden, lying along the line of sight, showed only its
     near tip, nearer than the banana in front of its centre). `spans`: each object's nearest, median,
     farthest depth."""
+    # what a label compares: where the objects stand along the view, else their recorded centres' depths
+    label, keys = ("stand", stands) if stands else ("centres", [o.get("depth_m") for o in objects])
     for relation, front_first in (("in_front_of", True), ("behind", False)):
         for pair in relations.get(relation) or ():
             a, b = (terms.get(t) for t in pair)
             if a is None or b is None or spans[a] is None or spans[b] is None:
                 continue
             front, back = (a, b) if front_first else (b, a)
-            centres = [stands[i] for i in (front, back)] if stands else [objects[i].get("depth_m") for i in (front, back)]
+            compared = [keys[i] for i in (front, back)]
             (near, median, _), (_, median_back, far_back) = spans[front], spans[back]
-            ordered = centres[0] < centres[1] if None not in centres else median < median_back
+            ordered = compared[0] < compared[1] if None not in compared else median < median_back
             extents = _partly_hidden(objects[front]) or _partly_hidden(objects[back]) or near <= far_back
             result.check(
                 "front_behind", scene_id, bool(extents and ordered),
                 f"{relation} {pair}: depth pass {spans[front].round(3).tolist()} m vs {spans[back].round(3).tolist()} m,"
-                f" centres {centres}",
+                f" {label} {compared}",
             )
 
 
