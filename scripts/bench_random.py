@@ -32,12 +32,16 @@ def sampling_rate(count: int, assets: Path) -> float:
     from tabletest.config import load_catalog, load_config
     from tabletest.layout.random_config import load_random_config
     from tabletest.layout.random_scene import sample_scene
+    from tabletest.layout.random_set import make_random_set
 
     catalog, config, rconfig = load_catalog(), load_config(), load_random_config()
-    sizes = {n: e.size_m for n, e in load_manifest(assets).objects.items()}
+    entries = load_manifest(assets).objects
+    sizes = {n: e.size_m for n, e in entries.items()}
+    contact = make_random_set(catalog, rconfig, 0, count, None, None, None, None).contact(entries, assets)
+    shapes = contact.shapes if contact is not None else None
     start = time.perf_counter()
     for i in range(count):
-        sample_scene(rconfig, catalog.names, sizes, 0, i, config.table.height_m, 36.0, (512, 512))
+        sample_scene(rconfig, catalog.names, sizes, 0, i, config.table.height_m, 36.0, (512, 512), shapes)
     return count / (time.perf_counter() - start)
 
 

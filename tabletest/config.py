@@ -11,10 +11,19 @@ import reprlib
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from tabletest.errors import UserError
 
@@ -40,6 +49,19 @@ class Strict(BaseModel):
         return value
 
 
+def _region(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = box
+    if not (0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1):
+        raise ValueError(
+            f"region {list(box)} is not [x0, y0, x1, y1] with 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 "
+            "(fractions of the footprint: x from left to right, y from front to back)"
+        )
+    return box
+
+
+Region = Annotated[tuple[float, float, float, float], AfterValidator(_region)]
+
+
 class CatalogObject(Strict):
     """One catalog entry: how prompts name the object and how big it really is."""
 
@@ -57,6 +79,8 @@ class CatalogObject(Strict):
     )
     pair: bool = Field(False, strict=True, description="a pair noun (scissors): plural in form, counted in pairs")
     plural: str | None = Field(None, description="the plural where adding -s or -es is wrong (avocados)")
+    support: Region | None = Field(None, description="a flat top other objects can stand on: [x0, y0, x1, y1] of its footprint")
+    container: Region | None = Field(None, description="the opening of a cavity objects can go in: [x0, y0, x1, y1] of its footprint")
 
     @field_validator("name")
     @classmethod

@@ -13,7 +13,7 @@ from matplotlib.path import Path as Polygon
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
-from tabletest.layout.random_config import load_random_config
+from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import CameraPose, PlacedObject, sample_scene
 from tabletest.layout.random_set import RandomSet, object_pool
 from tabletest.layout.selection import Shard
@@ -30,6 +30,18 @@ NAMES = load_catalog().names
 RES = (512, 384)
 
 
+def flat_yaml() -> dict:
+    """The shipped random config without its arrangements: every object apart on the table, as these tests
+    measure (objects on, in and beside others: test_arrangements.py)."""
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    del data["arrangements"]
+    return data
+
+
+def flat_config() -> RandomConfig:
+    return RandomConfig.model_validate(flat_yaml())
+
+
 @pytest.fixture(scope="module")
 def sizes(builtin_assets) -> dict:
     return {name: entry.size_m for name, entry in load_manifest(builtin_assets).objects.items()}
@@ -40,7 +52,7 @@ def draw(config, sizes, seed, index, pool=None, resolution=RES):
 
 
 def test_same_seed_same_scene_in_any_order(sizes):
-    config = load_random_config()
+    config = flat_config()
     forwards = [draw(config, sizes, 3, i) for i in range(20)]
     assert [draw(config, sizes, 3, i) for i in reversed(range(20))][::-1] == forwards
     assert draw(config, sizes, 4, 0) != forwards[0]
@@ -49,12 +61,12 @@ def test_same_seed_same_scene_in_any_order(sizes):
 
 
 def test_the_config_digest_decides_the_scenes(sizes, tmp_path):
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     data["camera"]["focal_mm"] = [40, 50]
     path = tmp_path / "narrow.yaml"
     path.write_text(yaml.safe_dump(data))
     changed = load_random_config(path)
-    assert changed.digest != load_random_config().digest
+    assert changed.digest != flat_config().digest
     assert all(40 <= draw(changed, sizes, 0, i).camera.focal_mm <= 50 for i in range(20))
 
 
@@ -74,7 +86,7 @@ def _apart(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def test_ten_thousand_scenes_never_overlap_and_frame_every_object(sizes):
-    config = load_random_config()
+    config = flat_config()
     gap = config.placement.min_gap_m
     width, height = RES
     margin = config.camera.frame_margin * width
@@ -103,7 +115,7 @@ def test_ten_thousand_scenes_never_overlap_and_frame_every_object(sizes):
 
 
 def test_an_impossible_config_is_refused_not_a_hang(sizes, tmp_path):
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     data["objects"]["count"] = [6, 6]
     data["placement"].update(area_m=[0.3, 0.3], attempts=5, redraws=3)
     path = tmp_path / "tight.yaml"
@@ -114,7 +126,7 @@ def test_an_impossible_config_is_refused_not_a_hang(sizes, tmp_path):
 
 def test_a_config_at_the_validators_maxima_is_refused_within_a_bounded_work(sizes, tmp_path):
     """64 objects, 10,000 attempts and 1,000 redraws would test placements for minutes before refusing."""
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     data["objects"]["count"] = [64, 64]
     data["placement"].update(attempts=10_000, redraws=1_000)
     data["camera"]["attempts"] = 10_000
@@ -127,7 +139,7 @@ def test_a_config_at_the_validators_maxima_is_refused_within_a_bounded_work(size
 
 def _scene_with(sizes, placed: list[tuple[str, float, float]]):
     """A scene built by hand: the named objects at (x, y), the camera straight in front of the table."""
-    base = draw(load_random_config(), sizes, 0, 0)
+    base = draw(flat_config(), sizes, 0, 0)
     objects = tuple(PlacedObject(n, (x, y, TOP), 0.0, sizes[n]) for n, x, y in placed)
     camera = CameraPose((0.0, -2.0, TOP + 0.8), (0.0, 0.0, TOP + 0.05), 50.0, 36.0, 0.0, 21.8, 2.15)
     return dataclasses.replace(base, objects=objects, camera=camera)
@@ -135,7 +147,7 @@ def _scene_with(sizes, placed: list[tuple[str, float, float]]):
 
 @pytest.mark.parametrize("dx,labelled", [(0.03, False), (0.05, True), (-0.03, False), (-0.05, True)])
 def test_left_right_withheld_inside_the_margin(sizes, dx, labelled):
-    margins = load_random_config().relations
+    margins = flat_config().relations
     scene = _scene_with(sizes, [("apple", 0.0, 0.0), ("lemon", dx, 0.3)])
     rel = scene_relations(scene.objects, scene.camera.pinhole(RES), margins, {"apple": "natural", "lemon": "natural"})
     left = ["apple", "lemon"] if dx > 0 else ["lemon", "apple"]
@@ -145,7 +157,7 @@ def test_left_right_withheld_inside_the_margin(sizes, dx, labelled):
 
 
 def test_front_back_withheld_inside_the_margin(sizes):
-    margins = load_random_config().relations
+    margins = flat_config().relations
     scene = _scene_with(sizes, [("apple", -0.2, 0.0), ("orange", 0.2, 0.02), ("lemon", 0.4, 0.3)])
     rel = scene_relations(scene.objects, scene.camera.pinhole(RES), margins, {n: "natural" for n in ("apple", "orange", "lemon")})
     assert ["apple", "orange", "front_back"] in rel["ambiguous"]
@@ -160,7 +172,7 @@ def test_front_back_withheld_inside_the_margin(sizes):
 
 def test_a_hidden_object_gets_no_relation_count_or_mention(sizes):
     """What a render measured as hidden (`min_visible_fraction`) is left out of every label, not guessed about."""
-    margins = load_random_config().relations
+    margins = flat_config().relations
     scene = _scene_with(sizes, [("strawberry", -0.3, 0.0), ("apple", -0.1, 0.0), ("lamp", 0.3, 0.1)])
     kinds = {"strawberry": "natural", "apple": "natural", "lamp": "artifact"}
     truth = random_truth(scene, RES, margins, kinds, frozenset({"apple"}))
@@ -175,7 +187,7 @@ def test_a_hidden_object_gets_no_relation_count_or_mention(sizes):
 
 
 def test_the_record_hides_what_the_render_measured_below_the_threshold(sizes, builtin_assets):
-    config = load_random_config()
+    config = flat_config()
     scene = _scene_with(sizes, [("strawberry", -0.3, 0.0), ("apple", -0.1, 0.0), ("lamp", 0.3, 0.1)])
     spec = random_spec(scene, 0, load_manifest(builtin_assets).objects, builtin_assets)
     measured = [{"center_px": [0.0, 0.0], "bbox_px": [0.0, 0.0, 1.0, 1.0], "visible_fraction": f, "covered_by": []} for f in (0.9, 0.24, 0.25)]
@@ -187,13 +199,13 @@ def test_the_record_hides_what_the_render_measured_below_the_threshold(sizes, bu
 
 
 def test_min_visible_fraction_is_validated_and_in_the_digest_unless_default(tmp_path):
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     del data["relations"]["min_visible_fraction"]
     (tmp_path / "without.yaml").write_text(yaml.safe_dump(data))
-    assert load_random_config(tmp_path / "without.yaml").digest == load_random_config().digest  # earlier sets keep their scenes
+    assert load_random_config(tmp_path / "without.yaml").digest == flat_config().digest  # earlier sets keep their scenes
     data["relations"]["min_visible_fraction"] = 0.5
     (tmp_path / "half.yaml").write_text(yaml.safe_dump(data))
-    assert load_random_config(tmp_path / "half.yaml").digest != load_random_config().digest
+    assert load_random_config(tmp_path / "half.yaml").digest != flat_config().digest
     data["relations"]["min_visible_fraction"] = 0.95
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump(data))
     with pytest.raises(UserError, match="relations.min_visible_fraction: Input should be less than or equal to 0.9"):
@@ -201,7 +213,7 @@ def test_min_visible_fraction_is_validated_and_in_the_digest_unless_default(tmp_
 
 
 def test_vignettes_fall_back_to_front_and_behind(sizes):
-    margins = load_random_config().relations
+    margins = flat_config().relations
     scene = _scene_with(sizes, [("apple", 0.0, 0.0), ("lemon", 0.01, 0.3)])
     rel = scene_relations(scene.objects, scene.camera.pinhole(RES), margins, {"apple": "natural", "lemon": "natural"})
     words = relation_vignettes(("apple", "lemon"), rel)
@@ -209,7 +221,7 @@ def test_vignettes_fall_back_to_front_and_behind(sizes):
 
 
 def test_nearer_sizes_and_camera_record(sizes):
-    margins = load_random_config().relations
+    margins = flat_config().relations
     scene = _scene_with(sizes, [("strawberry", -0.3, 0.0), ("apple", -0.1, 0.0), ("lamp", 0.3, 0.1)])
     camera = scene.camera.pinhole(RES)
     rel = scene_relations(scene.objects, camera, margins, {"strawberry": "natural", "apple": "natural", "lamp": "artifact"})
@@ -223,7 +235,7 @@ def test_nearer_sizes_and_camera_record(sizes):
 
 
 def test_random_set_shards_cover_the_set(sizes):
-    config = load_random_config()
+    config = flat_config()
     pool = object_pool(load_catalog(), config, None)
     whole = list(RandomSet(config, 0, 10, pool).ids())
     parts = [list(RandomSet(config, 0, 10, pool, Shard(i, 3)).ids()) for i in range(3)]
@@ -232,7 +244,7 @@ def test_random_set_shards_cover_the_set(sizes):
 
 
 def test_held_out_objects_are_never_drawn(sizes, tmp_path):
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     data["objects"]["held_out"] = ["mug", "lamp"]
     path = tmp_path / "held.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -257,7 +269,7 @@ BAD = [
 
 @pytest.mark.parametrize("keys,value,message", BAD)
 def test_bad_config_values_are_refused_in_one_line(tmp_path, keys, value, message):
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     data[keys[0]][keys[1]] = value
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -275,7 +287,7 @@ def test_bad_config_values_are_refused_in_one_line(tmp_path, keys, value, messag
     ],
 )
 def test_cli_refuses_bad_random_configs_before_any_work(tmp_path, edit, message):
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     edit(data)
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -305,7 +317,7 @@ def test_cli_refuses_flags_that_do_not_go_together(tmp_path, args, message):
 
 def test_a_limit_past_every_scene_is_no_limit(tmp_path):
     huge = 10**30
-    assert list(RandomSet(load_random_config(), 3, 5, ("mug",), Shard(1, 2), huge).ids()) == ["rnd3-0000001", "rnd3-0000003"]
+    assert list(RandomSet(flat_config(), 3, 5, ("mug",), Shard(1, 2), huge).ids()) == ["rnd3-0000001", "rnd3-0000003"]
     result = run_cli("vignettes", "--objects", "2", "--only", "mug,lamp,banana", "--limit", str(huge))
     assert result.returncode == 0 and len(result.stdout.splitlines()) == 6, result.stderr
 
@@ -316,7 +328,7 @@ def test_the_settings_guard_keeps_one_family_config_and_seed_per_folder(tmp_path
     result = run_cli(*base, "--limit", "0")  # pins the folder's settings, renders nothing
     assert result.returncode == 0, result.stderr
     assert json.loads((out / "settings.json").read_text())["scenes"]["family"] == "random"
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data = flat_yaml()
     data["camera"]["focal_mm"] = [40, 50]
     other = tmp_path / "other.yaml"
     other.write_text(yaml.safe_dump(data))
@@ -349,7 +361,7 @@ def test_appearance_split_holds_out_tables_and_hdris():
 def test_in_front_of_is_where_objects_stand_on_the_table(sizes):
     """A tall lamp 12 cm farther back has its box centre higher, so nearer the camera along its tilted axis;
     it still stands behind the doughnut, and the label says so."""
-    margins = load_random_config().relations
+    margins = flat_config().relations
     scene = _scene_with(sizes, [("doughnut", -0.3, 0.0), ("lamp", 0.3, 0.12)])
     steep = CameraPose((0.0, -1.5, TOP + 1.5), (0.0, 0.0, TOP + 0.05), 50.0, 36.0, 0.0, 44.0, 2.1)  # looking down at 44°
     camera = steep.pinhole(RES)

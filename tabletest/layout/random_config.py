@@ -54,6 +54,40 @@ class Placement(Strict):
     redraws: int = Field(40, ge=1, le=1_000)
 
 
+MAX_LEVELS = 3  # stacks beyond this outgrow any frame the camera ranges allow around a table top
+
+
+class Arrangements(Strict):
+    """Per object, the chance it is stood on another (`stack`), put into a container (`contain`) or stood
+    touching a neighbour (`touch`) rather than apart on the table; what can carry or hold what is the
+    catalog's `support` and `container`. All 0 (the default): every object stands apart on the table."""
+
+    stack: float = Field(0.0, ge=0, le=1)
+    contain: float = Field(0.0, ge=0, le=1)
+    touch: float = Field(0.0, ge=0, le=1)
+    max_levels: int = Field(2, ge=1)
+    attempts: int = Field(20, ge=1, le=1_000)
+    contact_m: float = Field(0.003, gt=0, le=0.02)
+    next_to_m: float = Field(0.05, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _sane(self) -> Arrangements:
+        if self.stack + self.contain + self.touch > 1:
+            raise ValueError(
+                f"stack + contain + touch is {self.stack + self.contain + self.touch:g}: they share one draw per object, "
+                "so their sum must be at most 1"
+            )
+        if self.max_levels > MAX_LEVELS:
+            raise ValueError(
+                f"max_levels {self.max_levels} stacks higher than the camera can frame over a table; use 1 to {MAX_LEVELS}"
+            )
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return self.stack + self.contain + self.touch > 0
+
+
 class Surface(Strict):
     name: str
     kind: Literal["wood", "painted", "stone", "cloth"]
@@ -148,15 +182,19 @@ class RandomConfig(Strict):
     world: WorldRanges
     backdrop: BackdropRanges
     relations: RelationMargins
+    arrangements: Arrangements = Arrangements()
 
     @cached_property
     def digest(self) -> str:
         """sha256 of the validated content (key order and comments do not matter). `min_visible_fraction`
         came later and only decides which labels a render keeps: at its default it is left out, so the sets
-        drawn before it existed keep their scenes; any other value is in the digest."""
+        drawn before it existed keep their scenes; any other value is in the digest. So are `arrangements`
+        while none is enabled (every object apart on the table, as before they existed)."""
         content = self.model_dump(mode="json")
         if content["relations"]["min_visible_fraction"] == MIN_VISIBLE_FRACTION:
             del content["relations"]["min_visible_fraction"]
+        if not self.arrangements.enabled:
+            del content["arrangements"]
         text = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 

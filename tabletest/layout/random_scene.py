@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from tabletest.errors import UserError
+from tabletest.layout.arrangements import Pose, Shape, carry, clear, slide_to
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.random_config import RandomConfig
 
@@ -150,15 +151,18 @@ def sample_scene(
     table_height_m: float,
     sensor_width_mm: float,
     resolution: tuple[int, int],
+    shapes: Mapping[str, Shape] | None = None,
 ) -> RandomScene:
-    """Scene `index` of the set (`pool`: the names it may draw, in catalog order; `sizes`: their boxes)."""
+    """Scene `index` of the set (`pool`: the names it may draw, in catalog order; `sizes`: their boxes;
+    `shapes`: their models, needed when the config's arrangements put objects on or beside others)."""
     stream = f"{config.digest}:{seed}:{index}"
     look = random.Random(f"{stream}:look")
     table = _table(config, look)
     work = _Work(index)
     for draw in range(1, config.placement.redraws + 1):
         rng = random.Random(f"{stream}:{draw}")
-        objects = _place(config, rng, pool, sizes, table, table_height_m, work)
+        arrange = _Arranger(config, random.Random(f"{stream}:{draw}:arrange"), shapes, table_height_m) if config.arrangements.enabled else None
+        objects = _place(config, rng, pool, sizes, table, table_height_m, work, arrange)
         if objects is None:
             continue
         camera = _camera(config, rng, objects, sensor_width_mm, resolution, work)
@@ -219,9 +223,11 @@ def _table(config: RandomConfig, rng: random.Random) -> TableLook:
 
 def _place(
     config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float,
-    work: _Work,
+    work: _Work, arrange: _Arranger | None = None,
 ) -> list[PlacedObject] | None:
-    """Draw how many objects, which, and where; None when one of them finds no free spot."""
+    """Draw how many objects, which, and where; None when one of them finds no free spot. With `arrange`,
+    an object may instead go on, into or beside one already placed (drawn from its own stream, so a config
+    without arrangements draws exactly the scenes it always did)."""
     lo, hi = config.objects.count
     n = rng.randint(min(lo, len(pool)), min(hi, len(pool)))
     names = rng.sample(list(pool), n)
@@ -230,8 +236,16 @@ def _place(
     gap = config.placement.min_gap_m
     placed: list[PlacedObject] = []
     feet: list[tuple[float, float, float, list[tuple[float, float]]]] = []  # centre, reach, corners
+    if arrange is not None:  # what can carry or hold others is placed first, so anything drawn after may go on it
+        names.sort(key=arrange.carries_nothing)
     for name in names:
         size = tuple(sizes[name])
+        arranged = arrange.place(name, placed, (area_w, area_d), work) if arrange is not None and placed else None
+        if arranged is not None:
+            placed.append(arranged)
+            if arranged.position_m[2] == top:
+                feet.append((arranged.position_m[0], arranged.position_m[1], math.hypot(size[0], size[1]) / 2, arranged.footprint().tolist()))
+            continue
         for _ in range(config.placement.attempts):
             work.spend(1 + len(feet))
             yaw = round(_uniform(rng, config.objects.yaw_deg), 3)
@@ -251,6 +265,73 @@ def _place(
         else:
             return None
     return placed
+
+
+@dataclass
+class _Arranger:
+    """Puts an object on, into or touching one already placed, as the config's `arrangements` draw it."""
+
+    config: RandomConfig
+    rng: random.Random
+    shapes: Mapping[str, Shape] | None
+    top: float
+    levels: dict[str, int] = field(default_factory=dict)  # 0: on the table, 1: on or in something there, ...
+
+    def carries_nothing(self, name: str) -> bool:
+        shape = self.shapes[name] if self.shapes is not None else None
+        return shape is None or (shape.support is None and shape.container is None)
+
+    def place(self, name: str, placed: list[PlacedObject], bounds: tuple[float, float], work: _Work) -> PlacedObject | None:
+        for obj in placed:
+            self.levels.setdefault(obj.name, 0)
+        a = self.config.arrangements
+        u = self.rng.random()
+        kind = "on" if u < a.stack else "inside" if u < a.stack + a.contain else "touching" if u < a.stack + a.contain + a.touch else None
+        if kind is None:
+            return None
+        if self.shapes is None:
+            raise ValueError("arrangements need the models' shapes")
+        poses = {o.name: Pose(*o.position_m, o.yaw_deg) for o in placed}
+        shape = self.shapes[name]
+        if kind == "touching":
+            return self._touching(name, shape, placed, poses, bounds, work)
+        carriers = [o for o in placed if self.shapes[o.name].region(kind) is not None and self.levels[o.name] < a.max_levels]
+        if not carriers:
+            return None
+        carrier = self.rng.choice(carriers)
+        work.spend(a.attempts * len(placed))
+        others = [(self.shapes[o.name], poses[o.name]) for o in placed if o is not carrier]
+        pose = carry(self.rng, kind, shape, self.shapes[carrier.name], poses[carrier.name], self.config.objects.yaw_deg, a.attempts, others, 2 * a.contact_m)
+        if pose is None:
+            return None
+        self.levels[name] = self.levels[carrier.name] + 1
+        return PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
+
+    def _touching(
+        self, name: str, shape: Shape, placed: list[PlacedObject], poses: dict[str, Pose], bounds: tuple[float, float], work: _Work
+    ) -> PlacedObject | None:
+        """Beside a neighbour on the table, their sides meeting; clear of the rest by `min_gap_m`."""
+        a, gap = self.config.arrangements, self.config.placement.min_gap_m
+        neighbours = [o for o in placed if self.levels[o.name] == 0]
+        for _ in range(a.attempts):
+            work.spend(len(placed))
+            neighbour = self.rng.choice(neighbours)
+            yaw = round(_uniform(self.rng, self.config.objects.yaw_deg), 3)
+            pose = slide_to(shape, yaw, self.top, self.shapes[neighbour.name], poses[neighbour.name], self.rng.uniform(0.0, 360.0))
+            if pose is None:
+                continue
+            candidate = PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
+            corners = candidate.footprint()
+            if np.any(np.abs(corners[:, 0]) > bounds[0]) or np.any(np.abs(corners[:, 1]) > bounds[1]):
+                continue
+            if all(
+                o is neighbour or (rects_apart(corners.tolist(), o.footprint().tolist(), gap) if self.levels[o.name] == 0
+                                   else clear(shape, pose, self.shapes[o.name], poses[o.name], 2 * a.contact_m))
+                for o in placed
+            ):
+                self.levels[name] = 0
+                return candidate
+        return None
 
 
 def _camera(

@@ -9,13 +9,17 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
-from tabletest.config import Catalog
+from tabletest.assets.manifest import AssetEntry, load_manifest
+from tabletest.config import Catalog, Region
 from tabletest.errors import UserError
+from tabletest.layout.arrangements import Contact, Shape, support_heights
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
 from tabletest.layout.selection import Selection, Shard
 
+FLAT_M = 0.002  # a support's top may vary this much across its region (a book's cover does not at all)
 MAX_COUNT = 1_000_000_000  # scenes per set: far beyond any render, and small enough to count with
 
 
@@ -28,6 +32,43 @@ class RandomSet:
     shard: Shard | None = None
     limit: int | None = None
     pair_nouns: tuple[str, ...] = ()  # the pool's names that are plural in form ("scissors"): records' vignettes say "are"
+    carriers: tuple[tuple[str, Region | None, Region | None], ...] = ()  # (name, support, container) with arrangements on
+    catalog_names: tuple[str, ...] = ()  # every object a container could be meant for
+
+    def contact(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Contact | None:
+        """The shapes and arrangements the set's scenes are placed and labelled with; None without arrangements."""
+        shapes = self.shapes(entries, assets_dir)
+        return None if shapes is None else Contact(shapes, self.config.arrangements)
+
+    def shapes(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> dict[str, Shape] | None:
+        """The pool's models as placement sees them (None when the config arranges nothing: boxes suffice). A
+        support that is not flat, or a container whose opening no model of the catalog fits in (judged when
+        the assets folder holds them all), is refused here, before anything starts."""
+        if not self.config.arrangements.enabled:
+            return None
+        models = {**load_manifest(assets_dir).objects, **entries}
+        roles = {name: (support, container) for name, support, container in self.carriers}
+        shapes = {
+            name: Shape(entries[name].size_m, str(assets_dir / entries[name].file), entries[name].sha256, *roles.get(name, (None, None)))
+            for name in self.pool
+        }
+        known = all(n in models for n in self.catalog_names)
+        for name, shape in shapes.items():
+            if shape.support is not None:
+                low, high = support_heights(shape)
+                if high - low > FLAT_M:
+                    raise UserError(
+                        f"the {name}'s support region is not flat: its top runs from {low * 1000:.1f} to {high * 1000:.1f} mm; "
+                        "narrow its `support` region in the catalog to a flat part, or drop it"
+                    )
+            if known and shape.container is not None and not any(_fits_opening(shape, models[n].size_m) for n in self.catalog_names if n != name):
+                x0, y0, x1, y1 = shape.container
+                w, d = (x1 - x0) * shape.size_m[0], (y1 - y0) * shape.size_m[1]
+                raise UserError(
+                    f"the {name}'s container opening ({w * 100:.1f} x {d * 100:.1f} cm) is smaller than every other object "
+                    "of the catalog; widen its `container` region in the catalog, or drop it"
+                )
+        return shapes
 
     def indices(self) -> Iterator[int]:
         return set_indices(self.count, self.shard, self.limit)
@@ -41,18 +82,25 @@ class RandomSet:
 
     def scenes(
         self, sizes: Mapping[str, Vec3], table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int],
-        skip: frozenset[str] | set[str] = frozenset(),
+        skip: frozenset[str] | set[str] = frozenset(), shapes: Mapping[str, Shape] | None = None,
     ) -> Iterator[RandomScene]:
         """The selected scenes, sampled one at a time as they are needed (ids in `skip` are not sampled)."""
         for index in self.indices():
             if random_scene_id(self.seed, index) not in skip:
-                yield sample_scene(self.config, self.pool, sizes, self.seed, index, table_height_m, sensor_width_mm, resolution)
+                yield sample_scene(self.config, self.pool, sizes, self.seed, index, table_height_m, sensor_width_mm, resolution, shapes)
 
     def settings(self) -> dict:
         """What decides the set's scenes, for the output folder's settings guard (count, shard and limit
         only select from the set, so a rerun may widen them)."""
         settings = {"family": "random", "config_sha256": self.config.digest, "seed": self.seed, "pool": list(self.pool), "front": "ground"}
-        return {**settings, "pair_nouns": list(self.pair_nouns)} if self.pair_nouns else settings
+        if self.pair_nouns:
+            settings["pair_nouns"] = list(self.pair_nouns)
+        if self.carriers:
+            settings["carriers"] = {
+                name: {"support": list(support) if support else None, "container": list(container) if container else None}
+                for name, support, container in self.carriers
+            }
+        return settings
 
     def info(self) -> dict:
         """What identifies the set, for run.json and the settings guard."""
@@ -102,7 +150,9 @@ def make_random_set(
         raise UserError(f"--limit {limit} is negative; give a count of 0 or more")
     pool = object_pool(catalog, config, only)
     pairs = tuple(name for name in pool if catalog.by_name(name).pair)
-    return RandomSet(config, seed, count, pool, shard, limit, pairs)
+    objects = [catalog.by_name(name) for name in pool] if config.arrangements.enabled else []
+    carriers = tuple((o.name, o.support, o.container) for o in objects if o.support or o.container)
+    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, catalog.names if carriers else ())
 
 
 def random_set_for(
@@ -115,3 +165,11 @@ def random_set_for(
     if count is not None or config_path is not None:
         raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
     return None
+
+
+def _fits_opening(container: Shape, size: Vec3) -> bool:
+    """Whether a footprint of `size` fits the opening, turned either way."""
+    x0, y0, x1, y1 = container.container
+    w, d = (x1 - x0) * container.size_m[0], (y1 - y0) * container.size_m[1]
+    a, b = size[0], size[1]
+    return (a <= w and b <= d) or (a <= d and b <= w)

@@ -11,9 +11,9 @@ from rich.console import Console
 
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Catalog, Config
-from tabletest.layout.selection import Scene, Selection, select_scenes
 from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.random_set import RandomSet
+from tabletest.layout.selection import Scene, Selection, select_scenes
 from tabletest.layout.spec import SceneSpec, random_spec, scene_spec
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerProcess
@@ -42,6 +42,7 @@ class RunContext:
             self.random.config.digest,
             self.random.seed,
             Nouns(frozenset(self.random.pair_nouns)),
+            self.random.contact(self.entries, self.options.assets),
         )
 
     @property
@@ -52,7 +53,9 @@ class RunContext:
         if self.random is not None:
             sizes = {name: entry.size_m for name, entry in self.entries.items()}
             camera = self.config.camera
-            return self.random.scenes(sizes, self.config.table.height_m, camera.sensor_width_mm, self.resolution, self.done)
+            contact = self.truth.contact
+            shapes = contact.shapes if contact is not None else None
+            return self.random.scenes(sizes, self.config.table.height_m, camera.sensor_width_mm, self.resolution, self.done, shapes)
         return (scene for scene in select_scenes(self.catalog, self.selection) if scene.id not in self.done)
 
     def spec(self, scene: Scene | RandomScene) -> SceneSpec:

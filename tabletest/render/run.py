@@ -66,6 +66,8 @@ def render_run(
         names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
     entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
     settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
+    if random is not None:
+        random.shapes(entries, options.assets)  # a carrier the catalog declares wrongly is refused before the folder is made
     options.out.mkdir(parents=True, exist_ok=True)
     early: dict[int, WorkerProcess] = {}  # started once every input is checked; any never used are stopped here
     with output_lock(options.out), _sigterm_as_interrupt():
@@ -100,8 +102,10 @@ def check_options(config: Config, options: RenderOptions, random: RandomSet | No
 def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, random: RandomSet | None = None) -> dict:
     """What decides this run's pixels and records (see `tabletest.write.settings`); `models` is added
     once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
-    wording = {"objects": {"__all__": {"pair", "plural"}}}  # how prompts word a name decides no pixel or render record
-    catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=wording), sort_keys=True).encode()
+    # how prompts word a name decides no pixel or record; what an object carries only random arrangements use,
+    # and their sets' settings name it (`RandomSet.settings`)
+    excluded = {"objects": {"__all__": {"pair", "plural", "support", "container"}}}
+    catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=excluded), sort_keys=True).encode()
     settings = {
         "output_version": OUTPUT_VERSION,
         "config": config.model_dump(mode="json"),

@@ -26,10 +26,11 @@ from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.prompts.reading import read_records
+from tabletest.truth.audit_contact import check_off_plane, object_points, world_points
 from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.rederive import Derivation, differences, recorded_camera
+from tabletest.truth.rederive import Derivation, differences, recorded_camera, recorded_contact
 from tabletest.write.run_output import METADATA, RUN, read_runs
 from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
 
@@ -91,12 +92,15 @@ class Audit:
         return sorted({scene_id for scene_id, _, _ in self.disagreements})
 
 
-def audit(root: Path) -> Audit:
-    """Audit a render folder; a folder that is not a render, or was rendered without --masks, is a UserError."""
+def audit(root: Path, assets: Path | None = None) -> Audit:
+    """Audit a render folder; a folder that is not a render, or was rendered without --masks, is a UserError.
+    `assets`: the models the render used (default: the folder its run recorded), for relations off the table plane."""
     records = _records(root)
     result = Audit(root)
     pinned = read_settings(root)
-    camera, derivation = _run_facts(root, pinned)
+    camera, derivation = _run_facts(root, pinned, assets)
+    if derivation.unmeasured:
+        result.unchecked.append(derivation.unmeasured)
     if derivation.config is None:
         result.unchecked.append(f"positions and relations from the run's config ({RUN} names no render config)")
     if not derivation.ground and any("camera" in r for _, r in records):
@@ -151,9 +155,10 @@ def _records(root: Path) -> list[tuple[int, dict]]:
     return records
 
 
-def _run_facts(root: Path, pinned: dict | None) -> tuple[PinholeCamera | None, Derivation]:
+def _run_facts(root: Path, pinned: dict | None, assets: Path | None) -> tuple[PinholeCamera | None, Derivation]:
     """The benchmark's fixed camera and what labels are derived with, from the config (and random config)
-    the last run recorded and the pair nouns the settings pin; records of random scenes carry their own camera."""
+    the last run recorded, the pair nouns the settings pin and, for arrangements, the models; records of
+    random scenes carry their own camera."""
     kinds = {o.name: o.kind for o in load_catalog().objects}
     scenes = (pinned or {}).get("scenes")
     scenes = scenes if isinstance(scenes, dict) else {}
@@ -164,10 +169,15 @@ def _run_facts(root: Path, pinned: dict | None) -> tuple[PinholeCamera | None, D
     except (UserError, StopIteration, ValueError, KeyError, TypeError):
         return None, Derivation(None, None, kinds, nouns, ground)
     try:
-        margins = RandomConfig.model_validate(info["random_config"]).relations if info.get("random_config") else None
+        random_config = RandomConfig.model_validate(info["random_config"]) if info.get("random_config") else None
     except ValueError:
-        margins = None
-    return PinholeCamera.from_config(config), Derivation(config, margins, kinds, nouns, ground)
+        random_config = None
+    margins = random_config.relations if random_config is not None else None
+    contact, unmeasured = None, ""
+    if random_config is not None and random_config.arrangements.enabled:
+        folder = assets if assets is not None else Path((info.get("assets") or {}).get("folder") or "assets")
+        contact, unmeasured = recorded_contact(pinned or {}, random_config.arrangements, folder)
+    return PinholeCamera.from_config(config), Derivation(config, margins, kinds, nouns, ground, contact, unmeasured)
 
 
 def _audit_record(
@@ -223,6 +233,10 @@ def _audit_record(
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
                 _check_depth(result, scene_id, obj, p, depth, camera)
+        if camera is not None and any(relations.get(key) for key in ("on", "inside", "above")):
+            points = object_points(pixels, depth, camera.K, camera.world_to_camera)
+            table_top = min(float(_box3d(o)[0][2] - _box3d(o)[1][2] / 2) for o in objects)
+            check_off_plane(lambda ok, what: result.check("off_plane", scene_id, ok, what), relations, terms, points, table_top)
 
 
 def _decoded(result: Audit, root: Path, record: dict, key: str, scene_id: str) -> np.ndarray | None:
@@ -276,7 +290,7 @@ def _check_named(result: Audit, scene_id: str, relations: dict, objects: list[di
             continue
         for item in items:
             terms = item if isinstance(item, list) else [item]
-            named = [t for t in terms if isinstance(t, str) and t not in ("left_right", "front_back")]
+            named = [t for t in terms if isinstance(t, str) and t not in ("left_right", "front_back", "touching", "next_to")]
             wrong = [t for t in named if t not in names or t in hidden]
             result.check("named", scene_id, not wrong, f"{key} {excerpt(item)} names {wrong}: not a visible object of this scene")
 
@@ -527,11 +541,7 @@ def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: 
     result.check("depth", scene_id, bool((z > 0).all()), f"{obj['name']}: {int((z == 0).sum())} mask pixels without depth")
     if camera is None or not (z > 0).all():
         return
-    rows, cols = np.nonzero(p)
-    rays = np.linalg.solve(camera.K, np.stack([cols + 0.5, rows + 0.5, np.ones_like(z)]))
-    in_camera = rays * z
-    rotation, translation = camera.world_to_camera[:3, :3], camera.world_to_camera[:3, 3]
-    world = rotation.T @ (in_camera - translation[:, None])
+    world = world_points(p, depth, camera.K, camera.world_to_camera)
     center, size, yaw = _box3d(obj)
     c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
     offset = world - center[:, None]
@@ -578,6 +588,7 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "box": f"2D boxes (mask inside ±{BOX_TOLERANCE_PX} px; IoU ≥ {BOX_MIN_IOU})",
         "visible": "visibility (mask pixels)",
         "depth": "depth inside 3D boxes",
+        "off_plane": "on, inside, above (depth pass)",
         "named": "relations name visible objects",
         "derived": "labels derived from the checked geometry",
         "image": f"images match their masks (≥ {MIN_WIDTH_PX} px wide)",

@@ -75,6 +75,7 @@ def vignettes(
             cfg.camera.sensor_width_mm,
             parse_resolution(resolution) if resolution else tuple(cfg.render.resolution),
             {o.name: o.kind for o in cat.objects},
+            random_set.contact(entries, assets),
         )
     if format == "jsonl":
         lines = (dumps(r) for r in records)
@@ -88,9 +89,13 @@ def vignettes(
 
 def verify(
     folder: Annotated[Path, typer.Argument(help="A render folder made with `tabletest render --masks`.")],
+    assets: Annotated[
+        Optional[Path],
+        typer.Option(help="The models the render used, for relations off the table plane (default: the folder its run names)."),
+    ] = None,
 ) -> None:
     """Audit a render folder against its own pixels: every label, box and file; exit 1 on any disagreement."""
-    result = audit(folder)
+    result = audit(folder, assets)
     for line in summary(result):
         typer.echo(line)
     if result.disagreements:

@@ -16,9 +16,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tabletest.layout.arrangements import Contact
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import PlacedObject
+from tabletest.truth.contact import contact_relations, stacked_pairs
 
 REFERENCE_WIDTH_PX = 512  # `margin_px` is given at this image width and scales with it
 
@@ -64,10 +66,14 @@ def ground_depths(camera: PinholeCamera, placed: Sequence[PlacedObject]) -> np.n
 
 
 def scene_relations(
-    placed: Sequence[PlacedObject], camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str], hidden: frozenset[str] = frozenset()
+    placed: Sequence[PlacedObject], camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str], hidden: frozenset[str] = frozenset(),
+    contact: Contact | None = None,
 ) -> dict:
     """Every relation that holds beyond its margin, for every ordered pair (and triple) of the objects
     not `hidden` (those the render measured as hidden: no relation names them, `counts` leaves them out).
+    With `contact` (the models' shapes and the config's arrangements) also on, inside, touching, above
+    and next to (`contact.py`); a pair one of which is on, in or above the other is then neither left
+    nor right of, nor in front of or behind, the other (withheld as `ambiguous`).
 
     Lists hold [subject, object] (`between`: [subject, one, other]; `nearer`: [a, b, c] = a is nearer
     to b than to c; `farther`: [a, c, b] = a is farther from c than from b). `ambiguous` holds
@@ -76,6 +82,11 @@ def scene_relations(
     """
     objs = [o for o in placed if o.name not in hidden]
     names = [o.name for o in objs]
+    table_top = min(o.position_m[2] for o in placed)  # the lowest object stands on the table
+    stacked: set[frozenset[str]] = set()
+    if contact is not None:
+        off_plane, withheld = contact_relations(objs, contact.shapes, contact.arrangements, margins.margin_m, table_top)
+        stacked = stacked_pairs(off_plane)
     centers = np.array([o.box_center for o in objs], dtype=float).reshape(-1, 3)
     cam = (centers - np.asarray(camera.position)) @ camera.axes.T
     ground = ground_depths(camera, objs)
@@ -84,6 +95,8 @@ def scene_relations(
     rel: dict[str, list] = {key: [] for key in ("left_of", "right_of", "in_front_of", "behind", "ambiguous")}
     left = set()
     for i, j in itertools.permutations(range(len(objs)), 2):
+        if frozenset((names[i], names[j])) in stacked:
+            continue
         if cam[j, 0] - cam[i, 0] > margins.margin_m and u[j] - u[i] > margin_px:
             rel["left_of"].append([names[i], names[j]])
             left.add((i, j))
@@ -94,7 +107,7 @@ def scene_relations(
     for i, j in itertools.combinations(range(len(objs)), 2):
         if (i, j) not in left and (j, i) not in left:
             rel["ambiguous"].append([names[i], names[j], "left_right"])
-        if abs(ground[j] - ground[i]) <= margins.margin_m:
+        if abs(ground[j] - ground[i]) <= margins.margin_m or frozenset((names[i], names[j])) in stacked:
             rel["ambiguous"].append([names[i], names[j], "front_back"])
     between = [[names[b], names[a], names[c]] for a, b, c in itertools.permutations(range(len(objs)), 3) if (a, b) in left and (b, c) in left]
     nearer = []
@@ -106,10 +119,9 @@ def scene_relations(
     pairs = list(itertools.permutations(range(len(objs)), 2))
     bigger = [[names[i], names[j]] for i, j in pairs if big[i] >= margins.size_ratio * big[j]]
     taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]
-    table_top = placed[0].position_m[2]  # every object stands on it
     table_x = float(camera.axes[0] @ (np.array([0.0, 0.0, table_top]) - np.asarray(camera.position)))
     kind_counts = {kind: sum(1 for n in names if kinds[n] == kind) for kind in ("natural", "artifact")}
-    return {
+    relations = {
         "left_of": rel["left_of"],
         "right_of": rel["right_of"],
         "between": between,
@@ -126,6 +138,10 @@ def scene_relations(
         "counts": {"objects": len(names), **kind_counts},
         "hidden": [o.name for o in placed if o.name in hidden],
     }
+    if contact is not None:
+        relations = {**{k: v for k, v in relations.items() if k not in ("counts", "hidden")}, **off_plane, "counts": relations["counts"], "hidden": relations["hidden"]}
+        relations["ambiguous"] = relations["ambiguous"] + withheld
+    return relations
 
 
 def _side(offset: float, margin: float) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from tabletest.layout.arrangements import Contact
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.random_set import RandomSet
@@ -27,24 +28,26 @@ def vignette_record(scene: Scene) -> dict:
 
 def random_truth(
     scene: RandomScene, resolution: tuple[int, int], margins: RelationMargins, kinds: Mapping[str, str],
-    hidden: frozenset[str] = frozenset(), nouns: Nouns = Nouns(),
+    hidden: frozenset[str] = frozenset(), nouns: Nouns = Nouns(), contact: Contact | None = None,
 ) -> dict:
     """A random scene's relations and vignettes, from its geometry alone (no render needed); a render
     passes the objects it measured as `hidden`, which the relations and vignettes then leave out."""
-    rels = scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, hidden)
+    rels = scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, hidden, contact)
     seen = tuple(o.name for o in scene.objects if o.name not in hidden)
     return {"relations": rels, "vignettes": relation_vignettes(seen, rels, nouns)}
 
 
 def random_vignette_records(
-    scenes: RandomSet, sizes: Mapping, table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int], kinds: Mapping[str, str]
+    scenes: RandomSet, sizes: Mapping, table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int], kinds: Mapping[str, str],
+    contact: Contact | None = None,
 ) -> Iterator[dict]:
     """The text records of a set of random scenes: the fields their render records share."""
-    for scene in scenes.scenes(sizes, table_height_m, sensor_width_mm, resolution):
+    shapes = None if contact is None else contact.shapes
+    for scene in scenes.scenes(sizes, table_height_m, sensor_width_mm, resolution, shapes=shapes):
         yield {
             "id": scene.id,
             "index": scene.index,
             "n_objects": len(scene.objects),
             "objects": [o.name for o in scene.objects],
-            **random_truth(scene, resolution, scenes.config.relations, kinds, nouns=Nouns(frozenset(scenes.pair_nouns))),
+            **random_truth(scene, resolution, scenes.config.relations, kinds, nouns=Nouns(frozenset(scenes.pair_nouns)), contact=contact),
         }

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from tabletest.assets.manifest import load_manifest
 from tabletest.config import Config, excerpt
+from tabletest.errors import UserError
+from tabletest.layout.arrangements import Contact, Shape
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.placement import place
-from tabletest.layout.random_config import RelationMargins
+from tabletest.layout.random_config import Arrangements, RelationMargins
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.truth.geometry import camera_record, object_geometry, scene_relations
 from tabletest.truth.nouns import Nouns
@@ -41,6 +45,28 @@ class Derivation:
     kinds: Mapping[str, str]
     nouns: Nouns = Nouns()  # the set's pair nouns, pinned in settings.json (a folder from before has none)
     ground: bool = True  # "in front of" by where objects stand (settings.json `scenes.front`); a set from before: box centres
+    contact: Contact | None = None  # the models and arrangements of a set with objects off the table plane
+    unmeasured: str = ""  # why its relations are not derived (its models are not at hand), else ""
+
+
+def recorded_contact(settings: Mapping, arrangements: Arrangements, assets: Path) -> tuple[Contact | None, str]:
+    """The shapes a render placed and labelled its scenes with: the models its settings pin (by sha256),
+    found in `assets`, with the carriers its settings name; else None and why."""
+    why = f"relations of a set with objects off the table plane ({assets} does not hold the models the render used; pass --assets)"
+    try:
+        manifest = load_manifest(assets).objects
+    except UserError:
+        return None, why
+    carriers = (settings.get("scenes") or {}).get("carriers") or {}
+    shapes = {}
+    for name, sha in (settings.get("models") or {}).items():
+        entry = manifest.get(name)
+        if entry is None or entry.sha256 != sha:
+            return None, why
+        role = carriers.get(name) or {}
+        support, container = (tuple(role[k]) if role.get(k) else None for k in ("support", "container"))
+        shapes[name] = Shape(entry.size_m, str(assets / entry.file), sha, support, container)
+    return Contact(shapes, arrangements), ""
 
 
 def differences(record: dict, derivation: Derivation) -> Iterator[str]:
@@ -74,14 +100,14 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
     yield from _centers(objects, camera, [(p.position_m, p.size_m) for p in placed])
     recorded = record.get("relations") or {}
     hidden = frozenset(recorded.get("hidden") or ())
-    if derivation.margins is not None and derivation.ground:
+    if derivation.margins is not None and derivation.ground and not (derivation.unmeasured and "on" in recorded):
         threshold = derivation.margins.min_visible_fraction
         measured = [o["name"] for o in objects if o["visible_fraction"] < threshold]
         yield from _compare("relations.hidden", sorted(hidden), sorted(measured))
         hidden = frozenset(measured)
         kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
         candidates = [
-            scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, hidden)
+            scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, hidden, derivation.contact)
             for slack in (0.0, -MARGIN_SLACK, MARGIN_SLACK)
         ]
         if not any(_same({k: recorded.get(k) for k in c}, c) for c in candidates):

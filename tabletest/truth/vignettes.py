@@ -23,18 +23,22 @@ def vignettes(objects: tuple[str, ...]) -> dict[str, str]:
 
 
 def relation_vignettes(objects: tuple[str, ...], relations: dict, nouns: Nouns = Nouns()) -> dict[str, str]:
-    """A random scene in words: one sentence per neighbouring pair, left to right (`left_first`) or
-    right to left (`right_first`), each stating the pair's left/right relation, or where that is
-    withheld by the margin, its front/behind relation, else that they stand next to each other; a pair
-    noun (`nouns`) takes "are"."""
-    if len(objects) == 1:
-        sentence = nouns.agree(f"The {objects[0]} is on the table.")
-        return {"left_first": sentence, "right_first": sentence}
-    stated = neighbour_facts(objects, relations)
+    """A random scene in words: one sentence per neighbouring pair of the objects on the table, left to
+    right (`left_first`) or right to left (`right_first`), each stating the pair's left/right relation, or
+    where that is withheld by the margin, its front/behind relation, else that they stand next to each
+    other; then one sentence for each object on or in another ("The apple is in the bowl."). A pair noun
+    (`nouns`) takes "are"."""
+    carried = {a: f"on the {b}" for a, b in relations.get("on", [])} | {a: f"in the {b}" for a, b in relations.get("inside", [])}
+    standing = tuple(o for o in objects if o not in carried)
+    held = [f"The {a} is {carried[a]}." for a in objects if a in carried]
+    if len(standing) == 1:
+        sentence = f"The {standing[0]} is on the table."
+        return {"left_first": nouns.agree(" ".join([sentence, *held])), "right_first": nouns.agree(" ".join([sentence, *held[::-1]]))}
+    stated = neighbour_facts(standing, relations)
     backwards = [(b, CONVERSE.get(r), a) for a, r, b in reversed(stated)]
     return {
-        "left_first": nouns.agree(" ".join(_sentence(fact) for fact in stated)),
-        "right_first": nouns.agree(" ".join(_sentence(fact) for fact in backwards)),
+        "left_first": nouns.agree(" ".join([*(_sentence(fact) for fact in stated), *held])),
+        "right_first": nouns.agree(" ".join([*(_sentence(fact) for fact in backwards), *held[::-1]])),
     }
 
 

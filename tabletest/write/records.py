@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
+from tabletest.layout.arrangements import Contact
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.spec import SceneSpec
 from tabletest.truth.geometry import camera_record, object_geometry
@@ -64,7 +65,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
     for obj, placed, facts in zip(objects, scene.objects, measured):
         obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"], covered_by=facts["covered_by"])
     hidden = frozenset(o["name"] for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
-    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden, truth.nouns)
+    text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden, truth.nouns, truth.contact)
     pose = scene.camera
     appearance = {
         "config_sha256": truth.config_sha256,
@@ -102,3 +103,4 @@ class RandomTruth:
     config_sha256: str
     seed: int
     nouns: Nouns = Nouns()
+    contact: Contact | None = None

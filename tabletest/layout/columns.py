@@ -1,0 +1,121 @@
+"""A model as columns: over a grid on its footprint, the lowest and highest point of its surface in
+each cell (in its own canonical frame: resting on z = 0, footprint centred on the origin).
+
+Placement off the table plane needs the real shape, not the box: where a carrier's top is under each
+point of what it carries, how far down the cavity of a container goes, where two objects meet side by
+side. Treating each cell as solid from its lowest to its highest point is conservative: two objects
+whose columns never overlap do not interpenetrate (to the grid's resolution, measured by
+`scripts/bench_arrangements.py` against the exact meshes). Pure NumPy on the model file, so text
+records know every relation without Blender, and the same file gives the same columns on any machine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+CELL_M = 0.002  # grid spacing: 2 mm
+ROUND_M = 1e-5  # heights are rounded to this, so float noise never reaches a placement
+
+
+@dataclass(frozen=True, eq=False)
+class Columns:
+    """`bottom[j, i]`/`top[j, i]`: the surface's lowest/highest z in cell (i, j), NaN where the model has
+    nothing; cell (i, j) spans x0 + i·cell .. x0 + (i + 1)·cell (and y likewise)."""
+
+    x0: float
+    y0: float
+    cell: float
+    bottom: np.ndarray
+    top: np.ndarray
+
+    @property
+    def filled(self) -> np.ndarray:
+        return ~np.isnan(self.top)
+
+    def cell_centers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """x, y (own frame), bottom and top of every filled cell, as flat arrays."""
+        j, i = np.nonzero(self.filled)
+        return self.x0 + (i + 0.5) * self.cell, self.y0 + (j + 0.5) * self.cell, self.bottom[j, i], self.top[j, i]
+
+    def lookup(self, x: np.ndarray, y: np.ndarray, which: str, reach: int = 1) -> np.ndarray:
+        """The highest `top` (or lowest `bottom`) within `reach` cells of each point (own frame), NaN off the
+        model: a point between two grid samples takes the worse of its neighbours, never an interpolation."""
+        grid = self._grown(which, reach)
+        i = np.floor((x - self.x0) / self.cell).astype(int)
+        j = np.floor((y - self.y0) / self.cell).astype(int)
+        inside = (i >= 0) & (j >= 0) & (i < grid.shape[1]) & (j < grid.shape[0])
+        out = np.full(x.shape, np.nan)
+        out[inside] = grid[j[inside], i[inside]]
+        return out
+
+    def _grown(self, which: str, reach: int) -> np.ndarray:
+        key = (which, reach)
+        cache = self.__dict__.setdefault("_grown_cache", {})
+        if key not in cache:
+            cache[key] = _grow(self.top if which == "top" else -self.bottom, reach)
+            if which == "bottom":
+                cache[key] = -cache[key]
+        return cache[key]
+
+
+def _grow(values: np.ndarray, reach: int) -> np.ndarray:
+    """The maximum over each cell's (2·reach + 1)² neighbourhood, NaN (nothing) ignored."""
+    padded = np.pad(np.where(np.isnan(values), -np.inf, values), reach, constant_values=-np.inf)
+    out = np.full(values.shape, -np.inf)
+    rows, cols = values.shape
+    for dj in range(2 * reach + 1):
+        for di in range(2 * reach + 1):
+            out = np.maximum(out, padded[dj : dj + rows, di : di + cols])
+    return np.where(np.isinf(out), np.nan, out)
+
+
+def columns_of(vertices: np.ndarray, faces: np.ndarray, cell: float = CELL_M) -> Columns:
+    """Rasterise a triangle mesh (canonical frame) into columns: each triangle is sampled on a barycentric
+    grid no coarser than half a cell in plan (its edges included, so walls seen edge-on from above, a mug's
+    side or a bowl's rim, still fill their cells), and each cell keeps the lowest and highest sample."""
+    lo, hi = vertices[:, :2].min(axis=0), vertices[:, :2].max(axis=0)
+    x0, y0 = lo[0] - cell, lo[1] - cell
+    nx, ny = int(math.ceil((hi[0] - x0) / cell)) + 2, int(math.ceil((hi[1] - y0) / cell)) + 2
+    points = _surface_samples(vertices[faces], cell / 2)
+    i = np.clip(np.floor((points[:, 0] - x0) / cell).astype(int), 0, nx - 1)
+    j = np.clip(np.floor((points[:, 1] - y0) / cell).astype(int), 0, ny - 1)
+    flat = j * nx + i
+    top = np.full(nx * ny, -np.inf)
+    bottom = np.full(nx * ny, np.inf)
+    np.maximum.at(top, flat, points[:, 2])
+    np.minimum.at(bottom, flat, points[:, 2])
+    top = np.where(np.isinf(top), np.nan, np.round(top / ROUND_M) * ROUND_M).reshape(ny, nx)
+    bottom = np.where(np.isinf(bottom), np.nan, np.round(np.maximum(bottom, 0.0) / ROUND_M) * ROUND_M).reshape(ny, nx)
+    return Columns(round(float(x0), 6), round(float(y0), 6), cell, bottom, top)
+
+
+def _surface_samples(triangles: np.ndarray, spacing: float) -> np.ndarray:
+    """Points on every triangle, `spacing` apart or closer in plan: triangles with the same number of
+    divisions n are sampled together on the grid (a/n, b/n) with a + b <= n."""
+    lengths = np.linalg.norm((triangles - np.roll(triangles, 1, axis=1))[:, :, :2], axis=2).max(axis=1)
+    divisions = np.maximum(1, np.ceil(lengths / spacing)).astype(int)
+    samples = []
+    for n in np.unique(divisions):
+        a, b = np.meshgrid(np.arange(n + 1), np.arange(n + 1))
+        keep = a + b <= n
+        weights = np.c_[a[keep], b[keep], n - a[keep] - b[keep]] / n  # (P, 3)
+        samples.append(np.einsum("pk,tkd->tpd", weights, triangles[divisions == n]).reshape(-1, 3))
+    return np.concatenate(samples)
+
+
+@lru_cache(maxsize=256)
+def model_columns(path: str, sha256: str) -> Columns:
+    """The columns of a model file (GLB, canonical frame); `sha256` names its bytes, so a changed file is
+    measured again."""
+    from tabletest.assets.canonical import bake, load_world
+
+    meshes = [mesh for _, mesh in bake(load_world(Path(path)))]
+    offsets = np.cumsum([0] + [len(m.vertices) for m in meshes])
+    vertices = np.concatenate([m.vertices for m in meshes])
+    faces = np.concatenate([m.faces + offset for m, offset in zip(meshes, offsets)])
+    return columns_of(np.asarray(vertices, dtype=float), np.asarray(faces))

@@ -1,0 +1,93 @@
+"""Relations off the table plane, from the final poses and the models' columns (never from how the scene
+was drawn): on / under, inside / contains, touching, above / below, next to.
+
+Margins as for the other relations: a pair within `contact_m` of touching or of resting is labelled, a
+pair farther than twice that is not, and one in between is withheld (`ambiguous` with `touching`); a
+pair within `next_to_m` is next to each other, beyond it by more than `margin_m` it is not, and in
+between it is withheld (`next_to`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from tabletest.layout.arrangements import Pose, Shape, horizontal_gap, surface_gap, to_own, vertical_gap
+from tabletest.layout.random_config import Arrangements
+from tabletest.layout.random_scene import PlacedObject
+
+CONTACT_KEYS = ("on", "under", "inside", "contains", "touching", "above", "below", "next_to")
+
+
+def contact_relations(
+    objs: Sequence[PlacedObject], shapes: Mapping[str, Shape], arrangements: Arrangements, next_to_margin_m: float, table_top: float
+) -> tuple[dict[str, list], list[list[str]]]:
+    """The relations among `objs` (those not hidden) and the pairs withheld inside a margin."""
+    c = arrangements.contact_m
+    poses = [Pose(*o.position_m, o.yaw_deg) for o in objs]
+    shape = [shapes[o.name] for o in objs]
+    names = [o.name for o in objs]
+    rel: dict[str, list] = {key: [] for key in CONTACT_KEYS}
+    ambiguous: list[list[str]] = []
+    carrier: dict[int, int] = {}
+    for i, j in itertools.permutations(range(len(objs)), 2):
+        gap = vertical_gap(shape[i], poses[i], shape[j], poses[j]) if _near(objs[i], objs[j], 0.0) else None
+        if gap is None:
+            continue
+        if _inside(objs[i], objs[j], shape[j], poses[j], c):
+            rel["inside"].append([names[i], names[j]])
+            carrier[i] = j
+        elif abs(gap) <= c and poses[i].z > table_top + c:
+            rel["on"].append([names[i], names[j]])
+            carrier[i] = j
+        if poses[i].z >= poses[j].z + shape[j].size_m[2] - c:
+            rel["above"].append([names[i], names[j]])
+    for i, j in itertools.combinations(range(len(objs)), 2):
+        if not _near(objs[i], objs[j], arrangements.next_to_m + next_to_margin_m):
+            continue
+        touch = surface_gap(shape[i], poses[i], shape[j], poses[j], 2 * c)
+        if touch is not None and touch <= c:
+            rel["touching"] += [[names[i], names[j]], [names[j], names[i]]]
+        elif touch is not None and touch <= 2 * c:
+            ambiguous.append([names[i], names[j], "touching"])
+        if _same_surface(i, j, carrier, poses, table_top, c):
+            apart = touch if touch is not None and touch <= c else horizontal_gap(shape[i], poses[i], shape[j], poses[j])
+            if apart <= arrangements.next_to_m:
+                rel["next_to"] += [[names[i], names[j]], [names[j], names[i]]]
+            elif apart <= arrangements.next_to_m + next_to_margin_m:
+                ambiguous.append([names[i], names[j], "next_to"])
+    rel["under"] = [[b, a] for a, b in rel["on"]]
+    rel["contains"] = [[b, a] for a, b in rel["inside"]]
+    rel["below"] = [[b, a] for a, b in rel["above"]]
+    return rel, ambiguous
+
+
+def stacked_pairs(rel: Mapping[str, list]) -> set[frozenset[str]]:
+    """Pairs one of which is on, in or above the other: neither left nor right of, nor in front of, each other."""
+    return {frozenset(pair) for key in ("on", "inside", "above") for pair in rel[key]}
+
+
+def _near(a: PlacedObject, b: PlacedObject, slack: float) -> bool:
+    """Whether the two boxes' footprint circles come within `slack` (a cheap test before the columns)."""
+    reach = math.hypot(*a.size_m[:2]) / 2 + math.hypot(*b.size_m[:2]) / 2
+    return math.dist(a.position_m[:2], b.position_m[:2]) < reach + slack
+
+
+def _inside(a: PlacedObject, b: PlacedObject, container: Shape, pose: Pose, c: float) -> bool:
+    """a's footprint centre within b's opening, its lowest point below b's rim and not below b's base."""
+    if container.container is None:
+        return False
+    x, y = to_own(pose, np.array([a.position_m[0]]), np.array([a.position_m[1]]))
+    x0, y0, x1, y1 = container.container
+    w, d = container.size_m[0], container.size_m[1]
+    within = -w / 2 + x0 * w <= x[0] <= -w / 2 + x1 * w and -d / 2 + y0 * d <= y[0] <= -d / 2 + y1 * d
+    return bool(within and pose.z - c <= a.position_m[2] < pose.z + container.size_m[2] - c)
+
+
+def _same_surface(i: int, j: int, carrier: Mapping[int, int], poses: Sequence[Pose], table_top: float, c: float) -> bool:
+    if i in carrier or j in carrier:
+        return carrier.get(i) == carrier.get(j)
+    return abs(poses[i].z - table_top) <= c and abs(poses[j].z - table_top) <= c

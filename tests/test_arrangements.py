@@ -1,0 +1,233 @@
+"""Random scenes off the table plane: objects on, in and touching others, placed in pure Python from
+the models' shapes, checked with real engines (python-fcl on the exact meshes, MuJoCo), and labelled
+from the final geometry."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import yaml
+
+from tabletest.assets.manifest import load_manifest
+from tabletest.config import load_catalog, load_config
+from tabletest.errors import UserError
+from tabletest.layout.arrangements import Contact, Pose, Shape, carry
+from tabletest.layout.physics import plausibility
+from tabletest.layout.random_config import RandomConfig, load_random_config
+from tabletest.layout.random_scene import PlacedObject, sample_scene
+from tabletest.layout.random_set import make_random_set
+from tabletest.truth.contact import contact_relations
+from tabletest.truth.geometry import scene_relations
+from tabletest.truth.vignettes import relation_vignettes
+
+from conftest import REPO, run_cli
+
+TOP = load_config().table.height_m
+RES = (512, 384)
+CATALOG = load_catalog()
+
+
+def config_with(**arrangements) -> RandomConfig:
+    """The shipped random config with its `arrangements` replaced (others at their defaults)."""
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data["arrangements"] = arrangements
+    return RandomConfig.model_validate(data)
+
+
+def with_count(config: RandomConfig, lo: int, hi: int) -> RandomConfig:
+    data = config.model_dump(mode="json")
+    data["objects"]["count"] = [lo, hi]
+    return RandomConfig.model_validate(data)
+
+
+@pytest.fixture(scope="module")
+def entries(builtin_assets):
+    return load_manifest(builtin_assets).objects
+
+
+def scenes_of(config, entries, assets, pool, count, seed=0):
+    random_set = make_random_set(CATALOG, config, seed, count, pool, None, None, None)
+    contact = random_set.contact(entries, assets)
+    sizes = {n: e.size_m for n, e in entries.items()}
+    scenes = list(random_set.scenes(sizes, TOP, 36.0, RES, shapes=contact.shapes if contact else None))
+    return scenes, contact
+
+
+def relations_of(scene, contact):
+    return scene_relations(scene.objects, scene.camera.pinhole(RES), load_random_config().relations, {o.name: "artifact" for o in scene.objects}, contact=contact)
+
+
+@pytest.mark.parametrize(
+    "pool,arrangement,key",
+    [(("book", "apple"), {"stack": 0.4}, "on"), (("bowl", "egg"), {"contain": 0.4}, "inside"), (("mug", "apple"), {"touch": 0.4}, "touching")],
+)
+def test_each_arrangement_appears_at_its_configured_rate(entries, builtin_assets, pool, arrangement, key):
+    config = with_count(config_with(**arrangement), 2, 2)
+    scenes, contact = scenes_of(config, entries, builtin_assets, pool, 300)
+    share = np.mean([bool(relations_of(s, contact)[key]) for s in scenes])
+    assert abs(share - 0.4) < 0.08, share
+    flat, flat_contact = scenes_of(with_count(config_with(), 2, 2), entries, builtin_assets, pool, 50)
+    assert flat_contact is None and all(o.position_m[2] == TOP for s in flat for o in s.objects)
+
+
+def test_two_levels_where_the_shapes_allow_and_not_beyond_max_levels(entries, builtin_assets):
+    pool = ("book", "bowl", "egg")
+    found = []
+    for levels in (2, 1):
+        scenes, contact = scenes_of(with_count(config_with(stack=0.5, contain=0.5, max_levels=levels), 3, 3), entries, builtin_assets, pool, 120)
+        two = [s for s in scenes if {("egg", "bowl"), ("bowl", "book")} <= {tuple(p) for key in ("on", "inside") for p in relations_of(s, contact)[key]}]
+        found.append(len(two))
+        for scene in two:
+            rel = relations_of(scene, contact)
+            assert ["egg", "book"] in rel["above"] and ["book", "egg"] in rel["below"]
+            assert ["egg", "bowl"] not in rel["above"]  # it sits below the bowl's rim
+    assert found[0] > 0 and found[1] == 0
+
+
+def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, builtin_assets):
+    """fcl on the meshes: nothing interpenetrates deeper than 1 mm, nothing carried floats more than 2 mm
+    above its carrier, touching objects are within `contact_m`; MuJoCo: what is carried stays put."""
+    config = load_random_config()
+    pool = ("book", "laptop", "bowl", "mug", "trophy", "apple", "egg", "lemon", "strawberry", "tomato", "orange", "padlock", "cupcake")
+    scenes, contact = scenes_of(with_count(config, 3, 6), entries, builtin_assets, pool, 150, seed=7)
+    carried_total, simulated = 0, 0
+    for scene in scenes:
+        rel, _ = contact_relations(scene.objects, contact.shapes, config.arrangements, 0.04, TOP)
+        carried = [tuple(p) for p in rel["on"] + rel["inside"]]
+        seconds = 2.0 if carried and simulated < 12 else 0.0
+        result = plausibility(scene.objects, contact.shapes, carried, TOP, seconds)
+        assert result.overlaps_over_1mm == 0 and result.deepest_overlap_m < 0.001, scene.id
+        assert all(gap <= 0.002 for gap in result.carried_gaps_m), (scene.id, result.carried_gaps_m)
+        carried_total += len(carried)
+        if seconds:
+            simulated += 1
+            moved = {a: result.moved_m[a] for a, _ in carried}
+            assert max(moved.values()) < 0.005, (scene.id, moved)
+    assert carried_total >= 30 and simulated == 12
+
+
+def test_scene_i_is_a_pure_function_of_config_seed_and_i(entries, builtin_assets, tmp_path):
+    config = load_random_config()
+    forwards, contact = scenes_of(config, entries, builtin_assets, None, 40, seed=3)
+    random_set = make_random_set(CATALOG, config, 3, 40, None, None, None, None)
+    sizes = {n: e.size_m for n, e in entries.items()}
+    backwards = [sample_scene(config, random_set.pool, sizes, 3, i, TOP, 36.0, RES, contact.shapes) for i in reversed(range(40))]
+    assert backwards[::-1] == forwards
+    assert any(o.position_m[2] > TOP for s in forwards for o in s.objects)
+    args = ["vignettes", "--scenes", "random", "--count", "30", "--seed", "3", "--assets", str(builtin_assets)]
+    first = run_cli(*args, "--out", str(tmp_path / "a.jsonl"))
+    second = run_cli(*args, "--out", str(tmp_path / "b.jsonl"))
+    assert first.returncode == 0 and second.returncode == 0, first.stderr
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    records = [json.loads(line) for line in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert all({"on", "under", "inside", "contains", "touching", "above", "below", "next_to"} <= r["relations"].keys() for r in records)
+
+
+def _shape(entries, assets, name):
+    entry = entries[name]
+    role = CATALOG.by_name(name)
+    return Shape(entry.size_m, str(assets / entry.file), entry.sha256, role.support, role.container)
+
+
+def test_relations_come_from_the_geometry_with_their_margins(entries, builtin_assets):
+    """An apple put on a book is on it, above it, touching it, and neither left/right nor in front/behind
+    of it; two objects side by side are touching, withheld, next to, withheld or apart by their gap."""
+    import random
+
+    config = load_random_config()
+    book, apple, mug = (_shape(entries, builtin_assets, n) for n in ("book", "apple", "mug"))
+    shapes = {"book": book, "apple": apple, "mug": mug}
+    book_pose = Pose(0.0, 0.0, TOP, 20.0)
+    pose = carry(random.Random(1), "on", apple, book, book_pose, (0, 360), 50, [], 0.006)
+    assert pose is not None and abs(pose.z - (TOP + book.size_m[2])) < 0.001
+    placed = [PlacedObject("book", (0.0, 0.0, TOP), 20.0, book.size_m), PlacedObject("apple", (pose.x, pose.y, pose.z), pose.yaw_deg, apple.size_m)]
+    camera_scene = sample_scene(with_count(config_with(), 1, 1), ("book",), {"book": book.size_m}, 0, 0, TOP, 36.0, RES)
+    rel = scene_relations(placed, camera_scene.camera.pinhole(RES), config.relations, {"book": "artifact", "apple": "natural"}, contact=Contact(shapes, config.arrangements))
+    assert rel["on"] == [["apple", "book"]] and rel["under"] == [["book", "apple"]]
+    assert ["apple", "book"] in rel["above"] and ["apple", "book"] in rel["touching"] and ["book", "apple"] in rel["touching"]
+    assert not rel["left_of"] and not rel["in_front_of"] and not rel["next_to"]
+    assert {"left_right", "front_back"} <= {entry[2] for entry in rel["ambiguous"]}
+    vignette = relation_vignettes(("book", "apple"), rel)
+    assert vignette["left_first"] == "The book is on the table. The apple is on the book."
+
+    c, near = config.arrangements.contact_m, config.arrangements.next_to_m
+    for gap, expected in [(0.001, "touching"), (1.5 * c, "withheld touching"), (0.02, "next_to"), (near + 0.02, "withheld next_to"), (near + 0.08, None)]:
+        mug_x = _side_by_side(apple, mug, gap)
+        objs = [PlacedObject("apple", (0.0, 0.0, TOP), 0.0, apple.size_m), PlacedObject("mug", (mug_x, 0.0, TOP), 0.0, mug.size_m)]
+        rel, withheld = contact_relations(objs, shapes, config.arrangements, config.relations.margin_m, TOP)
+        kinds = {entry[2] for entry in withheld}
+        assert (["apple", "mug"] in rel["touching"]) == (expected == "touching"), (gap, rel, withheld)
+        assert ("touching" in kinds) == (expected == "withheld touching"), (gap, withheld)
+        assert (["apple", "mug"] in rel["next_to"]) == (expected in ("touching", "withheld touching", "next_to")), (gap, rel)
+        assert ("next_to" in kinds) == (expected == "withheld next_to"), (gap, withheld)
+
+
+def _side_by_side(a: Shape, b: Shape, gap: float) -> float:
+    """The x at which b (yaw 0) stands `gap` to the right of a (at the origin, yaw 0), from their meshes."""
+    from tabletest.layout.arrangements import horizontal_gap
+
+    x = (a.size_m[0] + b.size_m[0]) / 2 + gap
+    for _ in range(4):  # boxes touch before meshes do: close the difference
+        measured = horizontal_gap(a, Pose(0, 0, TOP, 0), b, Pose(x, 0, TOP, 0))
+        x -= measured - gap
+    return x
+
+
+@pytest.mark.parametrize(
+    "arrangements,message",
+    [
+        ({"stack": 1.5}, "arrangements.stack: Input should be less than or equal to 1"),
+        ({"touch": -0.1}, "arrangements.touch: Input should be greater than or equal to 0"),
+        ({"stack": 0.6, "contain": 0.6}, "arrangements: stack + contain + touch is 1.2: they share one draw per object"),
+        ({"stack": 0.3, "max_levels": 7}, "arrangements: max_levels 7 stacks higher than the camera can frame over a table; use 1 to 3"),
+    ],
+)
+def test_bad_arrangement_configs_are_refused_in_one_line(tmp_path, arrangements, message):
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data["arrangements"] = arrangements
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = tmp_path / "out.jsonl"
+    result = run_cli("vignettes", "--scenes", "random", "--count", "3", "--random-config", str(path), "--out", str(out))
+    assert result.returncode == 2 and f"{path}: {message}" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.parametrize(
+    "name,field,region,message",
+    [
+        ("bowl", "container", [0.45, 0.45, 0.55, 0.55], "the bowl's container opening (1.6 x 1.6 cm) is smaller than every other object of the catalog"),
+        ("calculator", "support", [0.05, 0.05, 0.95, 0.95], "the calculator's support region is not flat"),
+        ("book", "support", [0.5, 0.2, 0.4, 0.9], "region [0.5, 0.2, 0.4, 0.9] is not [x0, y0, x1, y1] with 0 <= x0 < x1 <= 1"),
+    ],
+)
+def test_bad_carrier_declarations_are_refused_before_anything_starts(tmp_path, builtin_assets, name, field, region, message):
+    data = yaml.safe_load((REPO / "configs" / "objects.yaml").read_text())
+    next(o for o in data["objects"] if o["name"] == name)[field] = region
+    catalog = tmp_path / "objects.yaml"
+    catalog.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "render"
+    result = run_cli(
+        "render", "--scenes", "random", "--count", "2", "--catalog", str(catalog), "--assets", str(builtin_assets),
+        "--resolution", "32x24", "--samples", "1", "--out", str(out),
+    )
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_a_support_the_user_declares_carries_things(entries, builtin_assets, tmp_path):
+    """Any model gets a flat top by a `support` region in the catalog (the hourglass has none built in)."""
+    from tabletest.config import load_catalog as load
+
+    data = yaml.safe_load((REPO / "configs" / "objects.yaml").read_text())
+    next(o for o in data["objects"] if o["name"] == "hourglass")["support"] = [0.1, 0.1, 0.9, 0.9]
+    path = tmp_path / "objects.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    config = with_count(config_with(stack=1.0), 2, 2)
+    for catalog, expected in ((CATALOG, 0), (load(path), 40)):
+        random_set = make_random_set(catalog, config, 0, 40, ("hourglass", "strawberry"), None, None, None)
+        contact = random_set.contact(entries, builtin_assets)
+        scenes = list(random_set.scenes({n: e.size_m for n, e in entries.items()}, TOP, 36.0, RES, shapes=contact.shapes))
+        assert sum(relations_of(s, contact)["on"] == [["strawberry", "hourglass"]] for s in scenes) == expected
