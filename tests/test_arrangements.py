@@ -5,14 +5,15 @@ from the final geometry."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from conftest import REPO, run_cli
 
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
-from tabletest.errors import UserError
 from tabletest.layout.arrangements import Contact, Pose, Shape, carry
 from tabletest.layout.physics import plausibility
 from tabletest.layout.random_config import RandomConfig, load_random_config
@@ -21,8 +22,6 @@ from tabletest.layout.random_set import make_random_set
 from tabletest.truth.contact import contact_relations
 from tabletest.truth.geometry import scene_relations
 from tabletest.truth.vignettes import relation_vignettes
-
-from conftest import REPO, run_cli
 
 TOP = load_config().table.height_m
 RES = (512, 384)
@@ -110,8 +109,9 @@ def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, bui
 
 def test_scene_i_is_a_pure_function_of_config_seed_and_i(entries, builtin_assets, tmp_path):
     config = load_random_config()
-    forwards, contact = scenes_of(config, entries, builtin_assets, None, 40, seed=3)
-    random_set = make_random_set(CATALOG, config, 3, 40, None, None, None, None)
+    pool = ("book", "bowl", "mug", "apple", "egg", "lemon", "lamp", "teapot")
+    forwards, contact = scenes_of(config, entries, builtin_assets, pool, 40, seed=3)
+    random_set = make_random_set(CATALOG, config, 3, 40, pool, None, None, None)
     sizes = {n: e.size_m for n, e in entries.items()}
     backwards = [sample_scene(config, random_set.pool, sizes, 3, i, TOP, 36.0, RES, contact.shapes) for i in reversed(range(40))]
     assert backwards[::-1] == forwards
@@ -231,3 +231,118 @@ def test_a_support_the_user_declares_carries_things(entries, builtin_assets, tmp
         contact = random_set.contact(entries, builtin_assets)
         scenes = list(random_set.scenes({n: e.size_m for n, e in entries.items()}, TOP, 36.0, RES, shapes=contact.shapes))
         assert sum(relations_of(s, contact)["on"] == [["strawberry", "hourglass"]] for s in scenes) == expected
+
+
+def render_stacked(folder: Path, assets: Path, only: str, count: int, seed: int, *args: str) -> Path:
+    """A real render of three-object scenes drawn from `only` with stacking and containment at 0.5 each."""
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    data["arrangements"] = {"stack": 0.5, "contain": 0.5}
+    data["objects"]["count"] = [3, 3]
+    config = folder / "random.yaml"
+    config.write_text(yaml.safe_dump(data))
+    out = folder / "render"
+    result = run_cli(
+        "render", "--scenes", "random", "--count", str(count), "--seed", str(seed), "--only", only, "--random-config", str(config),
+        "--assets", str(assets), "--samples", "1", "--out", str(out), "--quiet", *args,
+    )
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def stacked_render(builtin_assets, tmp_path_factory):
+    """A small real render with masks whose scenes hold an object on another and one in a bowl."""
+    folder = tmp_path_factory.mktemp("stacked")
+    return render_stacked(folder, builtin_assets, "book,bowl,apple,egg,lemon", 6, 1, "--resolution", "160x120", "--masks")
+
+
+def _records(folder):
+    return [json.loads(line) for line in (folder / "metadata.jsonl").read_text().splitlines()]
+
+
+def test_verify_passes_a_real_render_and_catches_a_planted_wrong_on_and_inside(stacked_render, builtin_assets, tmp_path):
+    import shutil
+
+    records = _records(stacked_render)
+    assert any(r["relations"]["on"] for r in records) and any(r["relations"]["inside"] for r in records)
+    clean = run_cli("verify", str(stacked_render), "--assets", str(builtin_assets))
+    assert clean.returncode == 0 and "on, inside, above (depth pass)" in clean.stdout, clean.stdout
+    for key in ("on", "inside"):
+        planted = Path(shutil.copytree(stacked_render, tmp_path / key))
+        edited = _records(planted)
+        record = next(r for r in edited if r["relations"][key])
+        a, b = record["relations"][key][0]
+        record["relations"][key] = [[b, a]]  # the carrier on (or in) what it carries
+        (planted / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in edited))
+        result = run_cli("verify", str(planted), "--assets", str(builtin_assets))
+        assert result.returncode == 1, result.stdout
+        assert f"DISAGREES {record['id']} [off_plane] {key} ['{b}', '{a}']" in result.stdout, result.stdout
+        assert f"DISAGREES {record['id']} [derived] relations.{key}" in result.stdout
+
+
+def test_verify_without_the_models_says_so(stacked_render, tmp_path):
+    result = run_cli("verify", str(stacked_render), "--assets", str(tmp_path / "nowhere"))
+    assert result.returncode == 0, result.stdout
+    assert "relations of a set with objects off the table plane" in result.stdout and "pass --assets" in result.stdout
+
+
+def test_questions_ask_on_inside_and_touching_with_balanced_golds(stacked_render, tmp_path):
+    out = tmp_path / "questions.jsonl"
+    result = run_cli("questions", "--from", str(stacked_render), "--forms", "questions", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    questions = [q for q in map(json.loads, out.read_text().splitlines()) if q["skill"] == "support"]
+    records = {r["id"]: r for r in _records(stacked_render)}
+    asked = {q["relation"] for q in questions}
+    assert {"on", "inside", "touching"} <= asked
+    for q in questions:
+        a, b = q["objects"]
+        relations = records[q["scene_id"]]["relations"]
+        if q["answer_type"] == "yes/no":
+            assert q["answer"] == ([a, b] in relations[q["relation"]]), q
+        else:
+            converse = {"on": "under", "inside": "contains", "above": "below"}[q["relation"]]
+            assert ([a, b] in relations[q["relation"]]) == (q["answer"] == q["options"][0]), q
+            assert ([a, b] in relations[converse]) == (q["answer"] == q["options"][1]), q
+    for relation in asked:
+        for kind in ("yes/no", "choice"):
+            answers = [str(q["answer"]) for q in questions if q["relation"] == relation and q["answer_type"] == kind]
+            assert len(set(answers.count(x) for x in set(answers))) <= 1, (relation, kind, answers)
+
+
+def test_stories_infer_above_from_what_is_inside_what_rests_on_something(builtin_assets, tmp_path):
+    """SpartQA's rules off the table plane: an egg inside a bowl that is above a book is above the book
+    (containment), and the book is below it (inverse); every gold agrees with the render's own relations."""
+    out = render_stacked(tmp_path, builtin_assets, "book,bowl,egg", 12, 2, "--resolution", "64x48")
+    stories = tmp_path / "stories.jsonl"
+    assert run_cli("questions", "--from", str(out), "--forms", "stories", "--out", str(stories)).returncode == 0
+    records = {r["id"]: r["relations"] for r in _records(out)}
+    vertical = [q for q in map(json.loads, stories.read_text().splitlines()) if q["relation"] in ("above", "below")]
+    assert any("containment" in q["derivation"]["rules"] for q in vertical)
+    for q in vertical:
+        a, b = q["objects"]
+        assert q["answer"] == ([a, b] in records[q["scene_id"]][q["relation"]]), q
+        assert q["frame"] is None and not q["text"].startswith("From the viewer")
+
+
+def test_prompt_5_opt_in_asks_inside_where_it_is_true_and_scores_it(stacked_render, tmp_path):
+    from tabletest.score.judge import judge
+    from tabletest.score.lexicon import load_lexicon
+
+    plain, opted = tmp_path / "plain.jsonl", tmp_path / "inside.jsonl"
+    for out, extra in ((plain, []), (opted, ["--inside-true"])):
+        result = run_cli("prompts", "--dataset", str(stacked_render), "--types", "5", "--out", str(out), *extra)
+        assert result.returncode == 0, result.stderr
+    before = [json.loads(line) for line in plain.read_text().splitlines()]
+    after = [json.loads(line) for line in opted.read_text().splitlines()]
+    assert [q for q in after if q["answer"]["relation"] != "inside"] == before  # the study's queries, unchanged
+    assert all(q["answer"]["relation"] in ("left", "right") for q in before)  # the study's protocol: inside never true
+    inside = [q for q in after if q["answer"]["relation"] == "inside"]
+    records = {r["id"]: r for r in _records(stacked_render)}
+    assert inside and all([q["objects"]["A"], q["objects"]["B"]] in records[q["scene_id"]]["relations"]["inside"] for q in inside)
+    assert len({q["qid"] for q in after}) == len(after)
+    lexicon = load_lexicon(CATALOG)
+    q = inside[0]
+    a, b = q["objects"]["A"], q["objects"]["B"]
+    assert judge(q, f"The {a} is inside of the {b}.", lexicon).status == "correct"
+    assert judge(q, f"The {a} is to the left of the {b}.", lexicon).status == "wrong"
+    assert judge(q, f"The {b} is inside the {a}.", lexicon).status == "wrong"

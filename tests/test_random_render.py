@@ -69,7 +69,7 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
             assert np.allclose(uvw[:2] / uvw[2], obj["center_px"], atol=0.05), (record["id"], obj["name"])
             x0, y0, x1, y1 = obj["bbox_px"]
             assert 0 < x0 < x1 < 64 and 0 < y0 < y1 < 48  # every object whole in the frame
-            assert 0 < obj["visible_fraction"] <= 1 and (mask == position + 1).any()
+            assert 0 <= obj["visible_fraction"] <= 1 and (mask == position + 1).any() == (obj["visible_fraction"] > 0)
         names = [o["name"] for o in record["objects"]]
         us = [o["center_px"][0] for o in record["objects"]]
         assert us == sorted(us)  # left to right as the camera sees them

@@ -10,11 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
 
-from conftest import run_cli
+from conftest import REPO, run_cli
 
 POOL = ("mug", "banana", "lamp", "tomato", "teapot", "book")
 
@@ -27,9 +28,17 @@ def assets(tmp_path_factory) -> Path:
 
 
 def render_into(out: Path, assets: Path, seed: int, count: int) -> subprocess.CompletedProcess:
+    """Random scenes with every object apart on the table: what these tampering checks were measured on (objects
+    on, in and beside others get their own render and planted labels in test_arrangements.py)."""
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    del data["arrangements"]
+    config = out.parent / f"{out.name}-random.yaml"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(yaml.safe_dump(data))
     return run_cli(
         "render", "--scenes", "random", "--count", str(count), "--seed", str(seed), "--only", ",".join(POOL), "--masks",
         "--resolution", "64x48", "--samples", "2", "--assets", str(assets), "--out", str(out), "--quiet",
+        "--random-config", str(config),
     )  # fmt: skip
 
 

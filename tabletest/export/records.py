@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from tabletest.truth.relations import CONTACT_KEYS
+
 STRINGS = pa.list_(pa.list_(pa.string()))
 FLOATS = pa.list_(pa.float64())
 
@@ -98,6 +100,7 @@ RANDOM_RELATIONS = pa.struct(
     [
         *((key, STRINGS) for key in ("left_of", "right_of", "between", "table_side", "in_front_of", "behind", "ambiguous")),
         *((key, STRINGS) for key in ("nearer", "farther", "bigger", "smaller", "taller", "shorter")),
+        *((key, STRINGS) for key in CONTACT_KEYS),  # null for a set without arrangements
         ("counts", pa.struct([("objects", pa.int64()), ("natural", pa.int64()), ("artifact", pa.int64())])),
         ("hidden", pa.list_(pa.string())),
     ]

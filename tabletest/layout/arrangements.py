@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import Delaunay, QhullError
+from scipy.spatial import ConvexHull, QhullError
 
 from tabletest.layout.columns import Columns, model_columns
 from tabletest.layout.random_config import Arrangements
@@ -23,6 +23,7 @@ from tabletest.layout.random_config import Arrangements
 Region = tuple[float, float, float, float]  # x0, y0, x1, y1: fractions of the footprint (x left to right, y front to back)
 REST_M = 0.0015  # a cell this close to its carrier bears on it (for the balance test)
 BALANCE_M = 0.002  # a single contact patch may sit this far off the centre of mass
+TILT_DEG = 3.0  # a carried object must stay balanced tipped this far (a knock, the slope of what carries it)
 SLIDE_STEPS = 14  # bisection steps sliding towards a neighbour: the gap left is under 0.1 mm
 SETTLE_STEPS_M = (0.004, 0.001)  # an object settling downhill moves in steps this long, coarse then fine
 SETTLE_DROP_M = 0.0001  # a step counts as downhill when it lowers the object by more than this
@@ -63,12 +64,21 @@ class Pose:
     yaw_deg: float
 
 
+def region_m(shape: Shape, region: Region) -> tuple[float, float, float, float]:
+    """A region (fractions of the footprint) in metres of the object's own frame: left, front, right, back."""
+    w, d = shape.size_m[0], shape.size_m[1]
+    return -w / 2 + region[0] * w, -d / 2 + region[1] * d, -w / 2 + region[2] * w, -d / 2 + region[3] * d
+
+
+def within(x: np.ndarray, y: np.ndarray, bounds: tuple[float, float, float, float]) -> np.ndarray:
+    left, front, right, back = bounds
+    return (x >= left) & (x <= right) & (y >= front) & (y <= back)
+
+
 def support_heights(shape: Shape) -> tuple[float, float]:
     """The lowest and highest top of the object's columns inside its support region."""
-    x0, y0, x1, y1 = shape.support
-    w, d = shape.size_m[0], shape.size_m[1]
     x, y, _, top = shape.columns.cell_centers()
-    inside = (x >= -w / 2 + x0 * w) & (x <= -w / 2 + x1 * w) & (y >= -d / 2 + y0 * d) & (y <= -d / 2 + y1 * d)
+    inside = within(x, y, region_m(shape, shape.support))
     return float(top[inside].min()), float(top[inside].max())
 
 
@@ -154,21 +164,26 @@ def rest_height(shape: Shape, pose: Pose, carrier: Shape, carrier_pose: Pose) ->
 
 
 def balanced(shape: Shape, pose: Pose, carrier: Shape, carrier_pose: Pose) -> bool:
-    """Whether the object, resting at `pose`, has its centre of mass (of its columns' volume) over the
-    patch where it bears on the carrier, so it stays put rather than tipping or rolling off."""
+    """Whether the object, resting at `pose`, has its centre of mass (of its columns' volume) over the patch
+    where it bears on the carrier, far enough inside it to stay put when tilted by `TILT_DEG` (a tall bottle
+    on the curved floor of a bowl is not, though its centre is over its base)."""
     wx, wy, bottom, top, _, above = cells_in(shape, pose, carrier, carrier_pose)
     weight = top - bottom
-    center = np.array([np.sum(wx * weight), np.sum(wy * weight)]) / max(float(np.sum(weight)), 1e-12)
+    total = max(float(np.sum(weight)), 1e-12)
+    center = np.array([np.sum(wx * weight), np.sum(wy * weight)]) / total
+    height = float(np.sum((bottom + top) / 2 * weight)) / total - float(np.min(bottom))
+    needed = height * math.tan(math.radians(TILT_DEG))
     bearing = ~np.isnan(above) & (bottom - above <= REST_M)
     points = np.c_[wx[bearing], wy[bearing]]
-    if len(points) == 0:
-        return False
     if len(points) >= 3:
         try:
-            if Delaunay(points).find_simplex(center) >= 0:
-                return True
+            hull = ConvexHull(points)
+            inside = -float(np.max(hull.equations[:, :2] @ center + hull.equations[:, 2]))  # distance to the edge
+            return inside >= needed
         except QhullError:
             pass  # the patch is a line or a point: judged by distance below
+    if len(points) == 0:
+        return False
     return float(np.min(np.hypot(points[:, 0] - center[0], points[:, 1] - center[1]))) <= BALANCE_M
 
 
@@ -179,9 +194,8 @@ def region_pose(rng: random.Random, shape: Shape, yaw_deg: float, carrier: Shape
     c, s = abs(math.cos(t)), abs(math.sin(t))
     dx, dy = shape.size_m[0] / 2, shape.size_m[1] / 2
     ex, ey = dx * c + dy * s, dx * s + dy * c  # half-extents of the turned footprint in the carrier's frame
-    w, d = carrier.size_m[0], carrier.size_m[1]
-    x0, x1 = -w / 2 + region[0] * w + ex, -w / 2 + region[2] * w - ex
-    y0, y1 = -d / 2 + region[1] * d + ey, -d / 2 + region[3] * d - ey
+    left, front, right, back = region_m(carrier, region)
+    x0, x1, y0, y1 = left + ex, right - ex, front + ey, back - ey
     if x0 > x1 or y0 > y1:
         return None
     x, y = to_world(carrier_pose, np.array([rng.uniform(x0, x1)]), np.array([rng.uniform(y0, y1)]))
@@ -215,10 +229,7 @@ def _in_region(shape: Shape, pose: Pose, carrier: Shape, carrier_pose: Pose, reg
     dx, dy = shape.size_m[0] / 2, shape.size_m[1] / 2
     corners = np.array([(-dx, -dy), (dx, -dy), (dx, dy), (-dx, dy)])
     ox, oy = to_own(carrier_pose, *to_world(pose, corners[:, 0], corners[:, 1]))
-    w, d = carrier.size_m[0], carrier.size_m[1]
-    return bool(
-        np.all((ox >= -w / 2 + region[0] * w) & (ox <= -w / 2 + region[2] * w) & (oy >= -d / 2 + region[1] * d) & (oy <= -d / 2 + region[3] * d))
-    )
+    return bool(np.all(within(ox, oy, region_m(carrier, region))))
 
 
 _COMPASS = [(math.cos(math.radians(a)), math.sin(math.radians(a))) for a in range(0, 360, 45)]
@@ -239,6 +250,9 @@ def carry(
     for _ in range(attempts):
         yaw = round(rng.uniform(yaw_range[0], yaw_range[1]), 3)
         probe = region_pose(rng, shape, yaw, carrier, carrier_pose, region)
+        if probe is None:  # it does not fit turned so: squared up with the carrier, as one sets a bowl on a book
+            yaw = round((carrier_pose.yaw_deg + 90 * round((yaw - carrier_pose.yaw_deg) / 90)) % 360, 3)
+            probe = region_pose(rng, shape, yaw, carrier, carrier_pose, region)
         if probe is None:
             continue
         pose = settle(shape, probe, carrier, carrier_pose, region)

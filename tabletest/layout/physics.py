@@ -24,7 +24,7 @@ from functools import lru_cache
 import numpy as np
 
 from tabletest.errors import UserError
-from tabletest.layout.arrangements import Shape, support_heights
+from tabletest.layout.arrangements import Shape, region_m, support_heights
 from tabletest.layout.random_scene import PlacedObject
 
 PROBE_M = 0.001  # an overlap that survives moving the objects this far apart is deeper than it
@@ -116,18 +116,21 @@ def _scene_xml(objects: Sequence[PlacedObject], shapes: Mapping[str, Shape], car
 
 
 def _height_field(shape: Shape) -> tuple[np.ndarray, list[float], list[float]]:
-    """The columns' tops as a MuJoCo height field, `FIELD_CELLS` columns to a point (the highest of them:
-    MuJoCo keeps at most 50 contacts between a body and a height field, so a fine grid would leave a flat
-    base held at one side only): elevations normalised to [0, 1], its size (x and y half-extents, top,
-    base) and its centre in the object's frame."""
+    """The columns' tops as a MuJoCo height field, one point per `FIELD_CELLS` × `FIELD_CELLS` columns (their
+    mean top, so a bowl's slope keeps its height; MuJoCo keeps at most 50 contacts between a body and a
+    height field, and a grid as fine as the columns would hold a base at one side only). Returns the
+    elevations normalised to [0, 1], its size (x and y half-extents, top, base) and its centre in the
+    object's frame."""
     columns = shape.columns
-    rows, cols = -(-columns.top.shape[0] // FIELD_CELLS), -(-columns.top.shape[1] // FIELD_CELLS)
-    padded = np.full((rows * FIELD_CELLS, cols * FIELD_CELLS), np.nan)
+    n = FIELD_CELLS
+    rows, cols = -(-columns.top.shape[0] // n), -(-columns.top.shape[1] // n)
+    padded = np.full((rows * n, cols * n), np.nan)
     padded[: columns.top.shape[0], : columns.top.shape[1]] = columns.top
-    blocks = padded.reshape(rows, FIELD_CELLS, cols, FIELD_CELLS)
-    top = np.nan_to_num(np.nanmax(np.where(np.isnan(blocks), -np.inf, blocks), axis=(1, 3)), neginf=0.0)
+    blocks = padded.reshape(rows, n, cols, n)
+    filled = (~np.isnan(blocks)).sum(axis=(1, 3))
+    top = np.where(filled > 0, np.nansum(blocks, axis=(1, 3)) / np.maximum(filled, 1), 0.0)
     height = max(float(top.max()), 1e-4)
-    step = FIELD_CELLS * columns.cell
+    step = n * columns.cell
     half_x, half_y = (cols - 1) * step / 2, (rows - 1) * step / 2  # grid points at the blocks' centres
     center = [columns.x0 + step / 2 + half_x, columns.y0 + step / 2 + half_y, 0.0]
     return top / height, [half_x, half_y, height, 0.001], center
@@ -149,9 +152,7 @@ def _inertial(shape: Shape) -> str:
 def _support_box(shape: Shape) -> tuple[list[float], list[float]]:
     """A flat support as a box: its declared region in plan, its top at the highest column there, 1 cm thick
     (a height field under a large flat base keeps its 50 contacts at one side, and the base tips)."""
-    x0, y0, x1, y1 = shape.support
-    w, d = shape.size_m[0], shape.size_m[1]
-    left, front, right, back = -w / 2 + x0 * w, -d / 2 + y0 * d, -w / 2 + x1 * w, -d / 2 + y1 * d
+    left, front, right, back = region_m(shape, shape.support)
     height = support_heights(shape)[1]
     return [(left + right) / 2, (front + back) / 2, height - 0.005], [(right - left) / 2, (back - front) / 2, 0.005]
 

@@ -46,6 +46,7 @@ _QID_CODES = {
     "irrelevant_position": lambda v: f"in-{v}",
     "option_order": lambda v: f"o{v}",
     "vignette_order": {"left_first": "vL", "right_first": "vR"}.__getitem__,
+    "gold": lambda v: f"g{v}",
 }
 
 
@@ -60,6 +61,7 @@ class SceneInput:
     image: str | None = None
     left_of: tuple[tuple[str, str], ...] | None = None  # a random scene's unambiguous pairs (None: the benchmark's)
     sides: tuple[tuple[str, str], ...] = ()  # a random scene's (name, table side)
+    inside: tuple[tuple[str, str], ...] = ()  # a random scene's (object, container) pairs
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,20 @@ def _p5(pair: Pair, modality: t.Modality, levels: dict) -> Iterator[Question]:
         )
 
 
+def _p5_inside(pair: Pair, modality: t.Modality, levels: dict) -> Iterator[Question]:
+    """Prompt 5 where "inside of" is the true answer: A is in container B (left and right are withheld for
+    such a pair), asked A first with each relation order and each place of "inside of"."""
+    for position, relation_order in itertools.product(("first", "last"), RELATION_ORDERS):
+        relations = _relations(relation_order)
+        relations = ("inside", *relations) if position == "first" else (*relations, "inside")
+        yield Question(
+            {"object_order": "AB", "relation_order": relation_order, "irrelevant_position": position, "gold": "inside"},
+            t.disjunction(pair.a, relations, pair.b),
+            list(relations),
+            _answer(names=[pair.a, pair.b], relation="inside"),
+        )
+
+
 def _p6(pair: Pair, modality: t.Modality, levels: dict) -> Iterator[Question]:
     for relation in levels["sides"]:
         names = [pair.a, pair.b] if relation == "left" else [pair.b, pair.a]
@@ -259,14 +275,19 @@ def qid(scene_id: str, ptype: int, pair_code: str, modality: str, variation: dic
 
 
 def scene_queries(
-    scene: SceneInput, types: tuple[int, ...], protocol: Protocol, modality: t.Modality, seed: int
+    scene: SceneInput, types: tuple[int, ...], protocol: Protocol, modality: t.Modality, seed: int, inside_true: bool = False
 ) -> Iterator[dict]:
-    """Every query record of one scene, in a fixed order: prompt type, pair, variation, vignette order."""
+    """Every query record of one scene, in a fixed order: prompt type, pair, variation, vignette order.
+    `inside_true` adds, after prompt 5's own, prompt 5 of each object in a container (gold "inside")."""
     vignette_orders = VIGNETTE_ORDERS if modality == "text" else (None,)
+    position = {name: k for k, name in enumerate(scene.objects)}
     for ptype in types:
-        for pair in pairs(scene, ptype in NAMING_TYPES):
+        asked = [(pair, BUILDERS[ptype]) for pair in pairs(scene, ptype in NAMING_TYPES)]
+        if ptype == 5 and inside_true:
+            asked += [(Pair(a, b, f"in{position[a]}{position[b]}", None), _p5_inside) for a, b in scene.inside]
+        for pair, build in asked:
             levels = _levels(protocol, scene, pair, ptype, seed)
-            for question in BUILDERS[ptype](pair, modality, levels):
+            for question in build(pair, modality, levels):
                 for vignette_order in vignette_orders:
                     variation = dict(question.variation)
                     record = {

@@ -41,6 +41,14 @@ def prompts(
     seed: SeedOpt = 0,
     only: OnlyOpt = None,
     catalog: CatalogOpt = None,
+    inside_true: Annotated[
+        bool,
+        typer.Option(
+            "--inside-true",
+            help="Also ask prompt 5 of each object in a container (random scenes with arrangements), where "
+            "\"inside of\" is the true answer.",
+        ),
+    ] = False,
 ) -> None:
     """Write the eight prompt types of the study as JSONL queries (no Blender needed)."""
     chosen_types = parse_types(types)
@@ -62,7 +70,7 @@ def prompts(
             objects if explicit else None,
         )
     modality = "text" if text_only else "image"
-    records = (r for scene in scenes for r in scene_queries(scene, chosen_types, protocol, modality, seed))
+    records = (r for scene in scenes for r in scene_queries(scene, chosen_types, protocol, modality, seed, inside_true))
     count = write_lines(out, (dumps(r) for r in records))
     if str(out) != "-":
         typer.echo(f"wrote {count} {modality} queries to {out}", err=True)

@@ -76,7 +76,7 @@ def _read_dataset(path: Path, n_objects: int | None) -> Iterator[SceneInput]:
 
 def scene_input(record: dict) -> SceneInput:
     """What the prompt battery needs of a render record; of a random scene also its unambiguous
-    left/right pairs and its objects' table sides."""
+    left/right pairs, its objects' table sides and what is inside what."""
     names = tuple(o if isinstance(o, str) else o["name"] for o in record["objects"])
     relations = record.get("relations", {})
     extra = {}
@@ -84,5 +84,6 @@ def scene_input(record: dict) -> SceneInput:
         extra = {
             "left_of": tuple(tuple(pair) for pair in relations["left_of"]),
             "sides": tuple(dict(relations["table_side"]).items()),
+            "inside": tuple(tuple(pair) for pair in relations.get("inside", ())),
         }
     return SceneInput(record["id"], record["index"], names, record["vignettes"], record.get("file_name"), **extra)

@@ -190,10 +190,10 @@ def _relation_word(record: dict, scene: Scene, reading: Reading) -> Outcome:
         obj = named[-1] if claim.object else None
         if subject and obj:
             if {subject, obj} == {x, y}:
-                words.append(relation if subject == x else FLIP.get(relation, relation))
+                words.append(relation if subject == x else _reversed(relation))
         elif subject and claim.side:
             if subject in (x, y):
-                words.append(relation if subject == x else FLIP.get(relation, relation))
+                words.append(relation if subject == x else _reversed(relation))
         elif obj == y or (not subject and not obj):
             words.append(relation)
     distinct = set(words)
@@ -203,7 +203,13 @@ def _relation_word(record: dict, scene: Scene, reading: Reading) -> Outcome:
         return _unparsed("contradicts itself")
     word = distinct.pop()
     gold = record["answer"]["relation"]
-    return _outcome("true" if word == gold else "mirror" if word == FLIP[gold] else None, word)
+    return _outcome("true" if word == gold else "mirror" if word == FLIP.get(gold) else None, word)
+
+
+def _reversed(relation: str) -> str:
+    """The relation of the first object to the second, said of the second: left for right; "the bowl is inside
+    the egg" says the first contains the second."""
+    return FLIP.get(relation, "contains" if relation == "inside" else relation)
 
 
 def _both_blanks(record: dict, scene: Scene, reading: Reading) -> Outcome:

@@ -174,7 +174,8 @@ def _query_shape(ptype: int, variation: dict) -> str:
     relations = ("left", "right") if variation["relation_order"] == "left_first" else ("right", "left")
     if ptype == 5:
         relations = ("inside", *relations) if variation["irrelevant_position"] == "first" else (*relations, "inside")
-    return disjunction(x, relations, y)
+    shape = disjunction(x, relations, y)
+    return f"{shape} (inside of true)" if variation.get("gold") == "inside" else shape
 
 
 def unknown_words(rows: list[Scored], at_least: int) -> list[Row]:

@@ -410,26 +410,35 @@ class _Columns:
     lo: list[float]
     hi: list[float]
     partly: list[bool]
+    box_middle: list[float]  # of the recorded 2D box, which the box check holds to the mask
 
     @classmethod
     def of(cls, objects: list[dict], pixels: list[np.ndarray]) -> _Columns:
         xs = [np.nonzero(p)[1] + 0.5 for p in pixels]
+        boxes = [o.get("bbox_px") for o in objects]
         return cls(
             [float(x.mean()) if x.size else math.nan for x in xs],
             [float(x.min()) if x.size else math.nan for x in xs],
             [float(x.max()) if x.size else math.nan for x in xs],
             [_partly_hidden(o) for o in objects],
+            [(float(b[0]) + float(b[2])) / 2 if isinstance(b, list) and len(b) == 4 else math.nan for b in boxes],
         )
 
     def seen(self, *positions: int) -> bool:
         return not any(math.isnan(self.centroid[i]) for i in positions)
 
     def left(self, a: int, b: int) -> bool:
-        """Whether the pixels allow a to stand left of b: by centroid, or by the middle of the pixels' extent
-        (a watering can's centroid lies 2.5 px left of its box centre, towards its body, away from its spout)."""
+        """Whether the pixels allow a to stand left of b: by centroid, by the middle of the pixels' extent
+        (a watering can's centroid lies 2.5 px left of its box centre, towards its body, away from its spout),
+        or by the middle of the 2D boxes, themselves checked against the mask (at 96 px wide a screwdriver's
+        shaft is under a pixel, so its mask shows the handle only)."""
         if self.partly[a] or self.partly[b]:
             return self.lo[a] <= self.hi[b]
-        return self.centroid[a] < self.centroid[b] or self.lo[a] + self.hi[a] < self.lo[b] + self.hi[b]
+        return (
+            self.centroid[a] < self.centroid[b]
+            or self.lo[a] + self.hi[a] < self.lo[b] + self.hi[b]
+            or self.box_middle[a] < self.box_middle[b]
+        )
 
     def describe(self, *positions: int) -> str:
         return ", ".join(

@@ -15,11 +15,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from tabletest.layout.arrangements import Pose, Shape, horizontal_gap, surface_gap, to_own, vertical_gap
+from tabletest.layout.arrangements import Pose, Shape, horizontal_gap, region_m, surface_gap, to_own, vertical_gap, within
 from tabletest.layout.random_config import Arrangements
 from tabletest.layout.random_scene import PlacedObject
-
-CONTACT_KEYS = ("on", "under", "inside", "contains", "touching", "above", "below", "next_to")
+from tabletest.truth.relations import CONTACT_KEYS
 
 
 def contact_relations(
@@ -77,14 +76,13 @@ def _near(a: PlacedObject, b: PlacedObject, slack: float) -> bool:
 
 
 def _inside(a: PlacedObject, b: PlacedObject, container: Shape, pose: Pose, c: float) -> bool:
-    """a's footprint centre within b's opening, its lowest point below b's rim and not below b's base."""
+    """a's footprint centre within b's opening, its lowest point below b's rim and above b's base (an object
+    standing on the table beside a bowl, its centre over the bowl's opening, is not in it)."""
     if container.container is None:
         return False
     x, y = to_own(pose, np.array([a.position_m[0]]), np.array([a.position_m[1]]))
-    x0, y0, x1, y1 = container.container
-    w, d = container.size_m[0], container.size_m[1]
-    within = -w / 2 + x0 * w <= x[0] <= -w / 2 + x1 * w and -d / 2 + y0 * d <= y[0] <= -d / 2 + y1 * d
-    return bool(within and pose.z - c <= a.position_m[2] < pose.z + container.size_m[2] - c)
+    over = bool(within(x, y, region_m(container, container.container))[0])
+    return bool(over and pose.z + c < a.position_m[2] < pose.z + container.size_m[2] - c)
 
 
 def _same_surface(i: int, j: int, carrier: Mapping[int, int], poses: Sequence[Pose], table_top: float, c: float) -> bool:

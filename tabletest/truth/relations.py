@@ -7,6 +7,8 @@ from __future__ import annotations
 
 SIDES = {1: ("middle",), 2: ("left", "right"), 3: ("left", "middle", "right")}
 CONVERSE = {"left_of": "right_of", "right_of": "left_of", "in_front_of": "behind", "behind": "in_front_of"}
+# relations off the table plane, each a list of [a, b] pairs (`touching` and `next_to` list both orders)
+CONTACT_KEYS = ("on", "under", "inside", "contains", "touching", "above", "below", "next_to")
 
 
 def table_sides(n_objects: int) -> tuple[str, ...]:

@@ -2,7 +2,10 @@
 comes with the false one that swaps its two objects.
 
 VSR's categories covered: projective (left of, right of, in front of, behind; the viewer's frame,
-VSR's "relative") and orientation (facing, facing away from; the object's own front, "intrinsic").
+VSR's "relative"), orientation (facing, facing away from; the object's own front, "intrinsic"), and
+for scenes with objects off the table plane topological (on, in, touching) and proximity (next to):
+"on" and "in" false by swapping the objects, touching and next to false from a pair of the same scene
+that is not.
 A projective caption names no frame, so one whose viewer's "no" the relatum's own front could make
 "yes" is not asked.
 """
@@ -31,6 +34,7 @@ def _may_hold_in_its_own_frame(g: SceneGeometry, relatum: Thing, subject: Thing,
 
 def captions(ask: Asker, g: SceneGeometry) -> None:
     things = named(g)
+    _off_plane(ask, g, things)
     for a, b in itertools.combinations(things, 2):
         for relate in (g.viewer_lateral, g.viewer_depth):
             rel = relate(a, b)
@@ -75,4 +79,49 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                     facts=[[y.name, f"own_{FACT[ahead]}", x.name]],
                     form="caption",
                     pair=f"cap-facing-{x.name}-{y.name}",
+                )
+
+
+TOPOLOGICAL = {"on": "on", "inside": "in"}
+SYMMETRIC = {"touching": ("touching", "topological"), "next_to": ("next to", "proximity")}
+
+
+def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
+    for a, b in itertools.permutations(things, 2):
+        for key, word in TOPOLOGICAL.items():
+            if g.off_plane(key, a, b):
+                for x, y in ((a, b), (b, a)):
+                    ask.ask(
+                        f"cap-{key}-{x.name}-{y.name}",
+                        ASK.format(f"The {x.name} is {word} the {y.name}."),
+                        skill="support",
+                        level="single",
+                        frame=None,
+                        relation=key,
+                        answer_type="yes/no",
+                        answer=(x, y) == (a, b),
+                        objects=[x.name, y.name],
+                        facts=[[a.name, key, b.name]],
+                        form="caption",
+                        pair=f"cap-{key}-{a.name}-{b.name}",
+                    )
+    for key, (word, category) in SYMMETRIC.items():
+        pairs = list(itertools.combinations(things, 2))
+        held = [p for p in pairs if g.off_plane(key, *p)]
+        not_held = [p for p in pairs if g.off_plane(key, *p) is False]
+        for (a, b), (c, d) in zip(held, not_held):
+            for x, y, gold in ((a, b, True), (c, d, False)):
+                ask.ask(
+                    f"cap-{key}-{x.name}-{y.name}",
+                    ASK.format(f"The {x.name} is {word} the {y.name}."),
+                    skill="support" if category == "topological" else "distance",
+                    level="single",
+                    frame=None,
+                    relation=key,
+                    answer_type="yes/no",
+                    answer=gold,
+                    objects=[x.name, y.name],
+                    facts=[[x.name, key if gold else f"not_{key}", y.name]],
+                    form="caption",
+                    pair=f"cap-{key}-{a.name}-{b.name}-{c.name}-{d.name}",
                 )

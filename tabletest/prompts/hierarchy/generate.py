@@ -47,6 +47,7 @@ def scene_questions(
             skills.position_counting(ask, g)
             skills.distance_counting(ask, g)
             skills.occlusion(ask, g)
+            skills.support(ask, g)
         if "captions" in forms:
             captions(ask, g)
         yield from ask.made

@@ -34,7 +34,7 @@ SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the fr
 # bigger: the largest box extent at least this many times the other's; taller: the height. The records'
 # definition (`RelationMargins.size_ratio`, whose stored pairs decide where a record has them).
 SIZE_RATIO = RelationMargins.model_fields["size_ratio"].default
-STORED = ("left_of", "in_front_of", "bigger", "taller")  # a random record's own relations the questions follow
+STORED = ("left_of", "in_front_of", "bigger", "taller", "on", "inside", "above", "touching", "next_to")  # a random record's own relations
 APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the image than the other
 HIDDEN, VISIBLE = 0.9, 0.99  # visible_fraction at most 0.9: partly hidden; at least 0.99: fully visible
 
@@ -213,6 +213,13 @@ class SceneGeometry:
         gap = float((b.center[:2] - a.center[:2]) @ self.view.ground_forward)
         return "front" if gap >= DEPTH_M else "behind" if gap <= -DEPTH_M else None
 
+    def off_plane(self, key: str, a: Thing, b: Thing) -> bool | None:
+        """Whether the record says a is `key` b (on, inside, above, touching, next_to); None where it cannot say: a record
+        without relations off the table plane, or a pair it withholds."""
+        if self.stored is None or key not in self.stored or self._withheld(a, b, key):
+            return None
+        return (a.name, b.name) in self.stored[key]
+
     def viewer_distance(self, a: Thing) -> float:
         return float(np.linalg.norm(a.center - self.view.position))
 
@@ -360,9 +367,9 @@ def _thing(record: dict, obj: dict, has_front: bool) -> Thing:
 def _withheld(ambiguous: list) -> frozenset:
     """(pair of names, axis) a record's `relations.ambiguous` withholds; entries `[a, b]`, `[a, b, relation]` or
     `{"pair": [a, b], "relation": ...}`; the axis is `lateral` (left_of/right_of), `depth` (in_front_of/behind),
-    or None (both) when no relation is named."""
+    `touching` or `next_to`, or None (both lateral and depth) when no relation is named."""
     axes = {"left_of": "lateral", "right_of": "lateral", "left_right": "lateral"}
-    axes |= {"in_front_of": "depth", "behind": "depth", "front_back": "depth"}
+    axes |= {"in_front_of": "depth", "behind": "depth", "front_back": "depth", "touching": "touching", "next_to": "next_to"}
     withheld = set()
     for entry in ambiguous:
         if isinstance(entry, dict):

@@ -1,9 +1,10 @@
 """A small inference engine over stated spatial facts: what follows from them, by which rules, in how many steps.
 
-Facts are (subject, relation, object) with relation `left_of`, `right_of`, `in_front_of` or `behind`.
-Rules (SpartQA's): inverse ((x left_of y) gives (y right_of x)) and transitivity ((x left_of y),
-(y left_of z) give (x left_of z)); a yes/no question is answered `no` by exclusion when the opposite
-relation follows. A fact's hop count is the number of rule applications in its shortest derivation
+Facts are (subject, relation, object) with relation `left_of`, `right_of`, `in_front_of`, `behind`,
+`above`, `below`, `inside` or `contains`. Rules (SpartQA's): inverse ((x left_of y) gives (y right_of x))
+and transitivity ((x left_of y), (y left_of z) give (x left_of z); likewise above and inside), and
+containment ((x inside y), (y above z) give (x above z): what is in a container resting on something is
+above it); a yes/no question is answered `no` by exclusion when the opposite relation follows. A fact's hop count is the number of rule applications in its shortest derivation
 (stated facts: 0). Story questions are checked against this engine, so every gold follows from the
 story alone and is never stated in it.
 """
@@ -13,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tabletest.truth.relations import CONVERSE
+from tabletest.truth import relations
+
+CONVERSE = {**relations.CONVERSE, "above": "below", "below": "above", "inside": "contains", "contains": "inside"}
 
 Fact = tuple[str, str, str]
 
@@ -41,6 +44,12 @@ def closure(stated: Iterable[Fact]) -> dict[Fact, Step]:
             for s in steps
             for t in steps
             if t.fact[0] == s.fact[2] and t.fact[1] == s.fact[1] and t.fact[2] != s.fact[0]
+        ]
+        candidates += [
+            Step((s.fact[0], "above", t.fact[2]), "containment", (s.fact, t.fact), s.hops + t.hops + 1)
+            for s in steps
+            for t in steps
+            if s.fact[1] == "inside" and t.fact[1] == "above" and t.fact[0] == s.fact[2]
         ]
         for c in candidates:
             if c.fact not in known or c.hops < known[c.fact].hops:

@@ -405,3 +405,68 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
                 objects=[h.name],
                 facts=[[o.name, "hides_part_of", h.name] for o in occluders],
             )
+
+
+# SPHERE's "on top of" and "below", VSR's and SpartQA's "inside" and "touching": the relation, the words
+# asking it, and the words of its converse (asked of the same pair the other way round)
+SUPPORT = {
+    "on": ("on top of", "under"),
+    "inside": ("inside", "holding"),
+    "above": ("above", "below"),
+}
+
+
+def support(ask: Asker, g: SceneGeometry) -> None:
+    """Objects off the table plane: is one on top of, inside or above another (yes/no both ways, and the
+    choice between the relation and its converse), and are two touching (each touching pair asked beside a
+    pair that is not, so yes and no come in equal numbers)."""
+    things = named(g)
+    for a, b in itertools.permutations(things, 2):
+        for key, (word, converse) in SUPPORT.items():
+            if not g.off_plane(key, a, b):
+                continue
+            if key == "above" and g.off_plane("on", a, b):
+                continue  # resting on it: asked as "on top of"
+            common = {"skill": "support", "level": "single", "frame": None, "facts": [[a.name, key, b.name]]}
+            for x, y, gold in ((a, b, True), (b, a, False)):
+                ask.ask(
+                    _key("sup", key, "yn", x.name, y.name),
+                    f"Is the {x.name} {word} the {y.name}?",
+                    relation=key,
+                    answer_type="yes/no",
+                    answer=gold,
+                    objects=[x.name, y.name],
+                    rules=[] if gold else ["exclusion"],
+                    pair=_key("sup", key, "yn", a.name, b.name),
+                    **common,
+                )
+            for x, y, gold in ((a, b, word), (b, a, converse)):
+                ask.ask(
+                    _key("sup", key, "ch", x.name, y.name),
+                    f"Is the {x.name} {word} or {converse} the {y.name}?",
+                    relation=key,
+                    answer_type="choice",
+                    options=[word, converse],
+                    answer=gold,
+                    objects=[x.name, y.name],
+                    rules=[] if gold == word else ["inverse"],
+                    pair=_key("sup", key, "ch", a.name, b.name),
+                    **common,
+                )
+    touching = [(a, b) for a, b in itertools.combinations(things, 2) if g.off_plane("touching", a, b)]
+    apart = [(a, b) for a, b in itertools.combinations(things, 2) if g.off_plane("touching", a, b) is False]
+    for (a, b), (c, d) in zip(touching, apart):
+        for x, y, gold in ((a, b, True), (c, d, False)):
+            ask.ask(
+                _key("sup", "touch", x.name, y.name),
+                f"Is the {x.name} touching the {y.name}?",
+                skill="support",
+                level="single",
+                frame=None,
+                relation="touching",
+                answer_type="yes/no",
+                answer=gold,
+                objects=[x.name, y.name],
+                facts=[[x.name, "touching" if gold else "not_touching", y.name]],
+                pair=_key("sup", "touch", a.name, b.name, c.name, d.name),
+            )

@@ -4,7 +4,9 @@ SpartQA's question types: yes/no, find relation (a choice of two relations) and 
 
 The story states the relation of each pair of neighbours (left to right, and front to back where
 the scene has depth), each in a seeded direction (`the mug is to the left of the lamp` or `the lamp
-is to the right of the mug`), in a seeded order. Questions ask only what the engine in `infer`
+is to the right of the mug`), in a seeded order; in a scene with objects off the table plane also
+what is in what (`the egg is inside the bowl` or `the bowl contains the egg`) and what rests on and
+above what (`the bowl is above the book`), so "is the egg above the book?" takes containment. Questions ask only what the engine in `infer`
 derives and the story does not give away: neither a stated sentence nor its converse, so each takes at
 least one step of transitivity or combination. The gold is the engine's, and the tests check it
 against the scene's geometry.
@@ -23,9 +25,10 @@ from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.vignettes import neighbour_facts
 
-SENTENCE = {FACT[w]: PHRASE[w] for w in PHRASE}
-WORD = {FACT[w]: CHOICE_WORD[w] for w in PHRASE}
-OPTIONS = {FACT[w]: CHOICE[w] for w in PHRASE}
+SENTENCE = {FACT[w]: PHRASE[w] for w in PHRASE} | {"above": "above", "below": "below", "inside": "inside"}
+WORD = {FACT[w]: CHOICE_WORD[w] for w in PHRASE} | {"above": "above", "below": "below", "inside": "inside", "contains": "contains"}
+OPTIONS = {FACT[w]: CHOICE[w] for w in PHRASE} | {"above": ["above", "below"], "below": ["above", "below"]}
+VERTICAL = ("above", "below", "inside", "contains")  # asked without a frame: they hold from any viewpoint
 INTRO = "Some objects stand on a table. As the viewer sees them:"
 
 
@@ -40,15 +43,35 @@ def stated_facts(g: SceneGeometry, rng: random.Random) -> list[Fact]:
         for a, b in itertools.pairwise(ordered):
             if relate(a, b) in ("left", "front"):
                 facts.append((a.name, relation, b.name) if rng.random() < 0.5 else (b.name, CONVERSE[relation], a.name))
+    for a, b in itertools.permutations(things, 2):
+        if g.off_plane("inside", a, b):
+            facts.append((a.name, "inside", b.name) if rng.random() < 0.5 else (b.name, "contains", a.name))
+        elif g.off_plane("on", a, b) and g.off_plane("above", a, b):
+            facts.append((a.name, "above", b.name) if rng.random() < 0.5 else (b.name, "below", a.name))
     rng.shuffle(facts)
     return facts
+
+
+def sentence(x: str, relation: str, y: str) -> str:
+    return f"The {x} contains the {y}." if relation == "contains" else f"The {x} is {SENTENCE[relation]} the {y}."
+
+
+def question(x: str, relation: str, y: str) -> str:
+    if relation == "contains":
+        return f"Does the {x} contain the {y}?"
+    return _framed(relation, f"is the {x} {SENTENCE[relation]} the {y}?")
+
+
+def _framed(relation: str, asked: str) -> str:
+    """A question about left/right or front/behind names the viewer's frame; one about above or inside needs none."""
+    return asked[0].upper() + asked[1:] if relation in VERTICAL else f"{VIEWER}, {asked}"
 
 
 def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int, nouns: Nouns = Nouns()) -> list[dict]:
     """A story told of the scene's geometry, and its questions."""
     rng = random.Random(f"{seed}:{scene_id}:story")
     stated = stated_facts(g, rng)
-    context = nouns.agree(" ".join([INTRO, *(f"The {x} is {SENTENCE[r]} the {y}." for x, r, y in stated)]))
+    context = nouns.agree(" ".join([INTRO, *(sentence(x, r, y) for x, r, y in stated)]))
     return told(scene_id, stated, context, scene_objects, nouns)
 
 
@@ -77,7 +100,7 @@ def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[st
         for relation, truth in ((r, True), (CONVERSE[r], False)):
             ask.ask(
                 f"story-yn-{x}-{relation}-{y}",
-                f"{VIEWER}, is the {x} {SENTENCE[relation]} the {y}?",
+                question(x, relation, y),
                 relation=WORD[relation],
                 answer_type="yes/no",
                 answer=truth,
@@ -86,15 +109,15 @@ def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[st
                 rules=rules if truth else [*rules, "exclusion"],
                 hops=hops,
                 pair=f"story-yn-{x}-{r}-{y}",
-                **common,
+                **{**common, "frame": None if r in VERTICAL else "viewer"},
             )
         inverse = (y, CONVERSE[r], x)
-        if inverse not in said and known[inverse].hops == hops and x < y:
+        if r in OPTIONS and inverse not in said and known[inverse].hops == hops and x < y:
             for a, rel, b in (fact, inverse):
                 f, ru = derivation(known, (a, rel, b))
                 ask.ask(
                     f"story-ch-{r[:4]}-{a}-{b}",
-                    f"{VIEWER}, is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?",
+                    _framed(rel, f"is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?"),
                     relation=WORD[rel],
                     answer_type="choice",
                     options=OPTIONS[rel],
@@ -104,7 +127,7 @@ def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[st
                     rules=ru,
                     hops=hops,
                     pair=f"story-ch-{r[:4]}-{x}-{y}",
-                    **common,
+                    **{**common, "frame": None if rel in VERTICAL else "viewer"},
                 )
     _combinations(ask, known, said, common)
     _choose_object(ask, known, said, common)
@@ -119,6 +142,8 @@ def _given(fact: Fact, said: set) -> bool:
 
 
 def _pair(relation: str) -> tuple[str, str]:
+    if relation in ("above", "below"):
+        return ("above", "below")
     return ("left_of", "right_of") if relation in ("left_of", "right_of") else ("in_front_of", "behind")
 
 
