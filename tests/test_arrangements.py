@@ -267,6 +267,7 @@ def test_verify_passes_a_real_render_and_catches_a_planted_wrong_on_and_inside(s
     assert any(r["relations"]["on"] for r in records) and any(r["relations"]["inside"] for r in records)
     clean = run_cli("verify", str(stacked_render), "--assets", str(builtin_assets))
     assert clean.returncode == 0 and "on, inside, above (depth pass)" in clean.stdout, clean.stdout
+    assert "touching and next to against the pixels" in clean.stdout
     for key in ("on", "inside"):
         planted = Path(shutil.copytree(stacked_render, tmp_path / key))
         edited = _records(planted)

@@ -101,6 +101,8 @@ def audit(root: Path, assets: Path | None = None) -> Audit:
     camera, derivation = _run_facts(root, pinned, assets)
     if derivation.unmeasured:
         result.unchecked.append(derivation.unmeasured)
+    if derivation.contact is not None:
+        result.unchecked.append("touching and next to against the pixels (where two surfaces meet rarely shows: derived from the geometry)")
     if derivation.config is None:
         result.unchecked.append(f"positions and relations from the run's config ({RUN} names no render config)")
     if not derivation.ground and any("camera" in r for _, r in records):
