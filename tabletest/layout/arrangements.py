@@ -127,11 +127,7 @@ def horizontal_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
     """The least distance in plan between the two objects' columns (cell centres, less one cell)."""
     from scipy.spatial import cKDTree
 
-    ax, ay, *_ = a.columns.cell_centers()
-    bx, by, *_ = b.columns.cell_centers()
-    points_a = np.c_[to_world(pose_a, ax, ay)]
-    points_b = np.c_[to_world(pose_b, bx, by)]
-    nearest, _ = cKDTree(points_b).query(points_a, k=1)
+    nearest, _ = cKDTree(_plan_points(b, pose_b)).query(_plan_points(a, pose_a), k=1)
     return max(0.0, float(nearest.min()) - max(a.columns.cell, b.columns.cell))
 
 
@@ -142,17 +138,22 @@ def surface_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose, within: float) -
     from scipy.spatial import cKDTree
 
     cell = max(a.columns.cell, b.columns.cell)
-    ax, ay, a_bottom, a_top = a.columns.cell_centers()
-    bx, by, b_bottom, b_top = b.columns.cell_centers()
-    points_a = np.c_[to_world(pose_a, ax, ay)]
-    points_b = np.c_[to_world(pose_b, bx, by)]
-    pairs = cKDTree(points_a).sparse_distance_matrix(cKDTree(points_b), within + cell, output_type="coo_matrix")
+    _, _, a_bottom, a_top = a.columns.cell_centers()
+    _, _, b_bottom, b_top = b.columns.cell_centers()
+    tree_a, tree_b = cKDTree(_plan_points(a, pose_a)), cKDTree(_plan_points(b, pose_b))
+    pairs = tree_a.sparse_distance_matrix(tree_b, within + cell, output_type="coo_matrix")
     if pairs.nnz == 0:
         return None
     i, j = pairs.row, pairs.col
     plan = np.maximum(0.0, pairs.data - cell)
     height = np.maximum(0.0, np.maximum(a_bottom[i] + pose_a.z - b_top[j] - pose_b.z, b_bottom[j] + pose_b.z - a_top[i] - pose_a.z))
     return float(np.min(np.hypot(plan, height)))
+
+
+def _plan_points(shape: Shape, pose: Pose) -> np.ndarray:
+    """The centres of the object's filled cells in world x, y (n × 2)."""
+    x, y, _, _ = shape.columns.cell_centers()
+    return np.c_[to_world(pose, x, y)]
 
 
 def rest_height(shape: Shape, pose: Pose, carrier: Shape, carrier_pose: Pose) -> float | None:
@@ -284,9 +285,15 @@ def slide_to(
     return at(far)
 
 
+def near(size_a: Sequence[float], xy_a: Sequence[float], size_b: Sequence[float], xy_b: Sequence[float], slack: float) -> bool:
+    """Whether two boxes' footprint circles come within `slack` of each other (a cheap test before the columns)."""
+    reach = math.hypot(*size_a[:2]) / 2 + math.hypot(*size_b[:2]) / 2
+    return math.dist(xy_a[:2], xy_b[:2]) < reach + slack
+
+
 def clear(shape: Shape, pose: Pose, other: Shape, other_pose: Pose, clearance: float) -> bool:
-    reach = math.hypot(*shape.size_m[:2]) / 2 + math.hypot(*other.size_m[:2]) / 2
-    if math.hypot(pose.x - other_pose.x, pose.y - other_pose.y) >= reach + clearance:
+    """Whether the object keeps `clearance` metres of air from the other, in plan or in height."""
+    if not near(shape.size_m, (pose.x, pose.y), other.size_m, (other_pose.x, other_pose.y), clearance):
         return True
     if overlaps(shape, pose, other, other_pose, clearance):
         return False

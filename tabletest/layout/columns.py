@@ -112,10 +112,17 @@ def _surface_samples(triangles: np.ndarray, spacing: float) -> np.ndarray:
 def model_columns(path: str, sha256: str) -> Columns:
     """The columns of a model file (GLB, canonical frame); `sha256` names its bytes, so a changed file is
     measured again."""
+    vertices, faces = model_mesh(path, sha256)
+    return columns_of(vertices, faces)
+
+
+@lru_cache(maxsize=128)
+def model_mesh(path: str, sha256: str) -> tuple[np.ndarray, np.ndarray]:
+    """All the triangles of a model file (GLB, canonical frame) as one mesh: vertices (n × 3) and faces."""
     from tabletest.assets.canonical import bake, load_world
 
     meshes = [mesh for _, mesh in bake(load_world(Path(path)))]
     offsets = np.cumsum([0] + [len(m.vertices) for m in meshes])
     vertices = np.concatenate([m.vertices for m in meshes])
     faces = np.concatenate([m.faces + offset for m, offset in zip(meshes, offsets)])
-    return columns_of(np.asarray(vertices, dtype=float), np.asarray(faces))
+    return np.asarray(vertices, dtype=float), np.asarray(faces)

@@ -25,6 +25,7 @@ import numpy as np
 
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Shape, region_m, support_heights
+from tabletest.layout.columns import model_mesh
 from tabletest.layout.random_scene import PlacedObject
 
 PROBE_M = 0.001  # an overlap that survives moving the objects this far apart is deeper than it
@@ -161,23 +162,12 @@ def _support_box(shape: Shape) -> tuple[list[float], list[float]]:
 def _hull_vertices(path: str, sha256: str) -> np.ndarray:
     import trimesh
 
-    vertices, _ = _mesh(path, sha256)
+    vertices, _ = model_mesh(path, sha256)
     return np.asarray(trimesh.convex.convex_hull(vertices).vertices)
 
 
-@lru_cache(maxsize=128)
-def _mesh(path: str, sha256: str) -> tuple[np.ndarray, np.ndarray]:
-    from pathlib import Path
-
-    from tabletest.assets.canonical import bake, load_world
-
-    meshes = [m for _, m in bake(load_world(Path(path)))]
-    offsets = np.cumsum([0] + [len(m.vertices) for m in meshes])
-    return np.concatenate([m.vertices for m in meshes]), np.concatenate([m.faces + o for m, o in zip(meshes, offsets)])
-
-
 def _fcl_object(fcl, shape: Shape, obj: PlacedObject, shift: Sequence[float] = (0.0, 0.0, 0.0)):
-    vertices, faces = _mesh(shape.path, shape.sha256)
+    vertices, faces = model_mesh(shape.path, shape.sha256)
     model = fcl.BVHModel()
     model.beginModel(len(vertices), len(faces))
     model.addSubModel(vertices, faces)

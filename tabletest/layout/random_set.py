@@ -14,7 +14,7 @@ from pathlib import Path
 from tabletest.assets.manifest import AssetEntry, load_manifest
 from tabletest.config import Catalog, Region
 from tabletest.errors import UserError
-from tabletest.layout.arrangements import Contact, Shape, support_heights
+from tabletest.layout.arrangements import Contact, Shape, region_m, support_heights
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
 from tabletest.layout.selection import Selection, Shard
@@ -62,8 +62,7 @@ class RandomSet:
                         "narrow its `support` region in the catalog to a flat part, or drop it"
                     )
             if known and shape.container is not None and not any(_fits_opening(shape, models[n].size_m) for n in self.catalog_names if n != name):
-                x0, y0, x1, y1 = shape.container
-                w, d = (x1 - x0) * shape.size_m[0], (y1 - y0) * shape.size_m[1]
+                w, d = _opening(shape)
                 raise UserError(
                     f"the {name}'s container opening ({w * 100:.1f} x {d * 100:.1f} cm) is smaller than every other object "
                     "of the catalog; widen its `container` region in the catalog, or drop it"
@@ -167,9 +166,14 @@ def random_set_for(
     return None
 
 
+def _opening(container: Shape) -> tuple[float, float]:
+    """The container's opening: width and depth in metres."""
+    left, front, right, back = region_m(container, container.container)
+    return right - left, back - front
+
+
 def _fits_opening(container: Shape, size: Vec3) -> bool:
     """Whether a footprint of `size` fits the opening, turned either way."""
-    x0, y0, x1, y1 = container.container
-    w, d = (x1 - x0) * container.size_m[0], (y1 - y0) * container.size_m[1]
+    w, d = _opening(container)
     a, b = size[0], size[1]
     return (a <= w and b <= d) or (a <= d and b <= w)

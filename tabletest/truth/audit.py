@@ -237,7 +237,7 @@ def _audit_record(
                 _check_depth(result, scene_id, obj, p, depth, camera)
         if camera is not None and any(relations.get(key) for key in ("on", "inside", "above")):
             points = object_points(pixels, depth, camera.K, camera.world_to_camera)
-            table_top = min(float(_box3d(o)[0][2] - _box3d(o)[1][2] / 2) for o in objects)
+            table_top = min(_placed(o).position_m[2] for o in objects)  # the lowest object stands on the table
             check_off_plane(lambda ok, what: result.check("off_plane", scene_id, ok, what), relations, terms, points, table_top)
 
 

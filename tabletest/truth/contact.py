@@ -10,12 +10,11 @@ between it is withheld (`next_to`).
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from tabletest.layout.arrangements import Pose, Shape, horizontal_gap, region_m, surface_gap, to_own, vertical_gap, within
+from tabletest.layout.arrangements import Pose, Shape, horizontal_gap, near, region_m, surface_gap, to_own, vertical_gap, within
 from tabletest.layout.random_config import Arrangements
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.truth.relations import CONTACT_KEYS
@@ -70,9 +69,7 @@ def stacked_pairs(rel: Mapping[str, list]) -> set[frozenset[str]]:
 
 
 def _near(a: PlacedObject, b: PlacedObject, slack: float) -> bool:
-    """Whether the two boxes' footprint circles come within `slack` (a cheap test before the columns)."""
-    reach = math.hypot(*a.size_m[:2]) / 2 + math.hypot(*b.size_m[:2]) / 2
-    return math.dist(a.position_m[:2], b.position_m[:2]) < reach + slack
+    return near(a.size_m, a.position_m, b.size_m, b.position_m, slack)
 
 
 def _inside(a: PlacedObject, b: PlacedObject, container: Shape, pose: Pose, c: float) -> bool:
