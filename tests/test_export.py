@@ -9,8 +9,10 @@ import importlib.util
 import inspect
 import io
 import json
-import shutil
+import os
 import re
+import shutil
+import subprocess
 import sys
 import types
 from collections import Counter
@@ -379,15 +381,17 @@ def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(
     out.parent.mkdir()
     exported.rename(out)
     monkeypatch.chdir(out.parent)
-    group = yaml.safe_load((out / "tabletest.yaml").read_text())
-    assert group["group"] == "tabletest" and group["task"] == [f"tabletest_p{t}" for t in range(1, 9)]
+    name = summary["group"]
+    assert name.startswith(f"tabletest_{render.name.lower()}_")
+    group = yaml.safe_load((out / f"{name}.yaml").read_text())
+    assert group["group"] == name and group["task"] == [f"{name}_p{t}" for t in range(1, 9)]
     by_type = Counter(q["prompt_type"] for q in prompts.values())
     for ptype in range(1, 9):
-        task = load_lmms_task(out / f"tabletest_p{ptype}.yaml", tmp_path / "cache", monkeypatch)
+        task = load_lmms_task(out / f"{name}_p{ptype}.yaml", tmp_path / "cache", monkeypatch)
         config = task.config
-        assert config["task"] == f"tabletest_p{ptype}" and config["output_type"] == "generate_until"
+        assert config["task"] == f"{name}_p{ptype}" and config["output_type"] == "generate_until"
         docs = task.dataset[config["test_split"]]
-        assert docs.num_rows == by_type[ptype] == summary["questions"][f"tabletest_p{ptype}"]
+        assert docs.num_rows == by_type[ptype] == summary["questions"][f"{name}_p{ptype}"]
         for doc in docs:
             assert doc["prompt_type"] == ptype
             (image,) = config["doc_to_visual"](doc)
@@ -396,6 +400,34 @@ def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(
             gold = doc[config["doc_to_target"]]
             assert config["process_results"](doc, [gold]) == {"accuracy": 1.0, "unparsed": 0.0}
             assert config["process_results"](doc, ["I cannot tell."])["accuracy"] == 0.0
+
+
+def test_two_lmms_eval_exports_under_one_include_path_share_no_name(render, tmp_path):
+    """lmms-eval keeps one task per name across its --include_path: each export's group and tasks are its own,
+    and the same export made again (elsewhere) keeps its names."""
+    include = tmp_path / "include"
+    whole = export(render, "lmms-eval", include / "all")
+    part = export(render, "lmms-eval", include / "some", "--types", "1,2")
+    again = export(render, "lmms-eval", tmp_path / "again")
+    assert whole["group"] != part["group"] and again["group"] == whole["group"]
+    names = [re.search(r"^(?:group|task): (\S+)$", p.read_text(), re.MULTILINE).group(1) for p in include.rglob("*.yaml")]
+    assert len(names) == len(set(names)) == 1 + 8 + 1 + 2
+
+
+def test_lmms_eval_hooks_stop_the_run_when_the_tabletest_installed_is_pypis(render, tmp_path):
+    """PyPI's `tabletest` (an unrelated package) has the same import name: the hooks must say so, not let
+    lmms-eval log a failed import and exit 0."""
+    out = tmp_path / "lmms"
+    export(render, "lmms-eval", out)
+    other = tmp_path / "other" / "tabletest"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("VERSION = '1.1.0'\n")
+    env = {**os.environ, "PYTHONPATH": str(other.parent)}
+    run = subprocess.run([sys.executable, "-c", "import utils"], cwd=out, env=env, capture_output=True, text=True)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "another package" in run.stderr and "pip uninstall -y tabletest" in run.stderr
+    ours = subprocess.run([sys.executable, "-c", "import utils"], cwd=out, capture_output=True, text=True)
+    assert ours.returncode == 0, ours.stderr
 
 
 def test_coco_reads_with_pycocotools_boxes_and_masks_of_each_scene(render, records, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -40,6 +41,24 @@ def test_every_answer_wording_is_read_as_correct():
             assert judge_question(q, wording, LEXICON).status == "correct", (q["qid"], wording)
 
 
+def test_every_answer_wording_obeys_its_questions_instruction():
+    """A training target must answer as the question asks: "Yes."/"No." to "Answer yes or no.", a number to
+    "Answer with a number.", one of the offered options to "Answer X or Y."."""
+    records = benchmark_records()[:3]
+    checked = 0
+    for q in (q for r in records for q in hierarchy_queries(r, "all", 0, CATALOG)):
+        text, gold = q["text"], q["gold"]
+        if text.endswith("Answer yes or no."):
+            assert re.match(r"(Yes|No)\b", gold), (text, gold)
+        elif text.endswith("Answer with a number."):
+            assert re.fullmatch(r"\d+\.?|[A-Z][a-z]+\.", gold), (text, gold)
+        elif (offered := re.search(r"Answer (.+) or (.+)\.$", text)) is not None:
+            options = {o.removeprefix("the ") for o in re.split(r", | or ", offered.group(0)[len("Answer "):-1])}
+            assert any(o.lower() in gold.lower() for o in options), (text, gold)
+        checked += 1
+    assert checked > 100
+
+
 def test_variations_choose_how_many_wordings(render):
     record = benchmark_records()[0]
     every = list(hierarchy_queries(record, "all", 0, CATALOG))
@@ -70,6 +89,7 @@ def test_hierarchy_exports(render, tmp_path, fmt):
         skills = {q["skill"] for q in questions.values()}
         tsvs = sorted(p.name for p in out.glob("TableTest_*.tsv"))
         assert len(tsvs) == len(skills) >= 4
+        assert all(name.endswith("_OpenEnded.tsv") for name in tsvs)  # VLMEvalKit's DATASET_TYPE: VQA, not MCQ
         for path in out.glob("TableTest_*.tsv"):
             table = pd.read_csv(path, sep="\t")
             for _, row in table.iterrows():
@@ -82,8 +102,10 @@ def test_hierarchy_exports(render, tmp_path, fmt):
     spec = importlib.util.spec_from_file_location("lmms_utils", out / "utils.py")
     utils = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(utils)
-    tasks = sorted(p.stem for p in out.glob("tabletest_hierarchy_*.yaml"))
-    assert "tabletest_hierarchy_position" in tasks and "tabletest_hierarchy_counting" in tasks
+    group = json.loads((out / ".tabletest-export.json").read_text())["group"]
+    assert group.startswith("tabletest_hierarchy_render")
+    tasks = sorted(p.stem for p in out.glob(f"{group}_*.yaml"))
+    assert f"{group}_position" in tasks and f"{group}_counting" in tasks
     for data in (out / "data").glob("*.jsonl"):
         for line in data.read_text().splitlines():
             doc = json.loads(line)

@@ -1,8 +1,9 @@
 """The question hierarchy in the evaluation formats (`tabletest export --questions hierarchy`; the training
 formats take the questions of `hierarchy_queries` through `Job.queries`).
 
-Evaluation formats get one set per skill: VLMEvalKit a TSV each (`TableTest_<skill>.tsv`), lmms-eval
-a task each (`tabletest_h_<skill>`), scored by `tabletest score`'s reader.
+Evaluation formats get one set per skill: VLMEvalKit a TSV each (`TableTest_<skill>_OpenEnded.tsv`: the
+name holds `openended` so that VLMEvalKit types it as a free-answer set, not as multiple choice), lmms-eval
+a task each, scored by `tabletest score`'s reader.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ import contextlib
 import csv
 from collections import Counter
 
-from tabletest.export.lmms_eval import write_tasks
+from tabletest.export.lmms_eval import group_name, write_tasks
 from tabletest.export.run import Job
+from tabletest.export.vlmevalkit import OPEN
 from tabletest.write.jsonl import atomic_output, dumps
 
-GROUP = "tabletest_hierarchy"
 COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type"]
 
 
@@ -33,7 +34,7 @@ def export_vlmevalkit_hierarchy(job: Job) -> dict:
             encoded = base64.b64encode(job.dataset.image(record).read_bytes()).decode("ascii")
             first_row: dict[str, int] = {}
             for q in job.queries(record):
-                name = f"TableTest_{_skill_file(q['skill'])}"
+                name = f"TableTest_{_skill_file(q['skill'])}_{OPEN}"
                 if name not in writers:
                     fh = stack.enter_context(atomic_output(job.staging.file(f"{name}.tsv")))
                     writers[name] = csv.DictWriter(fh, COLUMNS, delimiter="\t", lineterminator="\n")
@@ -75,18 +76,19 @@ def export_lmms_eval_hierarchy(job: Job) -> dict:
                     files[skill] = stack.enter_context(atomic_output(job.staging.file(f"data/{skill}.jsonl")))
                 files[skill].write(dumps(q) + "\n")
                 counts[skill] += 1
-    tasks = [f"{GROUP}_{skill}" for skill in sorted(counts)]
-    write_tasks(job, GROUP, sorted(counts))
+    group = group_name(job, "tabletest_hierarchy")
+    tasks = [f"{group}_{skill}" for skill in sorted(counts)]
+    write_tasks(job, group, sorted(counts))
     job.write_card(
         "TableTest question hierarchy (lmms-eval)",
-        f"""Spatial questions beyond left and right as an lmms-eval group (`{GROUP}`, one task per skill:
+        f"""Spatial questions beyond left and right as an lmms-eval group (`{group}`, one task per skill:
 {", ".join(f"`{t}`" for t in tasks)}), scored with `tabletest score`'s reader. TableTest must be installed
 where lmms-eval runs; the task files name their data relative to this folder, so it can be moved or copied as a whole.
 
 ```bash
-lmms-eval --model qwen2_vl --include_path {job.out} --tasks {GROUP} --batch_size 1 --output_path results/
+lmms-eval --model qwen2_vl --include_path {job.out} --tasks {group} --batch_size 1 --output_path results/
 ```""",
         {"task_categories": ["visual-question-answering"]},
         sum(counts.values()),
     )
-    return {"questions": {f"{GROUP}_{s}": n for s, n in sorted(counts.items())}}
+    return {"group": group, "questions": {f"{group}_{s}": n for s, n in sorted(counts.items())}}

@@ -23,14 +23,15 @@ SPOKEN = {n: w for w, n in NUMBER_WORDS.items()}
 
 
 def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
-    """The gold answer in the ways a person might give it; the first is the plainest. A question about a
-    pair noun ("Are the scissors ...?") is answered "Yes, they are."."""
+    """The gold answer in the ways a person might give it that obey the question's instruction ("Answer yes
+    or no.", "Answer with a number."); the first is the plainest. A question about a pair noun ("Are the
+    scissors ...?") is answered "Yes, they are."."""
     answer, kind = question["answer"], question["answer_type"]
     if kind == "yes/no":
         it = "they are" if re.search(r"(^|, )are the ", question["text"], re.IGNORECASE) else "it is"
-        return ["Yes.", f"Yes, {it}.", "True."] if answer else ["No.", f"No, {it} not.", "False."]
+        return ["Yes.", f"Yes, {it}."] if answer else ["No.", f"No, {it} not."]
     if kind == "number":
-        return [f"{answer}.", f"There are {SPOKEN[answer]}.", f"{SPOKEN[answer].capitalize()}."]
+        return [f"{answer}.", f"{answer}", f"{SPOKEN[answer].capitalize()}."]
     if kind == "names":
         listed = " and ".join(f"the {n}" for n in answer)
         return [f"{listed[0].upper()}{listed[1:]}.", f"It is {listed}."] if answer else ["None."]

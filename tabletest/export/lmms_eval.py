@@ -1,7 +1,11 @@
-"""An lmms-eval task group: `tabletest_p1` ... `tabletest_p8`, one per prompt type, scored as the study does.
+"""An lmms-eval task group: `<group>_p1` ... `<group>_p8`, one per prompt type, scored as the study does.
+
+The group is named after the dataset (`tabletest_<render folder>_<6 hex digits of the export's digest>`):
+lmms-eval keeps one task of a name across everything under `--include_path`, so two exports there
+must not share names (it would run one of them, silently).
 
 Layout of the export folder (pass it to lmms-eval with `--include_path`):
-`tabletest.yaml` (the group), `tabletest_p<N>.yaml` (a task each), `utils.py` (hooks, from
+`<group>.yaml` (the group), `<group>_p<N>.yaml` (a task each), `utils.py` (hooks, from
 `lmms_task_utils.py`), `data/p<N>.jsonl` (the battery's queries with their gold text) and `images/`.
 The task files name their data relative to their own folder (`data/p1.jsonl`), so the folder can move.
 lmms-eval itself would hand that path to `datasets.load_dataset("json", data_files=...)`, which reads
@@ -13,6 +17,7 @@ FileNotFoundError lmms-eval logs before it exits 0). So each task names `utils.T
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -22,7 +27,6 @@ import yaml
 from tabletest.export.run import Job
 from tabletest.write.jsonl import atomic_output, dumps
 
-GROUP = "tabletest"
 UTILS = Path(__file__).with_name("lmms_task_utils.py")
 
 
@@ -60,6 +64,12 @@ def task_config(task: str, data: str) -> dict:
     }
 
 
+def group_name(job: Job, kind: str = "tabletest") -> str:
+    """`<kind>_<render folder>_<digest>`: distinct per dataset and export options, the same on every export of them."""
+    folder = re.sub(r"[^a-z0-9]+", "_", job.dataset.root.resolve().name.lower()).strip("_") or "render"
+    return f"{kind}_{folder}_{job.digest[:6]}"
+
+
 def _write_yaml(path: Path, config: dict) -> None:
     path.write_text(yaml.dump(config, Dumper=_Dumper, sort_keys=False), encoding="utf-8")
 
@@ -89,20 +99,22 @@ def export_lmms_eval(job: Job) -> dict:
             for query in job.queries(record):
                 files[query["prompt_type"]].write(dumps(query) + "\n")
                 counts[query["prompt_type"]] += 1
-    write_tasks(job, GROUP, [f"p{t}" for t in types])
+    group = group_name(job)
+    write_tasks(job, group, [f"p{t}" for t in types])
     job.write_card(
         "TableTest (lmms-eval)",
-        f"""The TableTest study's eight prompt types as an lmms-eval group (`{GROUP}`, tasks `{GROUP}_p1` ...
-`{GROUP}_p8`), scored with the study's lenient reading of answers (`accuracy`, and `unparsed`: answers
-that could not be read, counted as wrong). TableTest must be installed where lmms-eval runs.
+        f"""The TableTest study's eight prompt types as an lmms-eval group (`{group}`, tasks `{group}_p1` ...
+`{group}_p8`), scored with the study's lenient reading of answers (`accuracy`, and `unparsed`: answers
+that could not be read, counted as wrong). TableTest must be installed where lmms-eval runs. The group
+is named after this dataset, so several exports can share one `--include_path`.
 
 ```bash
 lmms-eval --model qwen2_vl --model_args pretrained=Qwen/Qwen2-VL-7B-Instruct \\
-    --include_path {job.out} --tasks {GROUP} --batch_size 1 --log_samples --output_path results/
+    --include_path {job.out} --tasks {group} --batch_size 1 --log_samples --output_path results/
 ```
 
 The task files name their data relative to this folder, so it can be moved or copied as a whole.""",
         {"task_categories": ["visual-question-answering"]},
         sum(counts.values()),
     )
-    return {"questions": {f"{GROUP}_p{t}": counts[t] for t in types}}
+    return {"group": group, "questions": {f"{group}_p{t}": counts[t] for t in types}}

@@ -7,15 +7,33 @@ in the environment that runs lmms-eval. Answers are judged by `tabletest score`'
 
 from __future__ import annotations
 
+import importlib.util
 from functools import lru_cache
 from pathlib import Path
 
 from PIL import Image
 
-from tabletest.config import load_catalog
-from tabletest.score.judge import judge
-from tabletest.score.lexicon import Lexicon, load_lexicon
-from tabletest.score.questions import judge_question
+
+def _require_tabletest() -> None:
+    """PyPI's `tabletest` is an unrelated package with the same import name: with it (or nothing) installed,
+    lmms-eval would log the failed import and run nothing, yet exit 0. Stop the run instead, saying what to do."""
+    fix = "pip install -e /path/to/TableTest in the environment that runs lmms-eval"
+    found = importlib.util.find_spec("tabletest")
+    if found is None:
+        raise SystemExit(f"error: this lmms-eval task needs TableTest (distribution tabletest-vlm), which is not installed: {fix}")
+    if not any((Path(folder) / "export" / "lmms_task_utils.py").is_file() for folder in found.submodule_search_locations or ()):
+        raise SystemExit(
+            "error: this lmms-eval task needs TableTest (distribution tabletest-vlm), but the `tabletest` module here "
+            f"is another package (PyPI's tabletest?): run pip uninstall -y tabletest, then {fix}"
+        )
+
+
+_require_tabletest()
+
+from tabletest.config import load_catalog  # noqa: E402  (after the check: its error is the one to see)
+from tabletest.score.judge import judge  # noqa: E402
+from tabletest.score.lexicon import Lexicon, load_lexicon  # noqa: E402
+from tabletest.score.questions import judge_question  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -42,7 +44,9 @@ class ExportOptions:
 
 
 class Job:
-    """What every format needs: the render's records with their split, images placed, the card written."""
+    """What every format needs: the render's records with their split, images placed, the card written.
+    `digest` names what the export holds (the render's records, the format and its options), wherever
+    the render lies."""
 
     def __init__(self, fmt: str, dataset: RenderDataset, out: Path, options: ExportOptions, catalog: Catalog) -> None:
         self.fmt, self.dataset, self.out, self.options, self.catalog = fmt, dataset, out, options, catalog
@@ -59,6 +63,8 @@ class Job:
             "options": {**asdict(self.options), "assets": str(options.assets) if options.assets else None},
         }
         self.staging = Staging(out, fingerprint)
+        same_anywhere = {k: v for k, v in fingerprint.items() if k != "dataset"}
+        self.digest = hashlib.sha256(json.dumps(same_anywhere, sort_keys=True).encode()).hexdigest()
         self.scene_counts: Counter[str] = Counter()
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit

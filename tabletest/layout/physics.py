@@ -11,7 +11,7 @@ hull fills the concavities a neighbour may stand in, under a spout or a handle; 
 measured that the meshes do not overlap), so the simulation measures whether each object stays put
 where it rests.
 
-Needs the `physics` extra (`pip install 'tabletest[physics]'`); placement itself never does.
+Needs the `physics` extra (`pip install -e '.[physics]'`); placement itself never does.
 """
 
 from __future__ import annotations
@@ -212,4 +212,4 @@ def _import(module: str, package: str):
     try:
         return __import__(module)
     except ImportError:
-        raise UserError(f"measuring plausibility needs {package}: pip install 'tabletest[physics]'") from None
+        raise UserError(f"measuring plausibility needs {package}: pip install -e '.[physics]'") from None
