@@ -335,6 +335,35 @@ def test_vlmevalkit_prediction_files_score_every_question(render, tmp_path, suff
     assert "unanswered" not in result.output
 
 
+def test_score_reads_the_newest_run_in_a_vlmevalkit_output_folder(cli, render, tmp_path):
+    """Two runs of one model leave two prediction files per dataset (`T<date>_G<hash>/`), beside the judge's
+    own files: given the model's folder, score reads the newest of each dataset and nothing else."""
+    out = tmp_path / "vlmevalkit"
+    export(render, "vlmevalkit", out)
+    model_folder = tmp_path / "outputs" / "Gold-VLM"
+    for run, wrong, mtime in (("T20261101_Gaaa", True, 1_000_000), ("T20261102_Gbbb", False, 2_000_000)):
+        folder = model_folder / run
+        folder.mkdir(parents=True)
+        for tsv, answer in (
+            (out / "TableTest_MCQ.tsv", lambda line, w=wrong: letter_answer(line, w)),
+            (out / "TableTest_OpenEnded.tsv", lambda line, w=wrong: "I cannot tell." if w else line["answer"]),
+        ):
+            written = vlmevalkit_predictions(tsv, folder, "Gold-VLM", "xlsx", answer)
+            os.utime(written, (mtime, mtime))
+        (folder / "Gold-VLM_TableTest_MCQ_exact_matching_result.xlsx").write_bytes(b"not read")
+    report = tmp_path / "report"
+    args = ["score", "--prompts", str(out / "prompts.jsonl"), "--responses", str(model_folder), "--out", str(report)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    accuracy = pd.read_csv(report / "accuracy.csv")
+    assert "Gold-VLM" in set(accuracy["model"]) and (accuracy["accuracy"] == 1.0).all()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = cli("score", "--prompts", str(out / "prompts.jsonl"), "--responses", str(empty))
+    assert result.returncode == 2 and "no VLMEvalKit prediction file" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
 class LmmsTask:
     """lmms-eval 0.7.3's ConfigurableTask, as far as a task's data goes (api/task.py, `download`):
     `datasets.load_dataset(path=dataset_path, **dataset_kwargs)`, relative paths read from the working
@@ -620,6 +649,7 @@ def test_card_credits_the_objaverse_models_a_render_used(render, tmp_path, cli):
         (["--format", "llava", "--split-by", "scene", "--val-fraction", "1"], "--val-fraction 1.0 is outside (0, 1)"),
         (["--format", "llava", "--split-by", "object", "--val-fraction", "0"], "--val-fraction 0.0 is outside (0, 1)"),
         (["--format", "vlmevalkit", "--split-by", "scene"], "--split-by does not apply to --format vlmevalkit (an"),
+        (["--format", "llava", "--split-by", "object", "--val-fraction", "0.9"], "leaves train with no scene (of 18"),
         (["--format", "parquet", "--variations", "one"], "--variations does not apply to --format parquet"),
         (["--format", "llava", "--shard-size", "5"], "--shard-size does not apply to --format llava"),
     ],

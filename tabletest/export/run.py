@@ -55,6 +55,8 @@ class Job:
             objects = (label for r in dataset.records() for label in looks(r))
         whole = TEST if options.evaluation else TRAIN
         self.split: Split = make_split(options.split_by, options.val_fraction, options.seed, objects, whole)
+        if self.split.by is not None:
+            self._refuse_an_empty_split()
         fingerprint = {
             "tabletest": __version__,
             "format": fmt,
@@ -69,10 +71,26 @@ class Job:
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
 
+    def _refuse_an_empty_split(self) -> None:
+        """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
+        counts = Counter(self._split_of(record) for record in self.dataset.records())
+        empty = [name for name in self.split.names if not counts[name]]
+        if empty:
+            o = self.options
+            raise UserError(
+                f"--split-by {o.split_by} --val-fraction {o.val_fraction} leaves {empty[0]} with no scene "
+                f"(of {sum(counts.values())}, all went to {max(counts, key=counts.get)}); "
+                + ("lower --val-fraction" if empty[0] == TRAIN else "raise --val-fraction")
+                + " or export more scenes"
+            )
+
+    def _split_of(self, record: dict) -> str:
+        return self.split.of(record["id"], names(record), looks(record) if self.split.by == "appearance" else ())
+
     def scenes(self) -> Iterator[tuple[str, dict]]:
         """(split, record) for every scene of the render, in file order."""
         for record in self.dataset.records():
-            split = self.split.of(record["id"], names(record), looks(record) if self.split.by == "appearance" else ())
+            split = self._split_of(record)
             self.scene_counts[split] += 1
             if "scene" in record:
                 self.hdris.add(record["scene"]["world"]["hdri"])

@@ -96,18 +96,11 @@ def card_body(out: Path, names: list[str]) -> str:
     where = shlex.quote(str(out.resolve()))
     model = "Qwen2-VL-7B-Instruct"
     commands = [f"cp {where}/TableTest_*.tsv ~/LMUData/"]
-    responses = []
     if "TableTest_MCQ" in names:
         commands.append(f"python run.py --data TableTest_MCQ --model {model} --judge exact_matching")
-        responses.append(f"outputs/{model}/{model}_TableTest_MCQ.xlsx")
     if f"TableTest_{OPEN}" in names:
         commands.append(f"python run.py --data TableTest_{OPEN} --model {model} --mode infer")
-        responses.append(f"outputs/{model}/T*/{model}_TableTest_{OPEN}.xlsx")
-    commands.append(
-        f"tabletest score --prompts {where}/prompts.jsonl "
-        + " ".join(f"--responses {r}" for r in responses)
-        + " --out report/"
-    )
+    commands.append(f"tabletest score --prompts {where}/prompts.jsonl --responses outputs/{model}/ --out report/")
     body = "\n".join(commands)
     return f"""The TableTest study's questions as VLMEvalKit custom datasets ({", ".join(f"`{n}`" for n in names)}).
 Copy the TSV files into `$LMUData` (default `~/LMUData`) and run them by name from VLMEvalKit's folder:
@@ -119,6 +112,7 @@ Copy the TSV files into `$LMUData` (default `~/LMUData`) and run them by name fr
 `TableTest_MCQ` (prompts 1, 4 and 5 as lettered options) is scored by VLMEvalKit itself
 (`--judge exact_matching`): its `..._acc.csv` has the accuracy per prompt (`category` p1, p4, p5).
 `TableTest_{OPEN}` (prompts 2, 3, 6, 7 and 8) VLMEvalKit runs but cannot score (`--mode infer`; its
-predictions are in the run's folder `outputs/{model}/T<date>_G<hash>/`). `tabletest score` reads the
-prediction files as VLMEvalKit writes them (`.xlsx`, or `.tsv` under `PRED_FORMAT=tsv`), reads an answer
+predictions are in the run's folder `outputs/{model}/T<date>_G<hash>/`). Given the model's folder,
+`tabletest score` reads the newest prediction file of each dataset in it, as VLMEvalKit writes them
+(`.xlsx`, or `.tsv` under `PRED_FORMAT=tsv`), reads an answer
 given as a letter as that option, and scores every question with the study's reading of answers."""

@@ -12,6 +12,7 @@ from tabletest.config import load_catalog
 from tabletest.options import CatalogOpt
 from tabletest.score.collect import Scoring, score_responses
 from tabletest.score.lexicon import load_lexicon
+from tabletest.score.predictions import in_folders
 from tabletest.score.questions import score_question_files
 
 
@@ -23,9 +24,10 @@ def score(
         list[Path],
         typer.Option(
             "--responses",
-            metavar="FILE",
+            metavar="PATH",
             help='Responses JSONL, {"qid", "response"[, "model"]} per line, or a VLMEvalKit prediction file '
-            "(<model>_TableTest_<kind>.xlsx or .tsv) (repeatable; one file per model or a model field).",
+            "(<model>_TableTest_<kind>.xlsx or .tsv), or a VLMEvalKit output folder (outputs/<model>/: the newest "
+            "prediction file of each dataset in it) (repeatable; one file per model or a model field).",
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Report folder: report.md, CSV files, PNG plots.")] = Path(
@@ -47,6 +49,7 @@ def score(
 ) -> None:
     """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
     lexicon = load_lexicon(load_catalog(catalog), synonyms)
+    responses = in_folders(responses)
     if score_question_files(prompts, responses, lexicon, out):
         return
     scoring = score_responses(prompts, responses, lexicon)

@@ -63,7 +63,8 @@ def read_responses(paths: list[Path]) -> dict[str, list[Answer]]:
             qid = str(record["qid"])
             if (model, qid) in seen:
                 raise UserError(
-                    f"{path}: line {line} answers {qid!r} again for model {model!r}; keep one answer per query"
+                    f"{path}: line {line} answers {qid!r} again for model {model!r}; keep one answer per query "
+                    "(two VLMEvalKit runs? pass the model's output folder, outputs/<model>/, to read the newest)"
                 )
             seen.add((model, qid))
             answers.setdefault(qid, []).append(Answer(model, response or "", path, line))

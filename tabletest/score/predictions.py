@@ -19,10 +19,36 @@ from tabletest.errors import UserError
 
 SUFFIXES = {".xlsx", ".tsv"}
 DATASET_PART = "_TableTest_"
+# `<model>_TableTest_MCQ`, `..._OpenEnded`, `..._<skill>_OpenEnded`; not the judge's `..._MCQ_exact_matching_result`
+PREDICTIONS = re.compile(r"^.+_TableTest_(MCQ|(\w+_)?OpenEnded)$")
 LETTER = re.compile(
     r"^\s*(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is\s*:?|:)?\s*)?[(\[]?([A-Z])[)\].:]?(?:\s|$)",
     re.IGNORECASE,
 )
+
+
+def in_folders(paths: list[Path]) -> list[Path]:
+    """`paths` with each folder replaced by the prediction files under it (a VLMEvalKit output folder, e.g.
+    `outputs/<model>/`): the newest of each model and dataset, since run.py writes each run into its own
+    `T<date>_G<hash>/` and a second run would otherwise answer every question twice."""
+    files: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        newest: dict[str, Path] = {}
+        for found in sorted(path.rglob(f"*{DATASET_PART}*")):
+            if PREDICTIONS.match(found.stem) and is_prediction_file(found) and found.is_file():
+                name = found.stem
+                if name not in newest or found.stat().st_mtime > newest[name].stat().st_mtime:
+                    newest[name] = found
+        if not newest:
+            raise UserError(
+                f"{path}: no VLMEvalKit prediction file (<model>_TableTest_<kind>.xlsx or .tsv) under this folder; "
+                "pass the folder run.py wrote them to (outputs/<model>/) or the files themselves"
+            )
+        files.extend(newest[name] for name in sorted(newest))
+    return files
 
 
 def is_prediction_file(path: Path) -> bool:
