@@ -477,9 +477,39 @@ def test_coco_reads_with_pycocotools_boxes_and_masks_of_each_scene(render, recor
         ]
         for position, (annotation, obj) in enumerate(zip(annotations, record["objects"])):
             x0, y0, x1, y1 = obj["bbox_px"]
-            assert annotation["bbox"] == pytest.approx([x0, y0, x1 - x0, y1 - y0], abs=1e-3)
+            assert annotation["amodal_bbox"] == pytest.approx([x0, y0, x1 - x0, y1 - y0], abs=1e-3)
+            assert annotation["bbox"] == list(coco_mask.toBbox(annotation["segmentation"]))
             assert np.array_equal(coco.annToMask(annotation), masks == position + 1)
             assert annotation["area"] == int((masks == position + 1).sum()) > 0
+
+
+def test_coco_gold_scores_one_with_hidden_and_partly_hidden_objects(render, records, tmp_path):
+    """COCO's conventions: an object the image does not show has no annotation (it could never be matched),
+    a partly hidden one the box of what shows; so the gold annotations, scored as detections, get AP 1.0."""
+    from pycocotools.cocoeval import COCOeval
+
+    hidden = tmp_path / "hidden"
+    shutil.copytree(render, hidden)
+    first, second = [r for r in records.values() if r["n_objects"] == 3][:2]
+    for record, cover in ((first, "whole"), (second, "half")):
+        path = hidden / record["mask_file_name"]
+        masks = np.array(Image.open(path))
+        ys, xs = np.nonzero(masks == 2)
+        gone = np.ones(len(ys), bool) if cover == "whole" else xs < np.median(xs)
+        masks[ys[gone], xs[gone]] = 0
+        Image.fromarray(masks).save(path)
+    out = tmp_path / "coco"
+    export(hidden, "coco", out)
+    gold = COCO(str(out / "annotations" / "instances_train.json"))
+    by_scene = {i["scene_id"]: i["id"] for i in gold.loadImgs(gold.getImgIds())}
+    assert [a["slot"] for a in gold.loadAnns(gold.getAnnIds(imgIds=by_scene[first["id"]]))] == ["left", "right"]
+    (half,) = [a for a in gold.loadAnns(gold.getAnnIds(imgIds=by_scene[second["id"]])) if a["slot"] == "middle"]
+    assert half["bbox"][2] < half["amodal_bbox"][2]
+    for kind in ("segm", "bbox"):
+        found = gold.loadRes([{**a, "score": 1.0} for a in gold.loadAnns(gold.getAnnIds())])
+        evaluation = COCOeval(gold, found, kind)
+        evaluation.evaluate(), evaluation.accumulate(), evaluation.summarize()
+        assert evaluation.stats[0] == pytest.approx(1.0), kind
 
 
 def test_coco_without_masks_gives_boxes_or_one_line_asking_for_masks(render, tmp_path, cli):

@@ -1,9 +1,11 @@
 """COCO detection and segmentation: `annotations/instances_<split>.json` and `images/`, for grounding work.
 
 Categories are the catalog's objects (id = catalog position + 1, supercategory = its group). Each
-object of a scene is one annotation: `bbox` ([x, y, width, height]) is the render's `bbox_px`, the
-box of the object's projected mesh, and `segmentation` is the compressed RLE of its pixels in the
-render's mask (`tabletest render --masks`), whose value there is 1 + the object's position from the left.
+object the image shows is one annotation, as COCO annotates partly hidden objects: `segmentation` is
+the compressed RLE of its pixels in the render's mask (`tabletest render --masks`, whose value there is
+1 + the object's position from the left), `bbox` ([x, y, width, height]) the box of those pixels, and
+`amodal_bbox` the render's `bbox_px`, the box of the whole projected mesh, hidden parts included.
+An object no pixel of the image shows has no annotation. Without masks, `bbox` is the whole box.
 """
 
 from __future__ import annotations
@@ -55,13 +57,16 @@ def _mask_pixels(job: Job, record: dict) -> np.ndarray:
 
 
 def annotations(job: Job, record: dict, image_id: int, first_id: int, segment: bool) -> list[dict]:
-    """One annotation per object, left to right."""
+    """One annotation per object the image shows, left to right, as COCO has them: with masks, `bbox` is
+    the box of the object's visible pixels and `amodal_bbox` that of its whole projected mesh, and an
+    object with no visible pixel gets no annotation (a ground truth no detection could ever match);
+    without masks, `bbox` is the whole projected box and objects the record measured wholly hidden are left out."""
     masks = _mask_pixels(job, record) if segment else None
     out = []
     for position, obj in enumerate(record["objects"]):
         x0, y0, x1, y1 = obj["bbox_px"]
         annotation = {
-            "id": first_id + position,
+            "id": first_id + len(out),
             "image_id": image_id,
             "category_id": _category(job, obj["name"]),
             "bbox": [x0, y0, round(x1 - x0, 3), round(y1 - y0, 3)],
@@ -71,8 +76,16 @@ def annotations(job: Job, record: dict, image_id: int, first_id: int, segment: b
         }
         if masks is not None:
             pixels = masks == position + 1
+            if not pixels.any():
+                continue
+            rows, columns = np.flatnonzero(pixels.any(axis=1)), np.flatnonzero(pixels.any(axis=0))
+            top, left = int(rows[0]), int(columns[0])
+            annotation["amodal_bbox"] = annotation["bbox"]
+            annotation["bbox"] = [left, top, int(columns[-1]) + 1 - left, int(rows[-1]) + 1 - top]
             annotation["segmentation"] = encode(pixels)
             annotation["area"] = int(pixels.sum())
+        elif obj.get("visible_fraction", 1.0) == 0:
+            continue
         out.append(annotation)
     return out
 
@@ -132,8 +145,7 @@ def export_coco(job: Job) -> dict:
     job.write_card(
         "TableTest (COCO)",
         f"""Everyday objects side by side on a table as COCO {"instance segmentation" if segment else "detection"}:
-the 64 catalog objects are the categories; `bbox` is each object's projected box from the render
-{"and `segmentation` its RLE mask" if segment else "(no masks: render with `--masks` for segmentation)"}.
+the 64 catalog objects are the categories; {"`segmentation` is each visible object's RLE mask, `bbox` the box of its visible pixels and `amodal_bbox` its whole projected box; an object the image does not show has no annotation" if segment else "`bbox` is each object's whole projected box from the render (no masks: render with `--masks` for segmentation and visible boxes)"}.
 Images keep their `scene_id`, annotations their `slot` (left, middle, right).
 
 ```python
