@@ -25,8 +25,8 @@ ShardOpt = Annotated[
         "Kubernetes indexed job (n: the shard count, else the array's size or $TABLETEST_SHARD_COUNT).",
     ),
 ]
-LimitOpt = Annotated[Optional[int], typer.Option("--limit", help="Keep at most the first N selected scenes.")]
-SampleOpt = Annotated[Optional[int], typer.Option("--sample", help="A seeded random subset of K scenes.")]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=1, help="Keep at most the first N selected scenes.")]
+SampleOpt = Annotated[Optional[int], typer.Option("--sample", min=1, help="A seeded random subset of K scenes.")]
 SeedOpt = Annotated[
     int, typer.Option("--seed", min=0, help="Seed for --sample (and, for prompts, the order of answer options).")
 ]

@@ -29,11 +29,12 @@ def test_vignettes_jsonl_to_file(cli, tmp_path):
 
 def test_vignettes_txt_both_orders(cli):
     result = cli("vignettes", "--objects", "2", "--only", "mug,lamp", "--format", "txt", "--order", "both")
+    ids = [json.loads(line)["id"] for line in cli("vignettes", "--objects", "2", "--only", "mug,lamp").stdout.splitlines()]
     assert result.stdout.splitlines() == [
-        "The mug is on the left side of the table. The lamp is on the right side of the same table.",
-        "The lamp is on the right side of the table. The mug is on the left side of the same table.",
-        "The lamp is on the left side of the table. The mug is on the right side of the same table.",
-        "The mug is on the right side of the table. The lamp is on the left side of the same table.",
+        f"{ids[0]}\tThe mug is on the left side of the table. The lamp is on the right side of the same table.",
+        f"{ids[0]}\tThe lamp is on the right side of the table. The mug is on the left side of the same table.",
+        f"{ids[1]}\tThe lamp is on the left side of the table. The mug is on the right side of the same table.",
+        f"{ids[1]}\tThe mug is on the right side of the table. The lamp is on the left side of the same table.",
     ]
 
 
@@ -90,3 +91,24 @@ def test_out_naming_a_device_or_fifo_writes_into_it_and_never_replaces_it(cli, t
     assert result.returncode == 0, result.stderr
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert received and received[0].count('"id": "1obj-') == 3
+
+
+def test_render_with_no_scenes_chosen_says_what_it_would_do_and_does_not_start(cli, tmp_path):
+    """`tabletest render` alone is every two-object scene at 1024x768: days on a laptop, refused in one line."""
+    out = tmp_path / "out"
+    result = cli("render", "--out", str(out))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "all 4,032 scenes at 1024x768 with cycles (64 samples): about" in result.stderr
+    assert "--objects 3 --limit 4" in result.stderr and not out.exists()
+
+
+def test_a_long_chosen_run_is_announced_with_its_estimate(capsys):
+    from tabletest.config import RenderSettings
+    from tabletest.render.cli import announce_long_run
+
+    settings = RenderSettings(resolution=(1024, 768), engine="cycles", samples=64)
+    announce_long_run(4032, settings, explicit=True)
+    assert "rendering 4,032 scenes at 1024x768 with cycles (64 samples): about" in capsys.readouterr().err
+    announce_long_run(4, settings, explicit=False)
+    announce_long_run(4032, settings.model_copy(update={"engine": "workbench"}), explicit=False)
+    assert capsys.readouterr().err == ""

@@ -676,6 +676,7 @@ def test_card_credits_the_objaverse_models_a_render_used(render, tmp_path, cli):
     ("args", "message"),
     [
         (["--format", "tfrecord"], "--format 'tfrecord' is not one of"),
+        (["--format", "llama"], "; did you mean --format llava?"),
         (["--format", "llava", "--split-by", "scene", "--val-fraction", "1"], "--val-fraction 1.0 is outside (0, 1)"),
         (["--format", "llava", "--split-by", "object", "--val-fraction", "0"], "--val-fraction 0.0 is outside (0, 1)"),
         (["--format", "vlmevalkit", "--split-by", "scene"], "--split-by does not apply to --format vlmevalkit (an"),

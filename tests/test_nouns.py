@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from conftest import run_cli
 from hierarchy_scenes import obj, scene
 
 from tabletest.config import load_catalog, load_config
@@ -16,8 +17,6 @@ from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question
 from tabletest.truth.nouns import Nouns
-
-from conftest import run_cli
 
 CATALOG = load_catalog()
 NOUNS = Nouns.of(CATALOG)
@@ -63,6 +62,18 @@ def test_no_question_story_or_caption_misnumbers_a_name():
         for wording in answer_wordings(q, NOUNS):
             assert not WRONG.search(wording), wording
             assert judge_question(q, wording, lexicon).status == "correct", (q["qid"], wording)
+
+
+def test_questions_about_a_benchmark_vignette_say_are_for_a_pair_noun(tmp_path):
+    """The study's vignettes keep their exact text; the questions built on one agree with a pair noun."""
+    records = tmp_path / "v.jsonl"
+    assert run_cli("vignettes", "--objects", "3", "--only", "headphones,mug,lamp", "--out", str(records)).returncode == 0
+    assert "The headphones is" in records.read_text()
+    result = run_cli("questions", "--from", str(records), "--text-only")
+    assert result.returncode == 0, result.stderr
+    asked = [json.loads(line) for line in result.stdout.splitlines()]
+    assert asked and not [q["text"] for q in asked if WRONG.search(q["text"])][:1]
+    assert any("The headphones are" in q["context"] for q in asked if q["form"] == "question")
 
 
 def test_random_vignettes_say_are_for_a_pair_noun(tmp_path):

@@ -325,7 +325,8 @@ def test_a_limit_past_every_scene_is_no_limit(tmp_path):
 def test_the_settings_guard_keeps_one_family_config_and_seed_per_folder(tmp_path, builtin_assets):
     out = tmp_path / "out"
     base = ["render", "--scenes", "random", "--count", "5", "--only", "mug,lamp", "--out", str(out), "--assets", str(builtin_assets)]
-    result = run_cli(*base, "--limit", "0")  # pins the folder's settings, renders nothing
+    base += ["--resolution", "32x24", "--samples", "1"]
+    result = run_cli(*base, "--limit", "1")  # pins the folder's settings
     assert result.returncode == 0, result.stderr
     assert json.loads((out / "settings.json").read_text())["scenes"]["family"] == "random"
     data = flat_yaml()

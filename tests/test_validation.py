@@ -71,6 +71,9 @@ def one_line_error(result: subprocess.CompletedProcess, *parts: str) -> None:
         (["--seed", "-5"], ["--seed -5: Input should be greater than or equal to 0"]),
         (["--seed", "2147483648"], ["--seed 2147483648: Input should be less than or equal to 2147483647"]),
         (["--device", "gpu"], ["--device 'gpu' is not one of auto, optix, cuda"]),
+        (["--device", "cudaa"], ["did you mean --device cuda?"]),
+        (["--limit", "0"], ["--limit", "greater than or equal to 1"]),
+        (["--sample", "0"], ["--sample", "greater than or equal to 1"]),
         (["--engine", "blender"], ["'blender' is not one of 'cycles', 'eevee', 'workbench'"]),
     ],
 )

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 
 from tabletest.config import load_catalog
-from tabletest.errors import UserError
+from tabletest.errors import UserError, not_one_of
 from tabletest.export.split import check_fraction
 from tabletest.options import CatalogOpt
 from tabletest.prompts.battery import parse_types
@@ -83,7 +83,7 @@ def export(
     from tabletest.export.run import ExportOptions, run_export
 
     if fmt not in FORMATS:
-        raise UserError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}; e.g. --format parquet")
+        raise not_one_of("--format", fmt, list(FORMATS), "parquet")
     target, own = FORMATS[fmt]
     given = {
         name

@@ -7,32 +7,31 @@ from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import typer
-
-from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
 from pydantic import ValidationError
 
+from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
+from tabletest.cache import default_layer_cache
 from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
+from tabletest.layout.selection import count_selected
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
     CountOpt,
     LimitOpt,
-    ObjectsOpt,
     OnlyOpt,
     RandomConfigOpt,
+    RenderSeedOpt,
     SampleOpt,
     ScenesOpt,
-    RenderSeedOpt,
     ShardOpt,
     make_selection,
 )
-from tabletest.cache import default_layer_cache
-from tabletest.render.devices import DEVICE_CHOICES
+from tabletest.render.devices import DEVICE_CHOICES, usable_cores
+from tabletest.render.estimate import cpu_estimate, duration
 from tabletest.render.run import render_run
 from tabletest.render.run_options import RenderOptions
-
 
 LAYER_CACHE = default_layer_cache()
 
@@ -56,8 +55,27 @@ def with_flags(settings: RenderSettings, overrides: dict, resolution_text: str |
         raise UserError(f"--{name} {value}: {problem['msg'].removeprefix('Value error, ')}") from None
 
 
+def announce_long_run(images: int, settings: RenderSettings, explicit: bool) -> None:
+    """Say how long a run estimated over an hour takes before starting it; refuse one nobody chose scenes for
+    (`tabletest render` alone is all 4,032 two-object scenes: days on a laptop)."""
+    estimate = cpu_estimate(images, settings.engine, settings.samples, settings.resolution, usable_cores())
+    if estimate is None or not estimate.long:
+        return
+    width, height = settings.resolution
+    what = (
+        f"{images:,} scenes at {width}x{height} with {settings.engine} ({settings.samples} samples): "
+        f"about {duration(estimate.seconds)} on this machine's {usable_cores()} CPU cores"
+    )
+    if not explicit:
+        raise UserError(
+            f"with no scenes chosen, `tabletest render` renders all {what}; choose some (e.g. --objects 3 --limit 4), "
+            "or ask for them all with --objects 2"
+        )
+    typer.echo(f"rendering {what} (a GPU is faster; Ctrl-C stops, the same command resumes)", err=True)
+
+
 def render(
-    objects: ObjectsOpt = 2,
+    objects: Annotated[Optional[int], typer.Option("--objects", "-n", help="Objects per scene: 1, 2 or 3 (default 2).")] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (a Hugging Face ImageFolder).")] = Path("out"),
     engine: Annotated[Optional[Literal["cycles", "eevee", "workbench"]], typer.Option(help="Render engine (default from the config: cycles).")] = None,
     samples: Annotated[Optional[int], typer.Option(min=1, help="Samples per pixel (default from the config).")] = None,
@@ -124,12 +142,16 @@ def render(
         if value is not None
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
-    selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
+    selection = make_selection(2 if objects is None else objects, shard, limit, sample, cfg.render.seed, only)
     random_set = None
     if scenes == "random" or count is not None or random_config is not None:
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
 
         random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample)
+    if mode == "direct":
+        chosen = (objects, shard, limit, sample, only, count, random_config)
+        images = random_set.selected() if random_set else count_selected(cat, selection)
+        announce_long_run(images, cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
     options = RenderOptions(
         out=out,
         assets=assets,

@@ -9,7 +9,7 @@ import os
 import shutil
 import subprocess
 
-from tabletest.errors import UserError
+from tabletest.errors import UserError, not_one_of
 
 DEVICE_CHOICES = ("auto", "optix", "cuda", "hip", "oneapi", "metal", "cpu")
 GPU_PREFERENCE = ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL")
@@ -36,7 +36,7 @@ def choose_device(requested: str, available: dict[str, list[str]]) -> tuple[str,
 def check_device(requested: str) -> str:
     """The `--device` name, lower case; an unknown one is refused with the choices."""
     if requested.lower() not in DEVICE_CHOICES:
-        raise UserError(f"--device {requested!r} is not one of {', '.join(DEVICE_CHOICES)}; e.g. --device auto")
+        raise not_one_of("--device", requested, DEVICE_CHOICES, "auto")
     return requested.lower()
 
 

@@ -37,7 +37,7 @@ def vignettes(
     objects: ObjectsOpt = 2,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output file, or - for standard output.")] = Path("-"),
     format: Annotated[
-        Literal["jsonl", "txt"], typer.Option("--format", help="jsonl records, or txt: one vignette per line.")
+        Literal["jsonl", "txt"], typer.Option("--format", help="jsonl records, or txt: one vignette per line, after its scene id and a tab.")
     ] = "jsonl",
     order: Annotated[
         Literal["left_first", "right_first", "both"], typer.Option("--order", help="Which vignette(s) --format txt prints.")
@@ -81,7 +81,7 @@ def vignettes(
         lines = (dumps(r) for r in records)
     else:
         keys = ("left_first", "right_first") if order == "both" else (order,)
-        lines = (r["vignettes"][k] for r in records for k in keys)
+        lines = (f"{r['id']}\t{r['vignettes'][k]}" for r in records for k in keys)
     count = write_lines(out, lines)
     if str(out) != "-":
         typer.echo(f"wrote {count} scenes to {out}", err=True)

@@ -15,7 +15,7 @@ from tabletest.assets.manifest import load_manifest
 from tabletest.assets.objaverse.lock import load_lock, lock_path
 from tabletest.assets.objaverse.policy import describe
 from tabletest.config import Catalog
-from tabletest.errors import UserError
+from tabletest.errors import UserError, not_one_of
 
 COLUMNS = ("object", "title", "author", "license", "license_url", "url", "uid")
 FORMATS = ("markdown", "csv", "json")
@@ -61,7 +61,7 @@ def render_credits(rows: list[dict[str, str]], fmt: str) -> str:
         writer.writerows(rows)
         return out.getvalue()
     if fmt != "markdown":
-        raise UserError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
+        raise not_one_of("--format", fmt, list(FORMATS), "markdown")
     lines = [
         "| object | title | author | license | source |",
         "| --- | --- | --- | --- | --- |",

@@ -56,7 +56,7 @@ def scene_questions(
     if "questions" in forms and told:
         order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"
         text = SceneGeometry(g.things, None, [t.name for t in g.things])
-        ask = Asker(scene_id, "text", scene_objects, context=record["vignettes"][order], nouns=nouns)
+        ask = Asker(scene_id, "text", scene_objects, context=nouns.agree(record["vignettes"][order]), nouns=nouns)
         if not random_text:  # a benchmark vignette names each object's side: the order follows from it
             skills.position_pairs(ask, text, text.viewer_lateral, "lr")
             skills.between(ask, text)
