@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from tabletest import __version__, cli_help  # noqa: F401  (cli_help: switches shown without <bool>)
+from tabletest.cli_examples import with_example
 from tabletest.config import load_catalog
 from tabletest.errors import Interrupted, UserError
 from tabletest.options import CatalogOpt
@@ -26,6 +27,7 @@ COMMANDS = {
     "export": ("tabletest.export.cli", "export"),
     "merge": ("tabletest.write.cli", "merge"),
     "verify": ("tabletest.truth.cli", "verify"),
+    "schema": ("tabletest.write.cli", "schema"),
     "assets": ("tabletest.assets.cli", "assets_app"),
     "slurm": ("tabletest.farm.cli", "slurm_app"),
 }
@@ -65,16 +67,16 @@ def _click_command(name: str, target):
     if isinstance(target, typer.Typer):
         group = typer.main.get_group(target)
         group.name = name
-        return group
+        return with_example(group, name)
     single = typer.Typer(add_completion=False)
     single.command(name=name)(target)
-    return typer.main.get_command(single)
+    return with_example(typer.main.get_command(single), name)
 
 
 class _LazyGroup(TyperGroup):
     def __init__(self, **attrs) -> None:
         super().__init__(**attrs)
-        self.commands = _Commands(self.commands)
+        self.commands = _Commands({name: with_example(c, name) for name, c in self.commands.items()})
 
 
 app = typer.Typer(

@@ -112,3 +112,22 @@ def test_a_long_chosen_run_is_announced_with_its_estimate(capsys):
     announce_long_run(4, settings, explicit=False)
     announce_long_run(4032, settings.model_copy(update={"engine": "workbench"}), explicit=False)
     assert capsys.readouterr().err == ""
+
+
+def test_every_command_help_ends_with_a_real_example(cli):
+    """Each command and sub-command shows one example of itself, and every example names a real command."""
+    from typer.main import get_command
+
+    from tabletest.cli import app
+    from tabletest.cli_examples import EXAMPLES
+
+    root = get_command(app)
+    paths = []
+    for name in root.list_commands(None):
+        command = root.commands[name]
+        subs = getattr(command, "commands", None)
+        paths += [f"{name} {sub}" for sub in subs] if subs else [name]
+    assert sorted(paths) == sorted(EXAMPLES)
+    for path in ("render", "assets fetch", "slurm status"):
+        result = cli(*path.split(), "--help")
+        assert result.returncode == 0 and f"Example: {EXAMPLES[path]}" in " ".join(result.stdout.split())

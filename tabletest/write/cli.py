@@ -1,4 +1,4 @@
-"""`tabletest merge`: shard folders in, one dataset out."""
+"""`tabletest merge`: shard folders in, one dataset out; `tabletest schema`: the record formats as JSON Schema."""
 
 from __future__ import annotations
 
@@ -24,3 +24,18 @@ def merge(
     how = f"{summary.linked} hard-linked" + (f", {summary.copied} copied (another file system)" if summary.copied else "")
     kept = f", {summary.kept} already in place" if summary.kept else ""
     typer.echo(f"merged {summary.parts} part(s), {summary.images} images ({how}{kept}) -> {out}", err=True)
+
+
+def schema(
+    kind: Annotated[
+        str,
+        typer.Argument(
+            metavar="KIND",
+            help="benchmark-record, random-record, vignette, prompt, question or response.",
+        ),
+    ],
+) -> None:
+    """Print the JSON Schema of a record format (the same files ship in the package, tabletest/schemas/)."""
+    from tabletest.write.schema import schema_text
+
+    typer.echo(schema_text(kind), nl=False)

@@ -1,0 +1,38 @@
+"""One real example under each command's help (`tabletest render --help` ends with it), so a newcomer can
+start from a line that works instead of assembling one from the options."""
+
+from __future__ import annotations
+
+import click
+
+EXAMPLES = {
+    "catalog": "tabletest catalog",
+    "vignettes": "tabletest vignettes --objects 3 --limit 4 --format txt",
+    "render": "tabletest render --objects 3 --limit 4 --out out/",
+    "prompts": "tabletest prompts --dataset out/ --out prompts.jsonl",
+    "questions": "tabletest questions --from out/ --out questions.jsonl",
+    "score": "tabletest score --prompts prompts.jsonl --responses responses.jsonl --out report/",
+    "export": "tabletest export --dataset out/ --format lmms-eval --out exports/lmms",
+    "merge": "tabletest merge parts/shard-* --out merged/",
+    "verify": "tabletest verify train/",
+    "schema": "tabletest schema random-record",
+    "assets build": "tabletest assets build --out assets/",
+    "assets list": "tabletest assets list",
+    "assets check": "tabletest assets check",
+    "assets sheet": "tabletest assets sheet sheet.png",
+    "assets fetch": "tabletest assets fetch --only mug,lamp",
+    "assets import": "tabletest assets import my_models/   # my_models/mug.glb replaces the built-in mug",
+    "assets credits": "tabletest assets credits --format markdown",
+    "slurm render": "tabletest slurm render --out /shared/run --tasks 16 --gpus-per-task 1 --objects 2",
+    "slurm status": "tabletest slurm status /shared/run",
+    "slurm resubmit": "tabletest slurm resubmit /shared/run",
+}
+
+
+def with_example(command: click.Command, path: str) -> click.Command:
+    """`command` with its example (and, for a group, each sub-command's) as the help's last line."""
+    if path in EXAMPLES:
+        command.epilog = f"Example: {EXAMPLES[path]}"
+    for name, sub in getattr(command, "commands", {}).items():
+        with_example(sub, f"{path} {name}")
+    return command
