@@ -1,4 +1,4 @@
-"""Render the small scenes the README's question-hierarchy section shows, and write their records in the
+"""Render the small scenes docs/guide/questions.md shows, and write their records in the
 random-scene shape (camera, box3d, center_camera_m, depth_m, visible_fraction), so `tabletest questions`
 reads them as it reads the random training scenes.
 

@@ -1,5 +1,5 @@
 """Scene records built from geometry for the question-hierarchy tests, in the random-scene record shape
-(DESIGN.md's "Scene families": camera K / world_to_camera / resolution, per object box3d and
+(docs/reference/records.md: camera K / world_to_camera / resolution, per object box3d and
 visible_fraction), and an independent reckoning of every relation straight from those numbers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The canonical enumeration and its selections (DESIGN.md: identifiers, sharding, sampling)."""
+"""The canonical enumeration and its selections (docs/architecture.md: identifiers, sharding, sampling)."""
 
 import itertools
 

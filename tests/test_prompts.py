@@ -1,4 +1,4 @@
-"""The prompt battery: the paper's counts, DESIGN.md's texts to the character, ids, splits, inputs."""
+"""The prompt battery: the paper's counts, the paper's texts to the character, ids, splits, inputs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relations and vignettes, word for word as DESIGN.md gives them."""
+"""Relations and vignettes, word for word as the study gives them."""
 
 from tabletest.config import load_catalog
 from tabletest.layout.selection import Scene, Selection, select_scenes

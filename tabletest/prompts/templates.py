@@ -1,4 +1,4 @@
-"""Every prompt text of the battery, word for word as DESIGN.md (the paper's Table 1) gives it.
+"""Every prompt text of the battery, word for word as the paper's Table 1 gives it.
 
 This is the only module that spells prompt wording; the battery and the scorer both build their
 strings here, so the texts a model receives and the texts the scorer expects cannot drift apart.
@@ -16,7 +16,7 @@ SOURCE = {"image": "according to the image", "text": "according to the descripti
 P2_HEAD = "Please select a correct relationship from:"
 P3_HEAD = "Please select a relationship that does not hold from:"
 
-# The four options of prompts 2 and 3 in DESIGN.md's order, as (subject, relation, object) roles.
+# The four options of prompts 2 and 3 in the paper's order, as (subject, relation, object) roles.
 OPTION_ROLES: tuple[tuple[str, Relation, str], ...] = (
     ("A", "right", "B"),
     ("A", "left", "B"),

@@ -1,15 +1,15 @@
 """How long a run will take before it starts, so that a run of days is never started by accident.
 
 Cycles on a CPU costs about the same per sample and pixel on every scene: the quick start's four
-1024x768 images at 64 samples took 140.6 s of render calls on 2 cores (1.40 core-seconds per million
-samples). EEVEE and Workbench are rasterisers, far faster and not estimated; neither is a GPU.
+1024x768 images at 64 samples took 81.9 s of render calls on 2 quiet AMD EPYC cores (0.81 core-seconds
+per million samples). EEVEE and Workbench are rasterisers, far faster and not estimated; neither is a GPU.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-CORE_SECONDS_PER_MEGASAMPLE = 140.6 / 4 * 2 / (1024 * 768 * 64 / 1e6)
+CORE_SECONDS_PER_MEGASAMPLE = 81.9 / 4 * 2 / (1024 * 768 * 64 / 1e6)
 LONG_S = 3600.0  # a run estimated longer than this is announced, or refused without an explicit selection
 
 

@@ -72,7 +72,7 @@ class RandomStage:
         world.use_nodes = True
         # Cycles rebuilds the world's importance map on every world change; its automatic size cost
         # about 2.4 s of a 48x36 render's 2.5 s. A map as wide as the HDRIs (1024x512) samples them
-        # with the same noise for a fraction of that (README, "Training scenes").
+        # with the same noise for a fraction of that (docs/guide/training.md).
         world.cycles.sampling_method = "MANUAL"
         world.cycles.sample_map_resolution = HDRI_WIDTH
         nodes, links = world.node_tree.nodes, world.node_tree.links

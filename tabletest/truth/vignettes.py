@@ -1,4 +1,4 @@
-"""The text-only descriptions of a scene, word for word as DESIGN.md fixes them."""
+"""The text-only descriptions of a scene, word for word as the study fixes them (docs/guide/benchmark.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,58 @@
+"""The documentation: the site builds with warnings as errors (no broken link or anchor, every page in
+the navigation), its reference pages hold every command and config key, and the README stays short
+and links only to what exists."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletest.cli_examples import EXAMPLES
+from tabletest.layout.random_config import Arrangements
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    return out
+
+
+def test_the_site_builds_strictly_with_its_generated_reference(site):
+    commands = (site / "reference" / "commands" / "index.html").read_text()
+    for path, example in EXAMPLES.items():
+        assert f'id="tabletest-{path.replace(" ", "-")}"' in commands, path
+        assert example.split("   #")[0] in commands, path
+    config = (site / "reference" / "config" / "index.html").read_text()
+    for key in Arrangements.model_fields:
+        assert f"arrangements.{key}" in config
+    records = (site / "reference" / "records" / "index.html").read_text()
+    assert "relations.ambiguous" in records and "objects[].visible_fraction" in records
+
+
+def test_the_readme_fits_on_two_screens_and_links_only_to_files_that_exist():
+    text = (REPO / "README.md").read_text()
+    assert len(text.splitlines()) <= 120
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    assert links and all((REPO / link).exists() for link in links if "://" not in link), links
+    assert "pip install tabletest" not in text and "DESIGN.md" not in text
+
+
+HISTORY = re.compile(r"DESIGN\.md|pip install tabletest\b|until now|\bbranch i\d|\bissue \d+|\bcommit [0-9a-f]{7}", re.IGNORECASE)
+
+
+def test_the_users_docs_say_how_to_use_the_tool_not_how_it_came_to_be():
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    found = [f"{p.relative_to(REPO)}: {m.group(0)}" for p in pages for m in HISTORY.finditer(p.read_text())]
+    assert not found, found
