@@ -37,11 +37,14 @@ RenderSeedOpt = Annotated[
 OnlyOpt = Annotated[Optional[str], typer.Option("--only", help="Comma-separated names; keep scenes made only of these.")]
 
 
+DEFAULT_OBJECTS = 2  # `--objects` left out: the study's two-object scenes
+
+
 def make_selection(
-    objects: int, shard: str | None, limit: int | None, sample: int | None, seed: int | None, only: str | None
+    objects: int | None, shard: str | None, limit: int | None, sample: int | None, seed: int | None, only: str | None
 ) -> Selection:
     return Selection(
-        n_objects=objects,
+        n_objects=DEFAULT_OBJECTS if objects is None else objects,
         only=parse_only(only),
         sample=sample,
         seed=seed or 0,

@@ -431,7 +431,7 @@ def test_lmms_eval_tasks_load_their_data_and_score_with_the_studys_reader(
             assert config["process_results"](doc, ["I cannot tell."])["accuracy"] == 0.0
 
 
-def test_two_lmms_eval_exports_under_one_include_path_share_no_name(render, tmp_path):
+def test_two_lmms_eval_exports_under_one_include_path_share_no_name(cli, render, tmp_path):
     """lmms-eval keeps one task per name across its --include_path: each export's group and tasks are its own,
     and the same export made again (elsewhere) keeps its names."""
     include = tmp_path / "include"
@@ -441,6 +441,8 @@ def test_two_lmms_eval_exports_under_one_include_path_share_no_name(render, tmp_
     assert whole["group"] != part["group"] and again["group"] == whole["group"]
     names = [re.search(r"^(?:group|task): (\S+)$", p.read_text(), re.MULTILINE).group(1) for p in include.rglob("*.yaml")]
     assert len(names) == len(set(names)) == 1 + 8 + 1 + 2
+    said = cli("export", "--dataset", str(render), "--format", "lmms-eval", "--out", str(tmp_path / "said"))
+    assert f"lmms-eval group: {whole['group']} (--include_path" in said.stderr
 
 
 def test_lmms_eval_hooks_stop_the_run_when_the_tabletest_installed_is_pypis(render, tmp_path):

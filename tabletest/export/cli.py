@@ -115,3 +115,5 @@ def export(
     summary = run_export(fmt, exporter, dataset, out, options, load_catalog(catalog))
     counts = ", ".join(f"{n} {split}" for split, n in summary["scenes"].items())
     typer.echo(f"exported {counts} scenes as {fmt} to {out} in {summary['wall_s']:.1f} s", err=True)
+    if "group" in summary:  # lmms-eval: the name to run, its own so that exports can share an --include_path
+        typer.echo(f"lmms-eval group: {summary['group']} (--include_path {out} --tasks {summary['group']})", err=True)

@@ -17,6 +17,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.farm.plan import FARM, Farm, Resources, layer_groups
 from tabletest.layout.selection import parse_only
+from tabletest.options import DEFAULT_OBJECTS
 from tabletest.farm.slurm import array_range, sbatch
 from tabletest.farm.status import TaskStatus, farm_status
 
@@ -65,7 +66,7 @@ def render(
     groups = []
     if params["mode"] == "composite":
         names = parse_only(params["only"]) or load_catalog(params["catalog"]).names
-        groups = layer_groups(list(names), params["objects"], layer_tasks or tasks)
+        groups = layer_groups(list(names), DEFAULT_OBJECTS if params["objects"] is None else params["objects"], layer_tasks or tasks)
     farm = Farm(out, tasks, render_args, sys.executable, os.getcwd(), resources, groups)
     farm.write_scripts()
     farm.save()

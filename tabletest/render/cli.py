@@ -142,7 +142,7 @@ def render(
         if value is not None
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
-    selection = make_selection(2 if objects is None else objects, shard, limit, sample, cfg.render.seed, only)
+    selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
     random_set = None
     if scenes == "random" or count is not None or random_config is not None:
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
