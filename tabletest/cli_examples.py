@@ -3,7 +3,7 @@ start from a line that works instead of assembling one from the options."""
 
 from __future__ import annotations
 
-import click
+import typer
 
 EXAMPLES = {
     "catalog": "tabletest catalog",
@@ -29,7 +29,7 @@ EXAMPLES = {
 }
 
 
-def with_example(command: click.Command, path: str) -> click.Command:
+def with_example(command: typer.core.click.Command, path: str) -> typer.core.click.Command:
     """`command` with its example (and, for a group, each sub-command's) as the help's last line."""
     if path in EXAMPLES:
         command.epilog = f"Example: {EXAMPLES[path]}"

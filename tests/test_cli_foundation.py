@@ -131,3 +131,14 @@ def test_every_command_help_ends_with_a_real_example(cli):
     for path in ("render", "assets fetch", "slurm status"):
         result = cli(*path.split(), "--help")
         assert result.returncode == 0 and f"Example: {EXAMPLES[path]}" in " ".join(result.stdout.split())
+
+
+@pytest.mark.parametrize("command", [["render", "--help"], ["schema", "prompt"], ["--help"]])
+def test_the_command_runs_where_click_is_not_installed(command):
+    """typer carries its own click: a render or evaluation environment may have no `click` package at all."""
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.modules['click'] = None; sys.argv = ['tabletest', *{command!r}]; from tabletest.cli import main; main()"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
