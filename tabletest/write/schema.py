@@ -173,48 +173,39 @@ class _Files(_Closed):
     depth_file_name: str = Field(None, pattern=r"^depth/.+\.png$", description="with `render --masks`")
 
 
-class BenchmarkRecord(_Files):
+class BenchmarkVignette(_Closed):
+    """A benchmark scene's text: what its render record holds but the pixels' measures."""
+
+    id: BenchmarkId
+    index: int = Field(ge=0)
+    n_objects: int = Field(ge=1, le=3)
+    objects: list[str]
+    relations: Relations
+    vignettes: Vignettes
+
+
+class RandomVignette(BenchmarkVignette):
+    """A random scene's text."""
+
+    id: RandomId
+    n_objects: int = Field(ge=1)
+    relations: RandomRelations
+
+
+class BenchmarkRecord(_Files, BenchmarkVignette):
     """A line of a benchmark render's metadata.jsonl."""
 
-    id: BenchmarkId
-    index: int = Field(ge=0)
-    n_objects: int = Field(ge=1, le=3)
     objects: list[SceneObject]
-    relations: Relations
-    vignettes: Vignettes
     render: Render
 
 
-class RandomRecord(_Files):
+class RandomRecord(_Files, RandomVignette):
     """A line of a random (training) render's metadata.jsonl."""
 
-    id: RandomId
-    index: int = Field(ge=0)
-    n_objects: int = Field(ge=1)
     objects: list[RandomSceneObject]
     camera: Camera
-    relations: RandomRelations
-    vignettes: Vignettes
     scene: Appearance
     render: Render
-
-
-class BenchmarkVignette(_Closed):
-    id: BenchmarkId
-    index: int = Field(ge=0)
-    n_objects: int = Field(ge=1, le=3)
-    objects: list[str]
-    relations: Relations
-    vignettes: Vignettes
-
-
-class RandomVignette(_Closed):
-    id: RandomId
-    index: int = Field(ge=0)
-    n_objects: int = Field(ge=1)
-    objects: list[str]
-    relations: RandomRelations
-    vignettes: Vignettes
 
 
 class Vignette(RootModel[Union[BenchmarkVignette, RandomVignette]]):
