@@ -69,7 +69,7 @@ def test_real_outputs_validate_against_their_schemas(outputs):
     questions = lines(outputs / "questions.jsonl") + lines(outputs / "text-questions.jsonl")
     assert {q["form"] for q in questions} == {"question", "caption", "story"}
     assert_valid("question", questions)
-    assert_valid("response", [{"qid": p["qid"], "response": "left", "model": "m"} for p in prompts[:3]] + [{"qid": "x", "response": None}])
+    assert_valid("response", [{"qid": p["qid"], "response": "left", "model": "m"} for p in prompts[:3]] + [{"qid": "x", "response": None}, {"qid": "y", "response": "No.", "model": None}])
 
 
 @pytest.mark.parametrize(

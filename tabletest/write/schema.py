@@ -280,7 +280,7 @@ class Response(BaseModel):
     model_config = ConfigDict(extra="allow")
     qid: str
     response: str | None
-    model: str = Field(None, description="default: the file's name")
+    model: str | None = Field(None, description="the model that answered; default (or null): the file's name")
 
 
 KINDS: dict[str, type[BaseModel]] = {
