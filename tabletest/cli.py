@@ -28,6 +28,7 @@ COMMANDS = {
     "merge": ("tabletest.write.cli", "merge"),
     "verify": ("tabletest.truth.cli", "verify"),
     "schema": ("tabletest.write.cli", "schema"),
+    "show": ("tabletest.show.cli", "show"),
     "assets": ("tabletest.assets.cli", "assets_app"),
     "slurm": ("tabletest.farm.cli", "slurm_app"),
 }

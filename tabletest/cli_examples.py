@@ -16,6 +16,7 @@ EXAMPLES = {
     "merge": "tabletest merge parts/shard-* --out merged/",
     "verify": "tabletest verify train/",
     "schema": "tabletest schema random-record",
+    "show": "tabletest show --dataset train/ --id rnd0-0000007 --out show.png",
     "assets build": "tabletest assets build --out assets/",
     "assets list": "tabletest assets list",
     "assets check": "tabletest assets check",

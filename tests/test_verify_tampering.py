@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REPO, run_cli
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
-
-from conftest import REPO, run_cli
 
 POOL = ("mug", "banana", "lamp", "tomato", "teapot", "book")
 
@@ -246,3 +245,20 @@ def test_an_object_nothing_covers_reads_wholly_visible(render):
     sized = [o["visible_fraction"] for o in uncovered if min(o["bbox_px"][2] - o["bbox_px"][0], o["bbox_px"][3] - o["bbox_px"][1]) >= 4]
     assert len(sized) >= 10 and min(sized) >= 0.85, sorted(sized)[:5]
     assert sorted(sized)[len(sized) // 2] == 1.0
+
+
+def test_verify_show_draws_each_disputed_scene_with_the_dispute_in_red(copy, tmp_path):
+    rows = records(copy)
+    tampered = shrink_box(copy, rows) + move_a_center(copy, rows)
+    write_records(copy, rows)
+    pictures = tmp_path / "disputed"
+    result = run_cli("verify", str(copy), "--show", str(pictures), timeout=120)
+    assert result.returncode == 1 and f"wrote {len(set(tampered))} picture(s)" in result.stdout, result.stdout
+    assert sorted(p.stem for p in pictures.iterdir()) == sorted(set(tampered))
+    from PIL import Image
+
+    from tabletest.show.overlay import NOTE_COLOR
+
+    with Image.open(pictures / f"{tampered[0]}.png") as picture:
+        colours = picture.convert("RGB").getcolors(1 << 20)
+    assert any(colour == NOTE_COLOR for _, colour in colours)

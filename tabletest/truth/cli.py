@@ -93,10 +93,23 @@ def verify(
         Optional[Path],
         typer.Option(help="The models the render used, for relations off the table plane (default: the folder its run names)."),
     ] = None,
+    show: Annotated[
+        Optional[Path],
+        typer.Option("--show", help="Write DIR/<id>.png for each scene with a disagreement: its labels drawn on it, the disputed ones in red."),
+    ] = None,
 ) -> None:
     """Audit a render folder against its own pixels: every label, box and file; exit 1 on any disagreement."""
     result = audit(folder, assets)
     for line in summary(result):
         typer.echo(line)
+    if show is not None and result.disagreements:
+        from tabletest.export.dataset import RenderDataset
+        from tabletest.show.cli import write_disputed
+
+        disputed: dict[str, list[str]] = {}
+        for scene_id, kind, what in result.disagreements:
+            disputed.setdefault(scene_id, []).append(f"{kind}: {what}")
+        written = write_disputed(RenderDataset.open(folder), disputed, show)
+        typer.echo(f"wrote {written} picture(s) of the disputed scenes to {show}")
     if result.disagreements:
         raise typer.Exit(1)

@@ -1,0 +1,145 @@
+"""A scene's labels drawn on its image: each object's name, 2D box, mask outline and 3D box projected with
+the scene's camera, hidden objects marked, and its relations in a legend below.
+
+The 3D box is drawn from the record's own numbers (its `camera`, or the benchmark's camera from the
+run's config, and each object's position, size and yaw), not from the pixels: where it misses the
+object, the record or its camera is wrong, which is what a look at the data is for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from tabletest.layout.camera import PinholeCamera
+
+MIN_WIDTH_PX = 640  # small renders are enlarged to this width first, so names stay legible
+PALETTE = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (70, 240, 240),
+           (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128))
+HIDDEN_COLOR = (160, 160, 160)
+NOTE_COLOR = (200, 0, 0)
+LEGEND_LINES = 12
+# Relations in the legend, the rarer and more telling first, as "<a> <words> <b>".
+LEGEND = (("on", "on"), ("inside", "inside"), ("touching", "touching"), ("next_to", "next to"),
+          ("left_of", "left of"), ("in_front_of", "in front of"))
+SYMMETRIC = {"touching", "next_to"}  # listed in both orders: said once
+EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7))
+
+
+def box_corners(position_m: Sequence[float], size_m: Sequence[float], yaw_deg: float) -> np.ndarray:
+    """The 8 corners (world frame) of an object's box standing at `position_m` (the middle of its footprint
+    on its support), bottom four then top four, its footprint turned by `yaw_deg` about +Z."""
+    sx, sy, sz = (s / 2 for s in size_m)
+    local = np.array([[-sx, -sy], [sx, -sy], [sx, sy], [-sx, sy]])
+    turn = np.radians(yaw_deg)
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    footprint = local @ rotation.T + np.asarray(position_m[:2])
+    bottom, top = np.full((4, 1), position_m[2]), np.full((4, 1), position_m[2] + 2 * sz)
+    return np.vstack([np.hstack([footprint, bottom]), np.hstack([footprint, top])])
+
+
+def projected_box(obj: dict, camera: PinholeCamera) -> np.ndarray | None:
+    """The object's box corners in pixels (8 × 2), or None where a corner lies behind the camera."""
+    corners = box_corners(obj["position_m"], obj["size_m"], obj["yaw_deg"])
+    if (camera.depth(corners) <= 0).any():
+        return None
+    return camera.project(corners)
+
+
+def hidden_names(record: dict) -> set[str]:
+    return set((record.get("relations") or {}).get("hidden") or ())
+
+
+def legend(record: dict, lines: int = LEGEND_LINES) -> list[str]:
+    """The scene's relations as short sentences, the most telling first, at most `lines` of them."""
+    relations = record.get("relations") or {}
+    said = [
+        f"{a} {words} {b}"
+        for key, words in LEGEND
+        for a, b, *_ in relations.get(key) or ()
+        if key not in SYMMETRIC or a < b
+    ]
+    said += [f"{a} between {b} and {c}" for a, b, c in relations.get("between") or ()]
+    hidden = sorted(hidden_names(record))
+    if hidden:
+        said.insert(0, f"hidden (no relation names it): {', '.join(hidden)}")
+    if len(said) > lines:
+        said = [*said[: lines - 1], f"... and {len(said) - lines + 1} more"]
+    return said or ["(no relations)"]
+
+
+def overlay(
+    record: dict, image: Image.Image, mask: np.ndarray | None, camera: PinholeCamera | None, notes: Sequence[str] = ()
+) -> Image.Image:
+    """The image, enlarged to at least MIN_WIDTH_PX wide, with every label drawn on it and the legend below;
+    `notes` (what `tabletest verify` disputes) head the legend in red."""
+    scale = max(1.0, MIN_WIDTH_PX / image.width)
+    size = (round(image.width * scale), round(image.height * scale))
+    font = ImageFont.load_default(size=max(12, size[0] // 48))
+    rows = [*notes, *legend(record)]
+    line_px = round(font.size * 1.3)
+    canvas = Image.new("RGB", (size[0], size[1] + line_px * (len(rows) + 1)), "white")
+    canvas.paste(image.convert("RGB").resize(size, Image.Resampling.NEAREST if scale >= 2 else Image.Resampling.BILINEAR))
+    draw = ImageDraw.Draw(canvas)
+    hidden = hidden_names(record)
+    width = max(2, round(scale / 5))
+    for position, obj in enumerate(record["objects"]):
+        color = HIDDEN_COLOR if obj["name"] in hidden else PALETTE[position % len(PALETTE)]
+        if mask is not None:
+            _outline(canvas, mask == position + 1, scale, color)
+        corners = projected_box(obj, camera) if camera is not None else None
+        if corners is not None:
+            for i, j in EDGES:
+                draw.line([tuple(corners[i] * scale), tuple(corners[j] * scale)], fill=color, width=width)
+        x0, y0, x1, y1 = (c * scale for c in obj["bbox_px"])
+        _rectangle(draw, (x0, y0, x1, y1), color, width, dashed=obj["name"] in hidden)
+        name = obj["name"] + (" (hidden)" if obj["name"] in hidden else "")
+        _label(draw, (x0, max(0.0, y0 - line_px)), name, color, font)
+    for k, row in enumerate([f"{record['id']}:", *rows]):
+        draw.text((8, size[1] + k * line_px + 2), row, fill=NOTE_COLOR if 0 < k <= len(notes) else (0, 0, 0), font=font)
+    return canvas
+
+
+def side_by_side(images: Sequence[Image.Image], columns: int = 3, gap: int = 8) -> Image.Image:
+    """Overlays in a grid, left to right and top to bottom, on white."""
+    columns = min(columns, len(images))
+    rows = -(-len(images) // columns)
+    cell_w, cell_h = max(i.width for i in images), max(i.height for i in images)
+    sheet = Image.new("RGB", (columns * cell_w + (columns - 1) * gap, rows * cell_h + (rows - 1) * gap), "white")
+    for k, image in enumerate(images):
+        sheet.paste(image, ((k % columns) * (cell_w + gap), (k // columns) * (cell_h + gap)))
+    return sheet
+
+
+def _outline(canvas: Image.Image, pixels: np.ndarray, scale: float, color: tuple[int, int, int]) -> None:
+    """The mask's edge (its pixels with a neighbour outside it), drawn at the canvas's scale."""
+    if not pixels.any():
+        return
+    padded = np.pad(pixels, 1)
+    inner = padded[1:-1, 1:-1] & padded[:-2, 1:-1] & padded[2:, 1:-1] & padded[1:-1, :-2] & padded[1:-1, 2:]
+    size = (round(pixels.shape[1] * scale), round(pixels.shape[0] * scale))
+    edge = Image.fromarray(((pixels & ~inner) * 255).astype(np.uint8)).resize(size, Image.Resampling.NEAREST)
+    canvas.paste(color, (0, 0), edge)
+
+
+def _rectangle(draw: ImageDraw.ImageDraw, box: tuple[float, ...], color: tuple[int, int, int], width: int, dashed: bool) -> None:
+    if not dashed:
+        draw.rectangle(box, outline=color, width=width)
+        return
+    x0, y0, x1, y1 = box
+    dash = 6 * width
+    for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)), ((x0, y1), (x0, y0))):
+        length = max(abs(b[0] - a[0]), abs(b[1] - a[1]), 1.0)
+        for start in np.arange(0, length, 2 * dash):
+            t0, t1 = start / length, min(start + dash, length) / length
+            draw.line([(a[0] + (b[0] - a[0]) * t0, a[1] + (b[1] - a[1]) * t0), (a[0] + (b[0] - a[0]) * t1, a[1] + (b[1] - a[1]) * t1)],
+                      fill=color, width=width)
+
+
+def _label(draw: ImageDraw.ImageDraw, at: tuple[float, float], text: str, color: tuple[int, int, int], font) -> None:
+    """The name on a patch of its colour, readable on any background."""
+    left, top, right, bottom = draw.textbbox(at, text, font=font)
+    draw.rectangle((left - 2, top - 1, right + 2, bottom + 1), fill=color)
+    draw.text(at, text, fill=(255, 255, 255) if sum(color) < 500 else (0, 0, 0), font=font)
