@@ -119,3 +119,23 @@ def test_what_cannot_be_shown_is_one_line_and_writes_nothing(renders, tmp_path, 
     assert list(tmp_path.iterdir()) == []
     missing = run_cli("show", "--dataset", str(tmp_path / "none"))
     assert missing.returncode == 2 and "is not a folder" in missing.stderr
+
+
+def test_a_merged_benchmark_keeps_its_camera(tmp_path, builtin_assets):
+    """A merge's own run records no config: the camera comes from the last run that rendered."""
+    from tabletest.export.dataset import RenderDataset
+    from tabletest.show.cli import run_config
+
+    for shard in ("0/2", "1/2"):
+        part = tmp_path / f"part{shard[0]}"
+        result = run_cli("render", "--objects", "2", "--limit", "4", "--only", "mug,lamp,banana", "--shard", shard,
+                         "--out", str(part), "--assets", str(builtin_assets), *TINY)
+        assert result.returncode == 0, result.stderr
+    merged = tmp_path / "merged"
+    assert run_cli("merge", str(tmp_path / "part0"), str(tmp_path / "part1"), "--out", str(merged)).returncode == 0
+    assert "config" not in json.loads((merged / "run.json").read_text())["runs"][-1]
+    config = run_config(RenderDataset.open(merged))
+    assert config is not None
+    for record in records(merged):
+        camera = PinholeCamera.from_config(config, tuple(record["render"]["resolution"]))
+        assert all(box_holds_the_pixels(record, mask_of(merged, record), camera)), record["id"]

@@ -19,6 +19,7 @@ from tabletest.layout.camera import PinholeCamera
 from tabletest.show.overlay import overlay, side_by_side
 from tabletest.truth.rederive import recorded_camera
 from tabletest.write.jsonl import atomic_bytes
+from tabletest.write.run_output import last_render_run
 
 FIRST = 4  # scenes shown when no --id is given
 
@@ -39,9 +40,7 @@ def show(
     records = chosen(render, ids)
     config = run_config(render)
     pictures = [scene_overlay(render, record, config) for record in records]
-    png = io.BytesIO()
-    side_by_side(pictures, columns).save(png, format="PNG")
-    atomic_bytes(out, png.getvalue())
+    save_png(side_by_side(pictures, columns), out)
     typer.echo(f"showed {len(pictures)} scene(s) -> {out}", err=True)
 
 
@@ -61,9 +60,9 @@ def chosen(render: RenderDataset, ids: list[str] | None) -> list[dict]:
 
 def run_config(render: RenderDataset) -> Config | None:
     """The config the benchmark's fixed camera comes from (random scenes record their own), if the run kept it."""
-    config = render.run_info().get("config")
+    run = last_render_run(render.root)
     try:
-        return Config.model_validate(config) if config else None
+        return Config.model_validate(run["config"]) if run else None
     except ValueError:
         return None
 
@@ -74,11 +73,16 @@ def write_disputed(render: RenderDataset, disputed: dict[str, list[str]], folder
     written = 0
     for record in render.records():
         if record["id"] in disputed:
-            png = io.BytesIO()
-            scene_overlay(render, record, config, disputed[record["id"]]).save(png, format="PNG")
-            atomic_bytes(folder / f"{record['id']}.png", png.getvalue())
+            save_png(scene_overlay(render, record, config, disputed[record["id"]]), folder / f"{record['id']}.png")
             written += 1
     return written
+
+
+def save_png(picture: Image.Image, path: Path) -> None:
+    """The picture as a PNG that appears under `path` only when complete."""
+    png = io.BytesIO()
+    picture.save(png, format="PNG")
+    atomic_bytes(path, png.getvalue())
 
 
 def scene_overlay(render: RenderDataset, record: dict, config: Config | None, notes: list[str] | None = None) -> Image.Image:
@@ -86,7 +90,9 @@ def scene_overlay(render: RenderDataset, record: dict, config: Config | None, no
         camera: PinholeCamera | None = recorded_camera(record["camera"])
     else:
         camera = PinholeCamera.from_config(config, tuple(record["render"]["resolution"])) if config else None
-    mask_path = render.mask(record)
+    mask = None
+    if (mask_path := render.mask(record)) is not None:
+        with Image.open(mask_path) as labels:
+            mask = np.asarray(labels)
     with Image.open(render.image(record)) as image:
-        mask = np.asarray(Image.open(mask_path)) if mask_path is not None else None
         return overlay(record, image, mask, camera, notes or ())

@@ -14,6 +14,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.random_scene import PlacedObject
 
 MIN_WIDTH_PX = 640  # small renders are enlarged to this width first, so names stay legible
 PALETTE = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (70, 240, 240),
@@ -25,24 +26,13 @@ LEGEND_LINES = 12
 LEGEND = (("on", "on"), ("inside", "inside"), ("touching", "touching"), ("next_to", "next to"),
           ("left_of", "left of"), ("in_front_of", "in front of"))
 SYMMETRIC = {"touching", "next_to"}  # listed in both orders: said once
+# The 12 edges of `PlacedObject.box_corners` (bottom four corners, then the top four): two rings and the uprights.
 EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7))
-
-
-def box_corners(position_m: Sequence[float], size_m: Sequence[float], yaw_deg: float) -> np.ndarray:
-    """The 8 corners (world frame) of an object's box standing at `position_m` (the middle of its footprint
-    on its support), bottom four then top four, its footprint turned by `yaw_deg` about +Z."""
-    sx, sy, sz = (s / 2 for s in size_m)
-    local = np.array([[-sx, -sy], [sx, -sy], [sx, sy], [-sx, sy]])
-    turn = np.radians(yaw_deg)
-    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-    footprint = local @ rotation.T + np.asarray(position_m[:2])
-    bottom, top = np.full((4, 1), position_m[2]), np.full((4, 1), position_m[2] + 2 * sz)
-    return np.vstack([np.hstack([footprint, bottom]), np.hstack([footprint, top])])
 
 
 def projected_box(obj: dict, camera: PinholeCamera) -> np.ndarray | None:
     """The object's box corners in pixels (8 × 2), or None where a corner lies behind the camera."""
-    corners = box_corners(obj["position_m"], obj["size_m"], obj["yaw_deg"])
+    corners = PlacedObject(obj["name"], tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj["size_m"])).box_corners()
     if (camera.depth(corners) <= 0).any():
         return None
     return camera.project(corners)

@@ -31,7 +31,7 @@ from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.rederive import Derivation, differences, recorded_camera, recorded_contact
-from tabletest.write.run_output import METADATA, RUN, read_runs
+from tabletest.write.run_output import METADATA, RUN, last_render_run
 from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
 
 NOT_A_RENDER = "give the output folder of `tabletest render --masks` (it holds metadata.jsonl, images/, masks/, depth/)"
@@ -166,9 +166,11 @@ def _run_facts(root: Path, pinned: dict | None, assets: Path | None) -> tuple[Pi
     scenes = scenes if isinstance(scenes, dict) else {}
     nouns, ground = Nouns(frozenset(scenes.get("pair_nouns") or ())), scenes.get("front") == "ground"
     try:
-        info = next(run for run in reversed(read_runs(root)) if "config" in run)  # a render's (a merge's own has none)
-        config = Config.model_validate(info["config"])
-    except (UserError, StopIteration, ValueError, KeyError, TypeError):
+        info = last_render_run(root)
+        config = Config.model_validate(info["config"]) if info else None
+    except (UserError, ValueError):
+        config = None
+    if config is None:
         return None, Derivation(None, None, kinds, nouns, ground)
     try:
         random_config = RandomConfig.model_validate(info["random_config"]) if info.get("random_config") else None

@@ -150,6 +150,12 @@ class RunOutput:
             fh.write(json.dumps({"runs": self._runs}, indent=2, allow_nan=False) + "\n")
 
 
+def last_render_run(root: Path) -> dict | None:
+    """The latest run that rendered into `root` (with the config it rendered with): a merge's own run,
+    recorded after its parts', has none."""
+    return next((run for run in reversed(read_runs(root)) if "config" in run), None)
+
+
 def read_runs(root: Path) -> list[dict]:
     """Every invocation's record in `root/run.json`, oldest first (a run.json from before the history
     was kept, a single record, counts as one)."""
