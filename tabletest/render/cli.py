@@ -29,7 +29,7 @@ from tabletest.options import (
     make_selection,
 )
 from tabletest.render.devices import DEVICE_CHOICES, usable_cores
-from tabletest.render.estimate import cpu_estimate, duration
+from tabletest.render.estimate import LONG_S, cpu_seconds, duration
 from tabletest.render.run import render_run
 from tabletest.render.run_options import RenderOptions
 
@@ -58,13 +58,14 @@ def with_flags(settings: RenderSettings, overrides: dict, resolution_text: str |
 def announce_long_run(images: int, settings: RenderSettings, explicit: bool) -> None:
     """Say how long a run estimated over an hour takes before starting it; refuse one nobody chose scenes for
     (`tabletest render` alone is all 4,032 two-object scenes: days on a laptop)."""
-    estimate = cpu_estimate(images, settings.engine, settings.samples, settings.resolution, usable_cores())
-    if estimate is None or not estimate.long:
+    cores = usable_cores()
+    seconds = cpu_seconds(images, settings.engine, settings.samples, settings.resolution, cores)
+    if seconds is None or seconds <= LONG_S:
         return
     width, height = settings.resolution
     what = (
         f"{images:,} scenes at {width}x{height} with {settings.engine} ({settings.samples} samples): "
-        f"about {duration(estimate.seconds)} on this machine's {usable_cores()} CPU cores"
+        f"about {duration(seconds)} on this machine's {cores} CPU cores"
     )
     if not explicit:
         raise UserError(

@@ -7,29 +7,17 @@ per million samples). EEVEE and Workbench are rasterisers, far faster and not es
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 CORE_SECONDS_PER_MEGASAMPLE = 81.9 / 4 * 2 / (1024 * 768 * 64 / 1e6)
 LONG_S = 3600.0  # a run estimated longer than this is announced, or refused without an explicit selection
 
 
-@dataclass(frozen=True)
-class Estimate:
-    images: int
-    seconds: float  # on this machine's CPU cores
-
-    @property
-    def long(self) -> bool:
-        return self.seconds > LONG_S
-
-
-def cpu_estimate(images: int, engine: str, samples: int, resolution: tuple[int, int], cores: int) -> Estimate | None:
+def cpu_seconds(images: int, engine: str, samples: int, resolution: tuple[int, int], cores: int) -> float | None:
     """The time `images` Cycles images take on `cores` CPU cores; None for the rasterisers."""
     if engine != "cycles":
         return None
     width, height = resolution
     megasamples = width * height * samples / 1e6
-    return Estimate(images, images * megasamples * CORE_SECONDS_PER_MEGASAMPLE / max(cores, 1))
+    return images * megasamples * CORE_SECONDS_PER_MEGASAMPLE / max(cores, 1)
 
 
 def duration(seconds: float) -> str:
