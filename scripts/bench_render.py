@@ -42,7 +42,7 @@ from tabletest.layout.selection import Selection, select_scenes
 from tabletest.layout.spec import scene_spec
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.cli import parse_resolution
-from tabletest.render.run_options import RenderOptions, worker_slots
+from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
 from tabletest.render.supervisor import Supervisor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -164,11 +164,12 @@ def main() -> None:
         specs = [scene_spec(s, config, manifest.objects, assets, resolution) for s in scenes]
         needed_assets(catalog, assets, manifest.objects, False)  # checked once, as a user's first run checks them
         options = RenderOptions(out=out, assets=assets, build_missing_assets=False, device=args.device)
+        config = config.model_copy(update={"render": config.render.model_copy(update={"engine": args.engine, "samples": args.samples})})
+        preload = models_to_preload(manifest.objects, assets, len(specs) * args.objects)  # as the run decides
         runs = {}
         for cache in ("empty (glTF imports)", "filled by the run before"):
             supervisor = Supervisor(
-                setup={"config": config.model_dump(mode="json"), "resolution": list(resolution), "engine": args.engine,
-                       "samples": args.samples, "device": args.device},
+                setup=worker_setup(config, options, resolution, preload),
                 slots=worker_slots(options),
                 log_dir=out / "logs",
                 request=lambda spec: {"op": "render", "spec": spec.to_json(), "out": str(out / f"{spec.id}.png")},
@@ -186,9 +187,12 @@ def main() -> None:
               f"{len(outcomes)} images in {total:.1f} s; first image (worker start + imports + render) {outcomes[0].wall_s:.2f} s")  # fmt: skip
         print(f"  steady: wall {wall:.3f} s/image vs Blender render {blender:.3f} s/image -> overhead {100 * (wall / blender - 1):.1f}%; "
               f"{1 / wall:.3f} images/s per worker")  # fmt: skip
+        busy = statistics.mean(o.facts["busy_s"] for o in steady)
         print(f"  per image in the worker (medians): model imports {statistics.median(o.facts['import_s'] for o in steady) * 1000:.1f} ms, "
               f"scene set-up {statistics.median(o.facts['setup_s'] for o in steady) * 1000:.1f} ms "
-              f"({statistics.median(o.facts['setup_cpu_s'] for o in steady) * 1000:.1f} ms CPU)")  # fmt: skip
+              f"({statistics.median(o.facts['setup_cpu_s'] for o in steady) * 1000:.1f} ms CPU); "
+              f"the worker busy {busy * 1000:.1f} ms of the {wall * 1000:.1f} ms wall (mean), "
+              f"{(busy - blender) * 1000:.1f} ms of it outside the render call")  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ class RunContext:
     console: Console
     random: RandomSet | None = None  # `--scenes random`: the set to render instead of the benchmark's selection
     early: dict[int, WorkerProcess] = field(default_factory=dict)  # workers started once the inputs were checked
+    preload: list[tuple[str, str]] = field(default_factory=list)  # models every worker imports before its first scene
 
     def __post_init__(self) -> None:
         self.truth = None if self.random is None else RandomTruth(
@@ -77,7 +78,7 @@ class RunContext:
     def supervisor(self, request: Callable[[SceneSpec], dict]) -> Supervisor:
         early, self.early = self.early, {}
         return Supervisor(
-            setup=worker_setup(self.config, self.options, self.resolution),
+            setup=worker_setup(self.config, self.options, self.resolution, self.preload),
             # the slots the early workers were started on (asking nvidia-smi again could answer otherwise)
             slots=[worker.slot for worker in early.values()] or worker_slots(self.options),
             early=early,

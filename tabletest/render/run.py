@@ -31,7 +31,7 @@ from tabletest.layout.selection import Selection, count_selected, select_scenes
 from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.devices import check_device, device_class
 from tabletest.render.hdris import check_hdris
-from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
+from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
 from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
 from tabletest.write.lock import output_lock
 from tabletest.write.run_output import RunOutput
@@ -143,8 +143,10 @@ def _locked_run(
     else:
         total = count_selected(catalog, selection)
         pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
+    per_scene = selection.n_objects if random is None else sum(random.config.objects.count) / 2
+    preload = models_to_preload(entries, options.assets, pending * per_scene)
     if options.mode == "direct" and pending:  # every input is checked: Blender loads while the rest is imported
-        setup = worker_setup(config, options, tuple(config.render.resolution))
+        setup = worker_setup(config, options, tuple(config.render.resolution), preload)
         early.update(start_workers(setup, worker_slots(options), options.out / "logs", options.verbose))
     from rich.console import Console
 
@@ -153,7 +155,7 @@ def _locked_run(
     from tabletest.render.progress import progress_bar
 
     console = Console(stderr=True)
-    run = RunContext(catalog, config, selection, options, entries, output, done, console, random, early)
+    run = RunContext(catalog, config, selection, options, entries, output, done, console, random, early, preload)
     run_info = {
         "tabletest": __version__,
         "command_line": shlex.join(["tabletest", *sys.argv[1:]]),

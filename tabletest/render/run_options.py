@@ -46,8 +46,11 @@ def worker_slots(options: RenderOptions) -> list[WorkerSlot]:
     return [WorkerSlot(i, None, max(1, cores // count)) for i in range(count)]
 
 
-def worker_setup(config: Config, options: RenderOptions, resolution: tuple[int, int]) -> dict:
-    """The `setup` message every worker of the run starts with."""
+def worker_setup(
+    config: Config, options: RenderOptions, resolution: tuple[int, int], preload: list[tuple[str, str]] = ()
+) -> dict:
+    """The `setup` message every worker of the run starts with; `preload`: (name, model file) of the
+    models it imports before it says it is ready."""
     settings = config.render
     return {
         "config": config.model_dump(mode="json"),
@@ -55,4 +58,14 @@ def worker_setup(config: Config, options: RenderOptions, resolution: tuple[int, 
         "engine": settings.engine,
         "samples": settings.samples,
         "device": options.device,
+        "preload": [list(model) for model in preload],
     }
+
+
+def models_to_preload(entries: dict, assets: Path, objects_to_place: float) -> list[tuple[str, str]]:
+    """The run's models, when it will place at least as many objects as it has models: then a worker
+    would import most of them anyway, and importing them all before the first scene keeps every
+    scene's time down to its render. A short run imports only what its scenes use, as they come."""
+    if objects_to_place < len(entries):
+        return []
+    return [(name, str(assets / entry.file)) for name, entry in sorted(entries.items())]

@@ -2,13 +2,15 @@
 
 One thread per worker slot sends one spec at a time and waits for its answer. A worker that dies
 or hangs is killed and restarted and the item retried, at most `retries` more times; what still
-fails is recorded with the error and the tail of Blender's own output. The main thread is the only
-writer of the output folder.
+fails is recorded with the error and the tail of Blender's own output. What a worker hands over for
+writing (`write.finish`) is written by a pool of processes while the worker renders the next spec.
+The main thread is the only one that commits to the output folder.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import queue
 import selectors
@@ -17,12 +19,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tabletest.errors import UserError
-from tabletest.render.devices import worker_env
+from tabletest.render.devices import usable_cores, worker_env
 
 if TYPE_CHECKING:
     from tabletest.layout.spec import SceneSpec
@@ -132,6 +135,65 @@ class WorkerProcess:
         self._log.close()
 
 
+class Finisher:
+    """Processes that write what workers hand over, at most two items a process ahead of them (a
+    worker waits for room rather than fill the memory)."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self._room = threading.Semaphore(2 * processes)
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def submit(self, outcome: Outcome, deliver: Callable[[Outcome], None]) -> threading.Event:
+        """Write the outcome's files in a process; `deliver` the finished outcome, then set the event."""
+        from tabletest.write.finish import finish  # numpy and PIL: not before the workers are started
+
+        self._room.acquire()
+        with self._lock:
+            if self._pool is None:
+                methods = multiprocessing.get_all_start_methods()  # a fork of this threaded process could deadlock
+                context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+                self._pool = ProcessPoolExecutor(
+                    self.processes, mp_context=context, initializer=_finishing_process, initargs=(os.getpid(),)
+                )
+        delivered = threading.Event()
+
+        def done(future: Future) -> None:
+            self._room.release()
+            try:
+                finished = replace(outcome, facts=future.result())
+            except Exception as err:  # a full disk, a pool stopped by an interrupt
+                finished = replace(outcome, ok=False, error=f"writing its files failed: {type(err).__name__}: {err}")
+            deliver(finished)
+            delivered.set()
+
+        self._pool.submit(finish, outcome.facts).add_done_callback(done)
+        return delivered
+
+    def close(self, wait: bool) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait, cancel_futures=not wait)
+
+
+def _finishing_process(run_pid: int) -> None:
+    """A finishing process ignores Ctrl-C, which reaches the whole process group (the run stops it), and
+    ends when the run's process is gone (killed with -9, it could not say so)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            try:
+                os.kill(run_pid, 0)
+            except ProcessLookupError:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 @dataclass
 class Supervisor:
     setup: dict
@@ -145,9 +207,11 @@ class Supervisor:
     started: list[dict] = field(default_factory=list)  # each worker's `ready` message: device, Blender version
     _live: set[WorkerProcess] = field(default_factory=set, repr=False)
     _stopping: bool = field(default=False, repr=False)
+    _finisher: Finisher | None = field(default=None, repr=False)
 
     def run(self, specs: Iterable[SceneSpec]) -> Iterator[Outcome]:
         """Render every spec; yield outcomes as they finish (in any order)."""
+        self._finisher = Finisher(max(1, min(usable_cores(), 2 * len(self.slots))))
         todo: queue.Queue = queue.Queue(maxsize=4 * len(self.slots))
         results: queue.Queue = queue.Queue()
         threads = [threading.Thread(target=self._serve, args=(slot, todo, results), daemon=True) for slot in self.slots]
@@ -170,6 +234,7 @@ class Supervisor:
                 self._stopping = True
                 for worker in list(self._live):
                     worker.kill()
+            self._finisher.close(wait=finished == len(threads))
             close_unused(self.early)
 
     def _feed(self, specs: Iterable[SceneSpec], todo: queue.Queue, results: queue.Queue) -> None:
@@ -183,10 +248,17 @@ class Supervisor:
 
     def _serve(self, slot: WorkerSlot, todo: queue.Queue, results: queue.Queue) -> None:
         worker: WorkerProcess | None = None
+        writing: list[threading.Event] = []
         try:
             while (spec := todo.get()) is not None:
                 outcome, worker = self._render(slot, worker, spec)
-                results.put(outcome)
+                if outcome.ok and "finish" in outcome.facts:  # written beside the next render
+                    writing = [delivered for delivered in writing if not delivered.is_set()]
+                    writing.append(self._finisher.submit(outcome, results.put))
+                else:
+                    results.put(outcome)
+            for delivered in writing:
+                delivered.wait()
         except BaseException as err:
             results.put(err)
         finally:

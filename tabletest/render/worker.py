@@ -1,8 +1,9 @@
 """A render worker process: builds the base scene once, imports each asset once, then renders specs.
 
-Protocol, one JSON object per line: the supervisor writes `setup` then `render` (a scene to a PNG,
-optionally with its object mask) or `layer` (a layer of the composite mode to a linear multilayer
-EXR) messages on stdin; the worker answers `ready`, then `done` or `error` per item, on its original
+Protocol, one JSON object per line: the supervisor writes `setup` then `render` (a scene, optionally
+with its object mask and depth, handed over as files for `write.finish`, which the supervisor runs
+beside the next render) or `layer` (a layer of the composite mode to a linear multilayer EXR)
+messages on stdin; the worker answers `ready`, then `done` or `error` per item, on its original
 stdout. Blender's own console output is moved to stderr, which the supervisor keeps in the worker's log.
 Run as `python -m tabletest.render.worker`.
 """
@@ -20,13 +21,6 @@ from types import SimpleNamespace
 from typing import IO
 
 import numpy as np
-from PIL import Image, ImageDraw
-
-from tabletest.compose.exr import depth_millimetres, read_passes
-
-
-SUPERSAMPLE = 4  # silhouettes for visible fractions are filled at this many times the image resolution
-
 
 def plain(data: dict) -> SimpleNamespace:
     """The validated config's JSON as attributes (`config.table.height_m`): the supervisor checked it,
@@ -57,7 +51,16 @@ class Worker:
         self.camera = base_scene.build(self.config)
         self.device = engine.configure(bpy.context.scene, setup)
         self.assets: dict[str, bpy.types.Collection] = {}
+        self.parts: dict[str, list[bpy.types.Object]] = {}  # each asset's objects, its root first
+        self.meshes: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # by mesh object: vertices (n, 3), triangles' corners
+        self.shown: set[str] = set()
+        self.by_rays = setup["engine"] == "cycles"  # hide by ray visibility (Cycles), else by collection
         self.stage = None  # the random scenes' stage, built on the first random scene
+        for name, path in setup.get("preload", []):
+            try:
+                self._asset(name, path)
+            except ValueError:  # the scenes that hold it fail with this error, one by one
+                pass
 
     def _asset(self, name: str, path: str):
         """The asset's collection, made on first use only (from the model cache, else its GLB)."""
@@ -82,28 +85,52 @@ class Worker:
             collection.objects.link(obj)
             if obj.parent is None:
                 obj.parent = root
-        collection.hide_render = True
         self.assets[name] = collection
+        self.parts[name] = [root, *(obj for obj in collection.all_objects if obj is not root)]
+        self._hide(name, True)
         return collection
 
+    def _hide(self, name: str, hidden: bool) -> None:
+        """Cycles by ray visibility (see `rays`); EEVEE and Workbench, which ignore it, by collection."""
+        if self.by_rays:
+            from tabletest.render.rays import set_seen
+
+            for part in self.parts[name]:
+                set_seen(part, not hidden)
+        else:
+            self.assets[name].hide_render = hidden
+
+    def _show_only(self, names: set[str]) -> None:
+        """Show these assets and hide the rest, touching only those that change."""
+        for name in self.shown ^ names:
+            self._hide(name, name not in names)
+        self.shown = set(names)
+
     def render(self, spec: dict, out_path: str, mask_path: str | None = None, depth_path: str | None = None) -> dict:
-        """One scene to a PNG; with `mask_path`, also its object mask (pixel = 1 + position from the left)
-        and, with `depth_path`, its depth in millimetres. A random scene also gets each object's visible
-        fraction, measured on the Object Index pass."""
+        """One scene rendered, and handed over for writing beside the next render (`write.finish`):
+        the image for `out_path`; with `mask_path`, its object mask (pixel = 1 + position from the left)
+        and, with `depth_path`, its depth in millimetres; for a random scene, what each object's visible
+        fraction is measured from."""
+        from tabletest.render import engine
+
+        start = time.perf_counter()
         random_scene = spec.get("random") is not None
-        facts = self._render(spec, out_path, object_index=mask_path is not None or random_scene)
+        facts = self._render(spec, None, object_index=mask_path is not None or random_scene)
+        scene = self.bpy.context.scene
+        result = self.bpy.data.images["Render Result"]
+        job = {"image": out_path, "raw": f"{out_path}.tif"}
+        with engine.raw_output(scene):
+            result.save_render(job["raw"], scene=scene)
         if random_scene or mask_path:
-            passes = self._passes()
-            index = passes["Object Index"]
-            if mask_path:
-                Image.fromarray(np.rint(index).astype(np.uint8)).save(mask_path, format="PNG")
-            if depth_path:
-                Image.fromarray(depth_millimetres(passes["Depth"])).save(depth_path, format="PNG")
-            if random_scene:
-                names = [obj["name"] for obj in facts["objects"]]
-                for position, obj in enumerate(facts["objects"]):
-                    obj["visible_fraction"], covering = self._visibility(obj["name"], index, position + 1)
-                    obj["covered_by"] = [names[label - 1] for label in covering]
+            job.update(passes=f"{out_path}.passes.exr", mask=mask_path, depth=depth_path)
+            with engine.multilayer_exr_output(scene, codec="NONE"):  # read once, at once: no time spent packing it
+                result.save_render(job["passes"], scene=scene)
+        if random_scene:
+            job["silhouettes"] = f"{out_path}.silhouettes.npz"
+            with open(job["silhouettes"], "wb") as fh:
+                np.savez(fh, *(self._silhouette(obj["name"]) for obj in facts["objects"]))
+        facts["finish"] = job
+        facts["busy_s"] = time.perf_counter() - start  # all the worker spent on it, the render call included
         return facts
 
     def layer(self, spec: dict, out_path: str) -> dict:
@@ -113,7 +140,8 @@ class Worker:
         with engine.multilayer_exr_output(self.bpy.context.scene):
             return self._render(spec, out_path, object_index=True)
 
-    def _render(self, spec: dict, out_path: str, object_index: bool) -> dict:
+    def _render(self, spec: dict, out_path: str | None, object_index: bool) -> dict:
+        """Set the scene up and render it; with `out_path`, Blender writes the result there itself."""
         bpy = self.bpy
         scene = bpy.context.scene
         importing = time.perf_counter()
@@ -123,26 +151,31 @@ class Worker:
         if spec.get("random") is not None:
             self._stage().apply(spec["random"])
         wanted = {o["name"]: o for o in spec["objects"]}
-        for name, collection in self.assets.items():
-            collection.hide_render = name not in wanted
+        self._show_only(set(wanted))
         for position, (name, obj) in enumerate(wanted.items()):
-            root = bpy.data.objects[f"root:{name}"]
+            root = self.parts[name][0]
             root.location = obj["position_m"]
             root.rotation_euler = (0.0, 0.0, math.radians(obj["yaw_deg"]))
-            for part in self.assets[name].all_objects:
-                part.pass_index = position + 1
-        bpy.context.view_layer.use_pass_object_index = object_index
-        bpy.context.view_layer.use_pass_z = object_index
+            for part in self.parts[name]:
+                if part.pass_index != position + 1:  # an unchanged value set again still tags the object
+                    part.pass_index = position + 1
+        view_layer = bpy.context.view_layer
+        if view_layer.use_pass_object_index != object_index:
+            view_layer.use_pass_object_index = view_layer.use_pass_z = object_index
         if scene.render.engine == "CYCLES":
             scene.cycles.seed = spec["seed"]
         bpy.context.view_layer.update()
-        scene.render.filepath = out_path
-        rendering, setup_cpu_s = time.perf_counter(), time.process_time() - start_cpu
-        bpy.ops.render.render(write_still=True)
-        render_s = time.perf_counter() - rendering
-        objects = [self._measure(wanted[o["name"]], o["name"]) for o in spec["objects"]]
+        if out_path is not None:
+            scene.render.filepath = out_path
+        rendering, rendering_cpu = time.perf_counter(), time.process_time()
+        bpy.ops.render.render(write_still=out_path is not None)
+        render_s, render_cpu_s = time.perf_counter() - rendering, time.process_time() - rendering_cpu
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        self._look(depsgraph)
+        objects = [self._measure(wanted[o["name"]], o["name"], depsgraph) for o in spec["objects"]]
         return {
-            "objects": objects, "render_s": render_s, "setup_s": rendering - start, "setup_cpu_s": setup_cpu_s,
+            "objects": objects, "render_s": render_s, "render_cpu_s": render_cpu_s, "setup_s": rendering - start,
+            "setup_cpu_s": rendering_cpu - start_cpu,
             "import_s": start - importing,
         }
 
@@ -154,93 +187,67 @@ class Worker:
             self.stage = RandomStage(self.camera, (table.width_m, table.depth_m))
         return self.stage
 
-    def _passes(self) -> dict[str, np.ndarray]:
-        """The last render's Object Index and Depth passes (rows top to bottom), read back through a
-        temporary EXR."""
-        from tabletest.render import engine
+    def _silhouette(self, name: str) -> np.ndarray:
+        """Every triangle of the object's meshes projected into the image, in sub-pixels of
+        `visibility.SUPERSAMPLE` (one row per triangle: x, y of its three corners; PIL puts sub-pixel
+        centres at integer coordinates)."""
+        from tabletest.truth.visibility import SUPERSAMPLE
 
-        scene = self.bpy.context.scene
-        exr = Path(scene.render.filepath + ".index.exr")
-        with engine.multilayer_exr_output(scene):
-            self.bpy.data.images["Render Result"].save_render(str(exr), scene=scene)
-        try:
-            return read_passes(exr)
-        finally:
-            exr.unlink(missing_ok=True)
+        depsgraph = self.bpy.context.evaluated_depsgraph_get()
+        triangles = []
+        for part in self.parts[name]:
+            if part.type == "MESH":
+                world, corners = self._mesh(part, depsgraph)
+                u, v = self._project(world)
+                triangles.append((np.stack([u, v], axis=1) * SUPERSAMPLE - 0.5)[corners].reshape(-1, 6))
+        return np.concatenate(triangles) if triangles else np.empty((0, 6))
 
-    def _visibility(self, name: str, index: np.ndarray, value: int) -> tuple[float, list[int]]:
-        """How much of the object is seen, and what covers it, both read off one rasterisation of its
-        whole silhouette (every triangle of its meshes projected and filled at 4× resolution). The
-        visible fraction: of its silhouette's sub-pixels whose pixel the Object Index pass gives to an
-        object, the share given to this one (a pixel the pass gives to nothing, an edge pixel whose first
-        sample missed it, counts neither way), so an object nothing hides reads 1.0 and one wholly hidden
-        0.0, whatever its edge pixels do at the first sample. What covers it: the
-        objects the pass shows on pixels wholly inside its silhouette (an edge pixel may show a
-        neighbour that only touches it), in label order."""
-        bpy = self.bpy
-        depsgraph = bpy.context.evaluated_depsgraph_get()
-        width, height = self.resolution
-        silhouette = Image.new("1", (width * SUPERSAMPLE, height * SUPERSAMPLE), 0)
-        draw = ImageDraw.Draw(silhouette)
-        for mesh_obj in self.assets[name].all_objects:
-            if mesh_obj.type != "MESH":
-                continue
-            evaluated = mesh_obj.evaluated_get(depsgraph)
-            mesh = evaluated.data
-            mesh.calc_loop_triangles()
-            co = np.empty(len(mesh.vertices) * 3)
-            mesh.vertices.foreach_get("co", co)
-            matrix = np.array(evaluated.matrix_world)
-            u, v = self._project(co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3], depsgraph)
-            corners = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
-            mesh.loop_triangles.foreach_get("vertices", corners)
-            # PIL puts sub-pixel centres at integer coordinates
-            points = (np.stack([u, v], axis=1) * SUPERSAMPLE - 0.5)[corners].reshape(-1, 6)
-            for triangle in points.tolist():
-                draw.polygon(triangle, fill=1)
-        filled = np.asarray(silhouette).reshape(height, SUPERSAMPLE, width, SUPERSAMPLE)
-        labels = np.rint(index).astype(int)
-        per_pixel = filled.sum(axis=(1, 3))  # sub-pixels of the silhouette in each pixel
-        seen = int(per_pixel[labels == value].sum())
-        hidden = int(per_pixel[(labels != value) & (labels != 0)].sum())  # where another object is seen
-        covering = sorted(set(np.unique(labels[per_pixel == SUPERSAMPLE**2]).tolist()) - {0, value})
-        return (round(seen / (seen + hidden), 3) if seen + hidden else 0.0), covering
-
-    def _measure(self, obj: dict, name: str) -> dict:
+    def _measure(self, obj: dict, name: str, depsgraph) -> dict:
         """Projected box centre and projected-mesh bounding box, in pixels (origin top-left), by Blender's camera."""
-        bpy = self.bpy
-        depsgraph = bpy.context.evaluated_depsgraph_get()
-        points = []
-        for mesh_obj in self.assets[name].all_objects:
-            if mesh_obj.type != "MESH":
-                continue
-            evaluated = mesh_obj.evaluated_get(depsgraph)
-            co = np.empty(len(evaluated.data.vertices) * 3)
-            evaluated.data.vertices.foreach_get("co", co)
-            matrix = np.array(evaluated.matrix_world)
-            points.append(co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3])
-        u, v = self._project(np.concatenate(points), depsgraph)
+        points = [self._mesh(part, depsgraph)[0] for part in self.parts[name] if part.type == "MESH"]
+        u, v = self._project(np.concatenate(points))
         width, height = self.resolution
         u, v = np.clip(u, 0, width), np.clip(v, 0, height)
         x, y, z = obj["position_m"]
-        cu, cv = self._project(np.array([[x, y, z + obj["size_m"][2] / 2]]), depsgraph)
+        cu, cv = self._project(np.array([[x, y, z + obj["size_m"][2] / 2]]))
         return {
             "name": name,
             "center_px": [round(float(cu[0]), 3), round(float(cv[0]), 3)],
             "bbox_px": [round(float(u.min()), 2), round(float(v.min()), 2), round(float(u.max()), 2), round(float(v.max()), 2)],
         }
 
+    def _mesh(self, part, depsgraph) -> tuple[np.ndarray, np.ndarray]:
+        """A mesh object's vertices where the scene puts them, and its triangles' corners. Read from
+        Blender once per object (a model's mesh never changes, only where it stands)."""
+        evaluated = part.evaluated_get(depsgraph)
+        if part.name not in self.meshes:
+            mesh = evaluated.data
+            mesh.calc_loop_triangles()
+            co = np.empty(len(mesh.vertices) * 3)
+            mesh.vertices.foreach_get("co", co)
+            corners = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
+            mesh.loop_triangles.foreach_get("vertices", corners)
+            self.meshes[part.name] = co.reshape(-1, 3), corners
+        co, corners = self.meshes[part.name]
+        matrix = np.array(evaluated.matrix_world)
+        return co @ matrix[:3, :3].T + matrix[:3, 3], corners
+
     @property
     def resolution(self) -> tuple[int, int]:
         render = self.bpy.context.scene.render
         return render.resolution_x, render.resolution_y
 
-    def _project(self, points: np.ndarray, depsgraph) -> tuple[np.ndarray, np.ndarray]:
-        """World points to pixel columns and rows through Blender's own camera matrices."""
+    def _look(self, depsgraph) -> None:
+        """Take the camera of the scene just rendered: Blender's own projection and view matrices."""
         width, height = self.resolution
         projection = np.array(self.camera.calc_matrix_camera(depsgraph, x=width, y=height))
         view = np.array(self.camera.matrix_world.inverted())
-        clip = np.c_[points, np.ones(len(points))] @ (projection @ view).T
+        self.camera_matrix = projection @ view
+
+    def _project(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """World points to pixel columns and rows through the camera `_look` took."""
+        width, height = self.resolution
+        clip = np.c_[points, np.ones(len(points))] @ self.camera_matrix.T
         ndc = clip[:, :2] / clip[:, 3:4]
         return (ndc[:, 0] + 1) / 2 * width, (1 - ndc[:, 1]) / 2 * height
 

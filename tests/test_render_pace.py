@@ -1,0 +1,111 @@
+"""What keeps a worker's time on its render calls: models imported before the first scene when the
+run will use them, silhouettes measured and PNGs written by other processes beside the next render,
+and none of those processes outliving a run killed with -9."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+from PIL import Image
+
+from tabletest.render.run_options import models_to_preload
+from tabletest.render.supervisor import Finisher, Outcome
+from tabletest.truth.visibility import SUPERSAMPLE, visibility
+
+from conftest import REPO
+
+
+def test_a_run_preloads_its_models_only_when_it_will_place_as_many_objects():
+    entries = {name: SimpleNamespace(file=f"{name}.glb") for name in ("mug", "lamp", "banana", "tomato")}
+    assets = Path("/models")
+    assert models_to_preload(entries, assets, objects_to_place=3) == []  # a short run imports what it meets
+    assert models_to_preload(entries, assets, objects_to_place=4) == [
+        (name, f"/models/{name}.glb") for name in ("banana", "lamp", "mug", "tomato")
+    ]
+
+
+def square(left: int, top: int, side: int) -> np.ndarray:
+    """Two triangles filling exactly the pixels [left, left + side) x [top, top + side), in silhouette
+    sub-pixels (PIL fills a polygon's integer corners and edges)."""
+    x0, y0 = left * SUPERSAMPLE, top * SUPERSAMPLE
+    x1, y1 = (left + side) * SUPERSAMPLE - 1, (top + side) * SUPERSAMPLE - 1
+    return np.array([[x0, y0, x1, y0, x1, y1], [x0, y0, x1, y1, x0, y1]], dtype=float)
+
+
+def test_visibility_counts_the_silhouette_where_the_pass_shows_the_object_or_another():
+    index = np.zeros((8, 8))
+    index[2:6, 2:6] = 1  # the object, seen on a 4x4 square ...
+    index[2:6, 4:6] = 2  # ... whose right half another object covers
+    index[2:4, 2:3] = 0  # and a column of pixels the pass gives to nothing, counted neither way
+    fraction, covering = visibility(square(2, 2, 4), index, 1)
+    assert (fraction, covering) == (round(6 / 14, 3), [2])
+    assert visibility(square(2, 2, 4), index, 3) == (0.0, [1, 2])  # wholly hidden behind both
+    assert visibility(np.empty((0, 6)), index, 1) == (0.0, [])  # nothing of it in the picture
+
+
+def test_the_finisher_writes_the_png_elsewhere_and_reports_a_hand_over_it_cannot_read(tmp_path):
+    rgb = np.random.default_rng(0).integers(0, 256, (6, 8, 3), dtype=np.uint8)
+    raw = tmp_path / ".a.png.tmp.tif"
+    Image.fromarray(rgb).save(raw, format="TIFF")
+    done = Outcome(SimpleNamespace(id="a"), True, {"objects": [], "finish": {"image": str(tmp_path / ".a.png.tmp"), "raw": str(raw)}})
+    lost = Outcome(SimpleNamespace(id="b"), True, {"objects": [], "finish": {"image": str(tmp_path / ".b.png.tmp"), "raw": str(tmp_path / "gone.tif")}})
+    finisher, delivered = Finisher(1), []
+    try:
+        for outcome in (done, lost):
+            assert finisher.submit(outcome, delivered.append).wait(60)
+    finally:
+        finisher.close(wait=True)
+    written, failed = delivered
+    assert written.ok and written.facts == {"objects": []} and not raw.exists()
+    with Image.open(tmp_path / ".a.png.tmp") as png:
+        assert png.format == "PNG" and np.array_equal(np.asarray(png), rgb)
+    assert not failed.ok and failed.error.startswith("writing its files failed: FileNotFoundError")
+
+
+def descendants(pid: int) -> set[int]:
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_no_process_of_a_run_outlives_it_when_it_is_killed_with_minus_9(tmp_path, builtin_assets):
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tabletest.cli", "render", "--scenes", "random", "--count", "200", "--seed", "1", "--masks",
+         "--resolution", "48x48", "--samples", "1", "--assets", str(builtin_assets), "--out", str(out), "--quiet"],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    metadata, deadline = out / "metadata.jsonl", time.time() + 180
+    while time.time() < deadline and not (metadata.exists() and metadata.read_text().count("\n") >= 3):
+        time.sleep(0.05)
+    helpers = descendants(proc.pid)  # Blender workers, the finishing processes and what starts them
+    assert len(helpers) >= 2
+    os.kill(proc.pid, signal.SIGKILL)  # the run alone, as the OOM killer would
+    proc.wait()
+    deadline = time.time() + 15
+    while time.time() < deadline and any(alive(pid) for pid in helpers):
+        time.sleep(0.1)
+    assert not [pid for pid in helpers if alive(pid)]
