@@ -1,6 +1,6 @@
 """Benchmark: direct rendering spends its time in path tracing, and beats the script a user would write.
 
-Renders K scenes through the real supervisor and worker, then compares, for the steady part of the
+Renders K scenes through the real supervisor and a worker holding all 64 built-in models, then compares, for the steady part of the
 run (after the first image, which pays for the worker start and the asset imports), the wall time
 per image seen by the supervisor with Blender's own render time for that image.
 
@@ -12,8 +12,11 @@ ratio, and whether the peer's images are TableTest's, pixel for pixel.
 The runs share a model cache of their own (`$XDG_CACHE_HOME` set to a temporary folder), filled by the
 first run as a user's earlier runs would fill theirs; with --cold-cache it is emptied before each
 `tabletest render`, as on a machine's very first run.
+With --workers 1 2 3 it also times the real command with that many workers sharing the one device
+(`--workers N`; on a CPU they split its cores), --repeat times each.
 Usage: python scripts/bench_render.py [--images 6] [--resolution 1024x768] [--samples 64] [--engine cycles]
        python scripts/bench_render.py --peer --images 24 --resolution 256x192 --samples 16 --repeat 3 [--cold-cache]
+       python scripts/bench_render.py --images 48 --resolution 96x72 --samples 1 --peer --repeat 3 --workers 1 2 3
 """
 
 from __future__ import annotations
@@ -134,9 +137,28 @@ def peer_comparison(args, specs, assets: Path, tmp: Path, resolution: tuple[int,
     ratio = statistics.median(t.wall_s / o.wall_s for o, t in zip(ours, theirs))
     cpu_ratio = statistics.median(t.cpu_s / o.cpu_s for o, t in zip(ours, theirs))
     print(f"model cache: {'emptied before each tabletest run' if args.cold_cache else 'filled by the first run'}")
-    print(f"TableTest is {ratio:.2f}x faster than the peer script in wall time, {cpu_ratio:.2f}x in CPU time "
-          f"(medians of the paired ratios); "
+    steady_ratio = statistics.median(t.steady_s / o.steady_s for o, t in zip(ours, theirs))
+    print(f"TableTest is {ratio:.2f}x faster than the peer script in wall time, {cpu_ratio:.2f}x in CPU time, "
+          f"{steady_ratio:.2f}x per image after the first (medians of the paired ratios); "
           f"peer images identical to TableTest's: {same}/{len(specs)}")  # fmt: skip
+
+
+def workers_sweep(args, assets: Path, tmp: Path, count: int) -> None:
+    """The real `tabletest render` with 1, 2, 3... workers sharing one device: images/s, steady and whole."""
+    for workers in args.workers:
+        runs = []
+        for repeat in range(args.repeat):
+            out = tmp / f"workers-{workers}-{repeat}"
+            command = [
+                sys.executable, "-m", "tabletest.cli", "render", "--objects", str(args.objects), "--sample", str(args.images),
+                "--seed", "1", "--assets", str(assets), "--resolution", args.resolution, "--samples", str(args.samples),
+                "--engine", args.engine, "--device", args.device, "--workers", str(workers), "--quiet", "--out", str(out),
+            ]  # fmt: skip
+            runs.append(timed(command, out / "images", count))
+        steady = statistics.median(r.steady_s for r in runs)
+        wall = statistics.median(r.wall_s for r in runs)
+        print(f"--workers {workers}: {1 / steady:6.1f} images/s after the first image, {count / wall:6.1f} images/s "
+              f"over the whole run ({wall:.2f} s; median of {len(runs)})")  # fmt: skip
 
 
 def main() -> None:
@@ -150,6 +172,7 @@ def main() -> None:
     parser.add_argument("--peer", action="store_true", help="also time `tabletest render` against the peer script")
     parser.add_argument("--repeat", type=int, default=1, help="with --peer: alternate the two this many times")
     parser.add_argument("--cold-cache", action="store_true", help="with --peer: empty the model cache before each tabletest run")
+    parser.add_argument("--workers", type=int, nargs="*", help="time the real command with each of these worker counts on one device")
     args = parser.parse_args()
     catalog, config = load_catalog(), load_config()
     config = config.model_copy(update={"render": config.render.model_copy(update={"seed": 1})})  # as `--seed 1`
@@ -160,12 +183,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # this run's own model cache (and model verdicts)
         assets, out = Path(tmp) / "assets", Path(tmp) / "out"
-        manifest = build_assets(catalog, assets, sorted({n for s in scenes for n in s.objects}))
+        manifest = build_assets(catalog, assets)  # every built-in model: the worker below holds them all
         specs = [scene_spec(s, config, manifest.objects, assets, resolution) for s in scenes]
         needed_assets(catalog, assets, manifest.objects, False)  # checked once, as a user's first run checks them
         options = RenderOptions(out=out, assets=assets, build_missing_assets=False, device=args.device)
         config = config.model_copy(update={"render": config.render.model_copy(update={"engine": args.engine, "samples": args.samples})})
-        preload = models_to_preload(manifest.objects, assets, len(specs) * args.objects)  # as the run decides
+        preload = models_to_preload(manifest.objects, assets, float("inf"))  # all 64, as a long run would
         runs = {}
         for cache in ("empty (glTF imports)", "filled by the run before"):
             supervisor = Supervisor(
@@ -178,12 +201,14 @@ def main() -> None:
             runs[cache] = (list(supervisor.run(specs)), time.perf_counter() - start)
         if args.peer:
             peer_comparison(args, specs, assets, Path(tmp), resolution)
+        if args.workers:
+            workers_sweep(args, assets, Path(tmp), len(specs))
     print(f"supervisor and worker alone: device {supervisor.started[0]['device']}")
     for cache, (outcomes, total) in runs.items():
         steady = outcomes[1:]
         wall = statistics.mean(o.wall_s for o in steady)
         blender = statistics.mean(o.facts["render_s"] for o in steady)
-        print(f"model cache {cache}: {args.engine}, {args.resolution}, {args.samples} samples, {args.objects} objects, "
+        print(f"model cache {cache}, all {len(preload)} models loaded before the first scene: {args.engine}, {args.resolution}, {args.samples} samples, {args.objects} objects, "
               f"{len(outcomes)} images in {total:.1f} s; first image (worker start + imports + render) {outcomes[0].wall_s:.2f} s")  # fmt: skip
         print(f"  steady: wall {wall:.3f} s/image vs Blender render {blender:.3f} s/image -> overhead {100 * (wall / blender - 1):.1f}%; "
               f"{1 / wall:.3f} images/s per worker")  # fmt: skip
