@@ -67,8 +67,9 @@ def render_all(specs, setup: dict, settings: dict, out: Path, assets: Path) -> l
         slots=worker_slots(RenderOptions(out=out, assets=assets, build_missing_assets=False, device="cpu")),
         log_dir=out / "logs",
         request=lambda spec: {"op": "render", "spec": spec.to_json(), "out": str(out / f"{spec.id}.png")},
+        item_timeout=6 * 3600.0,  # a 1,024-sample reference on a busy CPU
     )
-    outcomes = list(supervisor.run(specs))
+    outcomes = list(supervisor.run(spec for spec in specs if not (out / f"{spec.id}.png").is_file()))
     failed = [o.error for o in outcomes if not o.ok]
     if failed:
         raise SystemExit(f"render failed: {failed[0]}")
@@ -104,7 +105,7 @@ def main() -> None:
         options = RenderOptions(out=Path(tmp), assets=assets, build_missing_assets=False, device="cpu")
         setup = worker_setup(config, options, resolution, [(n, str(assets / e.file)) for n, e in sorted(entries.items())])
         reference = args.reference
-        if not all((reference / f"{s.id}.png").is_file() for s in specs):
+        if not all((reference / f"{s.id}.png").is_file() for s in specs):  # what is there is kept
             start = time.perf_counter()
             times = render_all(specs, setup, REFERENCE, reference, assets)
             print(f"reference ({REFERENCE}): {statistics.mean(t for t, _ in times):.1f} s/image, "

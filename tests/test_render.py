@@ -78,8 +78,10 @@ def test_same_seed_same_metadata_and_pixels(tmp_path, assets):
 
 def test_kill_mid_run_then_resume_renders_each_image_once(tmp_path, assets):
     out = tmp_path / "out"
+    # slow enough that the poll lands mid-run: images are written beside the next render, so tiny ones
+    # can land together
     args = [sys.executable, "-m", "tabletest.cli", "render", "--out", str(out), "--assets", str(assets),
-            "--only", ",".join(NAMES), "--objects", "2", "--quiet", *TINY]
+            "--only", ",".join(NAMES), "--objects", "2", "--quiet", "--resolution", "64x48", "--samples", "256"]
     proc = subprocess.Popen(args, cwd=REPO, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     metadata = out / "metadata.jsonl"
     deadline = time.time() + 120

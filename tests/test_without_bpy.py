@@ -27,6 +27,7 @@ NEEDS_RENDER_EXTRA = {
     "tabletest.render.engine",
     "tabletest.render.sheet_worker",
     "tabletest.render.random_stage",
+    "tabletest.render.rays",
     "tabletest.render.model_cache",
     "tabletest.assets.objaverse.hub",
     "tabletest.assets.objaverse.fetch",
