@@ -36,6 +36,7 @@ class RandomStage:
         self.hdris = {name[: -len(".exr")]: os.path.join(hdri_folder, name) for name in sorted(os.listdir(hdri_folder)) if name.endswith(".exr")}
         self.world = self._world()
         bpy.data.objects["fill_light"].hide_render = True  # the HDRI fills the shadows
+        bpy.data.objects["key_light"].data.use_temperature = True
         bpy.context.scene.world = self.world
 
     def apply(self, scene: dict) -> None:
@@ -81,7 +82,6 @@ class RandomStage:
         obj.rotation_euler = (Vector(light["target"]) - Vector(light["position"])).to_track_quat("-Z", "Y").to_euler()
         obj.data.size = light["size_m"]
         obj.data.energy = light["power_w"]
-        obj.data.use_temperature = True
         obj.data.temperature = light["temperature_k"]
 
     def _world(self) -> bpy.types.World:
@@ -140,4 +140,3 @@ class RandomStage:
         nodes["light"].inputs["Strength"].default_value = world["strength"]
         nodes["plain"].inputs["Color"].default_value = (*backdrop["color"], 1.0)
         nodes["backdrop"].inputs["Fac"].default_value = 1.0 if backdrop["kind"] == "hdri" else 0.0
-        self.world.color = tuple(backdrop["color"])  # what Workbench shows
