@@ -53,8 +53,9 @@ SAVE_BASE = """
 import sys, bpy
 from tabletest.config import load_config
 from tabletest.render import base_scene, engine
-base_scene.build(load_config())
-engine.configure(bpy.context.scene, {"resolution": [%d, %d], "engine": %r, "samples": %d, "device": "cpu"})
+config = load_config()
+base_scene.build(config)
+engine.configure(bpy.context.scene, {"config": config.model_dump(mode="json"), "resolution": [%d, %d], "engine": %r, "samples": %d, "device": "cpu"})
 bpy.ops.wm.save_as_mainfile(filepath=sys.argv[1])
 """
 

@@ -1,9 +1,10 @@
 """What keeps a worker's time on its render calls: models imported before the first scene when the
 run will use them, silhouettes measured and PNGs written by other processes beside the next render,
-and none of those processes outliving a run killed with -9."""
+and none of those processes outliving a run killed with -9; and the training preset's prefilter."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,7 +20,7 @@ from tabletest.render.run_options import models_to_preload
 from tabletest.render.supervisor import Finisher, Outcome
 from tabletest.truth.visibility import SUPERSAMPLE, visibility
 
-from conftest import REPO
+from conftest import REPO, run_cli
 
 
 def test_a_run_preloads_its_models_only_when_it_will_place_as_many_objects():
@@ -109,3 +110,25 @@ def test_no_process_of_a_run_outlives_it_when_it_is_killed_with_minus_9(tmp_path
     while time.time() < deadline and any(alive(pid) for pid in helpers):
         time.sleep(0.1)
     assert not [pid for pid in helpers if alive(pid)]
+
+
+def test_the_training_presets_prefilter_changes_the_pixels_and_is_pinned_only_when_chosen(tmp_path, builtin_assets):
+    def render(out: Path, *flags: str):
+        return run_cli(
+            "render", "--scenes", "random", "--count", "1", "--seed", "3", "--resolution", "64x48", "--samples", "4",
+            "--assets", str(builtin_assets), "--out", str(out), "--quiet", *flags,
+        )  # fmt: skip
+
+    fast, accurate = tmp_path / "fast", tmp_path / "accurate"
+    assert render(fast).returncode == 0
+    result = render(accurate, "--denoise-prefilter", "accurate")
+    assert result.returncode == 0, result.stderr
+    assert "denoise_prefilter" not in json.loads((fast / "settings.json").read_text())["config"]["render"]
+    assert json.loads((accurate / "settings.json").read_text())["config"]["render"]["denoise_prefilter"] == "accurate"
+    [image] = (fast / "images").glob("*.png")
+    with Image.open(image) as a, Image.open(accurate / "images" / image.name) as b:
+        assert not np.array_equal(np.asarray(a), np.asarray(b))
+    refused = render(accurate)  # the folder holds the accurate prefilter's dataset
+    assert refused.returncode == 2 and "config.render.denoise_prefilter: accurate →" in refused.stderr
+    wrong = render(tmp_path / "x", "--denoise-prefilter", "sharp")
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr and "sharp" in wrong.stderr

@@ -81,6 +81,11 @@ def render(
     engine: Annotated[Optional[Literal["cycles", "eevee", "workbench"]], typer.Option(help="Render engine (default from the config: cycles).")] = None,
     samples: Annotated[Optional[int], typer.Option(min=1, help="Samples per pixel (default from the config).")] = None,
     resolution: Annotated[Optional[str], typer.Option(help="WIDTHxHEIGHT (default from the config: 1024x768).")] = None,
+    denoise_prefilter: Annotated[
+        Optional[Literal["fast", "accurate"]],
+        typer.Option(help="OpenImageDenoise's prefilter (default from the config: fast); the training preset is "
+                     "--samples 16 --denoise-prefilter accurate."),
+    ] = None,
     device: Annotated[str, typer.Option(help=f"Cycles device: {'|'.join(DEVICE_CHOICES)}; auto picks the best.")] = "auto",
     workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: one per GPU, else 1).")] = None,
     gpus: Annotated[Optional[str], typer.Option(help="GPUs to use, e.g. 0,1 (default: all).")] = None,
@@ -139,6 +144,7 @@ def render(
             "samples": samples,
             "resolution": parse_resolution(resolution) if resolution else None,
             "seed": seed,
+            "denoise_prefilter": denoise_prefilter,
         }.items()
         if value is not None
     }

@@ -106,9 +106,12 @@ def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, r
     # and their sets' settings name it (`RandomSet.settings`)
     excluded = {"objects": {"__all__": {"pair", "plural", "support", "container"}}}
     catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=excluded), sort_keys=True).encode()
+    config_json = config.model_dump(mode="json")
+    if config.render.denoise_prefilter == "fast":  # folders pinned before the setting existed keep matching
+        del config_json["render"]["denoise_prefilter"]
     settings = {
         "output_version": OUTPUT_VERSION,
-        "config": config.model_dump(mode="json"),
+        "config": config_json,
         "catalog_sha256": hashlib.sha256(catalog_json).hexdigest(),
         "mode": options.mode,
         "masks": options.masks,
