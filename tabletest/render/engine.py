@@ -105,7 +105,7 @@ def _cycles(scene: bpy.types.Scene, setup: dict) -> str:
     cycles.use_adaptive_sampling = True
     cycles.use_denoising = setup["samples"] > 1
     cycles.denoiser = denoiser_for(kind)
-    cycles.denoising_prefilter = setup["config"]["render"].get("denoise_prefilter", "fast").upper()
+    cycles.denoising_prefilter = setup["config"]["render"]["denoise_prefilter"].upper()
     # A table top seen from the front: short light paths carry all the light that shows.
     cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 4, 2, 2
     cycles.transmission_bounces, cycles.transparent_max_bounces = 4, 4

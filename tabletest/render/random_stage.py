@@ -133,9 +133,9 @@ class RandomStage:
     def _world_values(self, world: dict, backdrop: dict) -> None:
         nodes = self.world.node_tree.nodes
         for name in self.hdris:
-            pick = nodes.get(f"pick:{name}")
-            if pick is not None and pick.inputs["Factor"].default_value != (name == world["hdri"]):
-                pick.inputs["Factor"].default_value = float(name == world["hdri"])
+            pick, factor = nodes.get(f"pick:{name}"), float(name == world["hdri"])  # the first HDRI has no mix
+            if pick is not None and pick.inputs["Factor"].default_value != factor:
+                pick.inputs["Factor"].default_value = factor
         nodes["rotation"].inputs["Rotation"].default_value = (0.0, 0.0, math.radians(world["rotation_deg"]))
         nodes["light"].inputs["Strength"].default_value = world["strength"]
         nodes["plain"].inputs["Color"].default_value = (*backdrop["color"], 1.0)

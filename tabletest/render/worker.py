@@ -164,7 +164,7 @@ class Worker:
             view_layer.use_pass_object_index = view_layer.use_pass_z = object_index
         if scene.render.engine == "CYCLES":
             scene.cycles.seed = spec["seed"]
-        bpy.context.view_layer.update()
+        view_layer.update()
         if out_path is not None:
             scene.render.filepath = out_path
         rendering, rendering_cpu = time.perf_counter(), time.process_time()
