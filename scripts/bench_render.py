@@ -158,7 +158,8 @@ def workers_sweep(args, assets: Path, tmp: Path, count: int) -> None:
             runs.append(timed(command, out / "images", count))
         steady = statistics.median(r.steady_s for r in runs)
         wall = statistics.median(r.wall_s for r in runs)
-        print(f"--workers {workers}: {1 / steady:6.1f} images/s after the first image, {count / wall:6.1f} images/s "
+        rate = f"{1 / steady:6.1f}" if steady > 0 else "   all"  # every image landed at once: no steady part to time
+        print(f"--workers {workers}: {rate} images/s after the first image, {count / wall:6.1f} images/s "
               f"over the whole run ({wall:.2f} s; median of {len(runs)})")  # fmt: skip
 
 

@@ -181,3 +181,31 @@ def test_sigterm_and_ctrl_c_stop_cleanly_and_the_same_command_resumes(tmp_path, 
         assert resumed.returncode == 0, resumed.stderr
         assert len(lines(out)) == 6 and f"{kept} already done" in resumed.stderr
         assert [r["status"] for r in read_runs(out)] == ["interrupted", "complete"]
+
+
+def test_a_signal_to_the_whole_process_group_stops_cleanly(tmp_path, assets):
+    """`timeout` and `scancel` signal the run's process and then its whole process group, and an impatient
+    operator signals again: the run gets SIGTERM several times while it stops, its workers once; it still
+    stops with its one line, and no process outlives it."""
+    out = tmp_path / "out"
+    args = render_args(out, assets, "--objects", "2", "--samples", "256")
+    proc = subprocess.Popen([sys.executable, "-m", "tabletest.cli", *args], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    metadata = out / "metadata.jsonl"
+    deadline = time.time() + 180
+    while time.time() < deadline and not (metadata.exists() and metadata.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGTERM)
+    for _ in range(20):
+        time.sleep(0.002)
+        proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, stderr
+    kept = len(lines(out))
+    assert "Traceback" not in stderr and stderr.splitlines()[-1] == (
+        f"interrupted by SIGTERM: {kept} image(s) kept in {out}; run the same command again to resume"
+    )
+    time.sleep(0.5)
+    assert worker_pids(out) == [], "no Blender worker outlives the run"
+    resumed = run_cli(*args)
+    assert resumed.returncode == 0 and len(lines(out)) == 6, resumed.stderr

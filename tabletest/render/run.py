@@ -223,7 +223,16 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
         return
 
+    stopping = False
+
     def interrupt(signal_number: int, _frame: object) -> None:
+        nonlocal stopping
+        if stopping:  # one that was already on its way when the first arrived
+            return
+        # `timeout` and `scancel` signal the run and then its whole process group, operators signal again: once
+        # stopping, further SIGTERMs are ignored, or one would break off the stop (or kill the run) half-way
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stopping = True
         stop = KeyboardInterrupt()
         stop.signal_number = signal_number
         raise stop
@@ -232,7 +241,8 @@ def _sigterm_as_interrupt() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if not stopping:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _utc(seconds: float) -> str:
