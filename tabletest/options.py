@@ -56,6 +56,13 @@ ScenesOpt = Annotated[
     typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
 ]
 CountOpt = Annotated[Optional[int], typer.Option(help="--scenes random: how many scenes the set has (ids rnd{seed}-0000000 ...).")]
+CounterfactualsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        help="--scenes random: also make each scene's partners that change one thing (ids <scene>-<kind>): swap, move, "
+        "remove, replace, unstack, comma-separated."
+    ),
+]
 RandomConfigOpt = Annotated[
     Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
 ]

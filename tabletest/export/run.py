@@ -85,7 +85,8 @@ class Job:
             )
 
     def _split_of(self, record: dict) -> str:
-        return self.split.of(record["id"], names(record), looks(record) if self.split.by == "appearance" else ())
+        scene = (record.get("counterfactual") or {}).get("of", record["id"])  # a pair lands in one split together
+        return self.split.of(scene, names(record), looks(record) if self.split.by == "appearance" else ())
 
     def scenes(self) -> Iterator[tuple[str, dict]]:
         """(split, record) for every scene of the render, in file order."""

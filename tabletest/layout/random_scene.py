@@ -95,6 +95,19 @@ class Backdrop:
 
 
 @dataclass(frozen=True)
+class Change:
+    """What a partner changed: the scene it was made from, the kind, the objects named (`swap`: the two;
+    `move`: the one moved, then the one it crossed; `replace`: the old, then the new; `unstack`: the one
+    taken off, then its carrier), and the relations that became true, became false or held in both
+    (filled in by the truth stage: `tabletest.truth.pairs`)."""
+
+    of: str
+    kind: str
+    objects: tuple[str, ...]
+    difference: Mapping[str, Mapping[str, list]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class RandomScene:
     """Everything the renderer applies for one random scene; objects left to right as the camera sees them."""
 
@@ -107,6 +120,7 @@ class RandomScene:
     world: WorldLight
     backdrop: Backdrop
     draws: int  # how many draws the scene took (1: the first one fitted)
+    change: Change | None = None  # a counterfactual partner's change (`counterfactuals.py`); None for a scene of the set
 
 
 def random_scene_id(seed: int, index: int) -> str:
@@ -209,6 +223,11 @@ def _jitter(rng: random.Random, color: Sequence[float], amount: float) -> Vec3:
     return tuple(round(min(1.0, c * rng.uniform(1 - amount, 1 + amount)), 4) for c in color)  # type: ignore[return-value]
 
 
+def placement_bounds(config: RandomConfig, table_width_m: float, table_depth_m: float) -> tuple[float, float]:
+    """Half the width and depth of the area objects stand in: the config's, kept `EDGE_M` inside the table."""
+    return min(config.placement.area_m[0], table_width_m - 2 * EDGE_M) / 2, min(config.placement.area_m[1], table_depth_m - 2 * EDGE_M) / 2
+
+
 def _table(config: RandomConfig, rng: random.Random) -> TableLook:
     t = config.table
     surface = rng.choice(t.surfaces)
@@ -231,8 +250,7 @@ def _place(
     lo, hi = config.objects.count
     n = rng.randint(min(lo, len(pool)), min(hi, len(pool)))
     names = rng.sample(list(pool), n)
-    area_w = min(config.placement.area_m[0], table.width_m - 2 * EDGE_M) / 2
-    area_d = min(config.placement.area_m[1], table.depth_m - 2 * EDGE_M) / 2
+    area_w, area_d = placement_bounds(config, table.width_m, table.depth_m)
     gap = config.placement.min_gap_m
     placed: list[PlacedObject] = []
     feet: list[tuple[float, float, float, list[tuple[float, float]]]] = []  # centre, reach, corners

@@ -15,6 +15,7 @@ from tabletest.assets.manifest import AssetEntry, load_manifest
 from tabletest.config import Catalog, Region
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Contact, Shape, region_m, support_heights
+from tabletest.layout.counterfactuals import Candidates, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
 from tabletest.layout.selection import Selection, Shard
@@ -34,6 +35,11 @@ class RandomSet:
     pair_nouns: tuple[str, ...] = ()  # the pool's names that are plural in form ("scissors"): records' vignettes say "are"
     carriers: tuple[tuple[str, Region | None, Region | None], ...] = ()  # (name, support, container) with arrangements on
     catalog_names: tuple[str, ...] = ()  # every object a container could be meant for
+    counterfactuals: tuple[str, ...] = ()  # the kinds of partner each scene gets (`--counterfactuals`)
+
+    def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float) -> Candidates:
+        """What the scenes' counterfactual partners are drawn from."""
+        return Candidates(self.config, self.seed, self.pool, sizes, table_height_m)
 
     def contact(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Contact | None:
         """The shapes and arrangements the set's scenes are placed and labelled with; None without arrangements."""
@@ -112,6 +118,7 @@ class RandomSet:
             "held_out": list(self.config.objects.held_out),
             "shard": str(self.shard) if self.shard else None,
             "limit": self.limit,
+            **({"counterfactuals": list(self.counterfactuals)} if self.counterfactuals else {}),
         }
 
 
@@ -137,7 +144,7 @@ def object_pool(catalog: Catalog, config: RandomConfig, only: tuple[str, ...] | 
 
 def make_random_set(
     catalog: Catalog, config: RandomConfig, seed: int, count: int | None, only: tuple[str, ...] | None,
-    shard: Shard | None, limit: int | None, sample: int | None,
+    shard: Shard | None, limit: int | None, sample: int | None, counterfactuals: str | None = None,
 ) -> RandomSet:
     if count is None or count < 1:
         raise UserError("--scenes random needs --count N (how many scenes, at least 1), e.g. --count 1000")
@@ -151,18 +158,22 @@ def make_random_set(
     pairs = tuple(name for name in pool if catalog.by_name(name).pair)
     objects = [catalog.by_name(name) for name in pool] if config.arrangements.enabled else []
     carriers = tuple((o.name, o.support, o.container) for o in objects if o.support or o.container)
-    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, catalog.names if carriers else ())
+    kinds = check_kinds(counterfactuals) if counterfactuals is not None else ()
+    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, catalog.names if carriers else (), kinds)
 
 
 def random_set_for(
-    catalog: Catalog, scenes: str, count: int | None, config_path, seed: int, selection: Selection, sample: int | None
+    catalog: Catalog, scenes: str, count: int | None, config_path, seed: int, selection: Selection, sample: int | None,
+    counterfactuals: str | None = None,
 ) -> RandomSet | None:
     """The random set `--scenes random --count N --random-config FILE` asks for; None for the benchmark."""
     if scenes == "random":
         config = load_random_config(config_path)
-        return make_random_set(catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample)
+        return make_random_set(catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample, counterfactuals)
     if count is not None or config_path is not None:
         raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
+    if counterfactuals is not None:
+        raise UserError("--counterfactuals makes partners of random scenes; add --scenes random --count N, or drop it")
     return None
 
 

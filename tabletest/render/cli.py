@@ -18,6 +18,7 @@ from tabletest.layout.selection import count_selected
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
+    CounterfactualsOpt,
     CountOpt,
     LimitOpt,
     OnlyOpt,
@@ -120,6 +121,7 @@ def render(
     scenes: ScenesOpt = "benchmark",
     count: CountOpt = None,
     random_config: RandomConfigOpt = None,
+    counterfactuals: CounterfactualsOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
     shard: ShardOpt = None,
@@ -151,13 +153,13 @@ def render(
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
     random_set = None
-    if scenes == "random" or count is not None or random_config is not None:
+    if scenes == "random" or count is not None or random_config is not None or counterfactuals is not None:
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
 
-        random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample)
+        random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample, counterfactuals)
     if mode == "direct":
         chosen = (objects, shard, limit, sample, only, count, random_config)
-        images = random_set.selected() if random_set else count_selected(cat, selection)
+        images = random_set.selected() * (1 + len(random_set.counterfactuals)) if random_set else count_selected(cat, selection)
         announce_long_run(images, cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
     options = RenderOptions(
         out=out,
@@ -182,6 +184,9 @@ def render(
         f"in {summary.wall_s:.1f} s -> {out}",
         err=True,
     )
+    if summary.partners_not_made:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.partners_not_made.items()))
+        typer.echo(f"counterfactual partners not made, as their scene allows no such change: {kinds}", err=True)
     if summary.failed:
         typer.echo(f"error: {summary.failed} image(s) failed; see {out}/failures.jsonl", err=True)
         sys.exit(1)

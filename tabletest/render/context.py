@@ -4,6 +4,7 @@ Blender workers, and the one place where an outcome becomes a committed record o
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -18,6 +19,8 @@ from tabletest.layout.spec import SceneSpec, random_spec, scene_spec
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerProcess
 from tabletest.truth.nouns import Nouns
+from tabletest.truth.pairs import skip_on_resume, with_partners
+from tabletest.truth.records import placed_relations
 from tabletest.write.records import RandomTruth, image_record, random_record
 from tabletest.write.run_output import RunOutput
 
@@ -35,6 +38,7 @@ class RunContext:
     random: RandomSet | None = None  # `--scenes random`: the set to render instead of the benchmark's selection
     early: dict[int, WorkerProcess] = field(default_factory=dict)  # workers started once the inputs were checked
     preload: list[tuple[str, str]] = field(default_factory=list)  # models every worker imports before its first scene
+    partners_not_made: Counter = field(default_factory=Counter)  # per kind: scenes whose change was impossible
 
     def __post_init__(self) -> None:
         self.truth = None if self.random is None else RandomTruth(
@@ -50,13 +54,26 @@ class RunContext:
     def resolution(self) -> tuple[int, int]:
         return tuple(self.config.render.resolution)
 
-    def pending_scenes(self) -> Iterator[Scene | RandomScene]:
+    def pending_scenes(self, on_skip: Callable[[], None] = lambda: None) -> Iterator[Scene | RandomScene]:
+        """The scenes still to render (random ones each followed by its counterfactual partners); `on_skip`
+        is called for each partner a scene cannot have."""
         if self.random is not None:
             sizes = {name: entry.size_m for name, entry in self.entries.items()}
-            camera = self.config.camera
+            camera, height = self.config.camera, self.config.table.height_m
             contact = self.truth.contact
             shapes = contact.shapes if contact is not None else None
-            return self.random.scenes(sizes, self.config.table.height_m, camera.sensor_width_mm, self.resolution, self.done, shapes)
+            kinds = self.random.counterfactuals
+            skip = skip_on_resume(self.done, kinds) if kinds else self.done
+            scenes = self.random.scenes(sizes, height, camera.sensor_width_mm, self.resolution, skip, shapes)
+            if not kinds:
+                return scenes
+            relations_of = placed_relations(self.resolution, self.random.config.relations, self.truth.kinds, contact)
+
+            def skipped(kind: str, _scene_id: str) -> None:
+                self.partners_not_made[kind] += 1
+                on_skip()
+
+            return with_partners(scenes, kinds, self.random.candidates(sizes, height), relations_of, self.done, skipped)
         return (scene for scene in select_scenes(self.catalog, self.selection) if scene.id not in self.done)
 
     def spec(self, scene: Scene | RandomScene) -> SceneSpec:

@@ -18,7 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from typing import TYPE_CHECKING
@@ -49,6 +49,7 @@ class RunSummary:
     skipped: int
     failed: int
     wall_s: float
+    partners_not_made: dict[str, int] = field(default_factory=dict)  # per kind: scenes that allow no such change
 
 
 def render_run(
@@ -141,8 +142,11 @@ def _locked_run(
     if pinned is not None:
         write_settings(options.out, pinned)
     if random is not None:
-        total = random.selected()
-        pending = total - sum(1 for sid in random.ids() if sid in done)
+        from tabletest.layout.counterfactuals import partner_id
+
+        kinds = random.counterfactuals
+        total = random.selected() * (1 + len(kinds))
+        pending = total - sum(1 for sid in random.ids() for one in (sid, *(partner_id(sid, k) for k in kinds)) if one in done)
     else:
         total = count_selected(catalog, selection)
         pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
@@ -183,7 +187,7 @@ def _locked_run(
             run_info.update(render_composite(run, recorder, progress, pending, render_direct))
         else:
             with progress("render", pending) as advance:
-                run_info.update(render_direct(run, (run.spec(s) for s in run.pending_scenes()), recorder, advance))
+                run_info.update(render_direct(run, (run.spec(s) for s in run.pending_scenes(advance)), recorder, advance))
     except KeyboardInterrupt as stop:
         signal_number = getattr(stop, "signal_number", signal.SIGINT)
         raise Interrupted(
@@ -198,6 +202,8 @@ def _locked_run(
         ended = time.time()
         wall = ended - started
         run_info.setdefault("device", recorder.device)
+        if run.partners_not_made:
+            run_info["partners_not_made"] = dict(sorted(run.partners_not_made.items()))
         run_info.update(
             ended=_utc(ended),
             status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),
@@ -213,7 +219,7 @@ def _locked_run(
             },
         )
         output.update_run(run_info)
-    return RunSummary(rendered, len(done), recorder.failed, wall)
+    return RunSummary(rendered, len(done), recorder.failed, wall, dict(run.partners_not_made))
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.prompts.reading import read_records
 from tabletest.truth.audit_contact import check_off_plane, object_points, world_points
+from tabletest.truth.audit_pairs import PairFacts, check_pairs
 from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
@@ -81,6 +82,7 @@ class Audit:
     worst_box_px: float = 0.0  # the farthest a mask reaches outside its recorded box
     lowest_box_iou: float = 1.0
     worst_depth_m: float = 0.0
+    pairs: PairFacts = field(default_factory=PairFacts)  # counterfactual partners: how far their changes reached
 
     def check(self, kind: str, scene_id: str, ok: bool, what: str) -> None:
         self.checked[kind] += 1
@@ -131,6 +133,9 @@ def audit(root: Path, assets: Path | None = None) -> Audit:
         result.check("image", scene_id, False, what)
     result.checked["image"] += matcher.compared
     result.image_too_small += matcher.too_small
+    by_id = {str(r.get("id")): r for _, r in records}
+    quiet = Audit(root)  # a file the pair checks cannot read is already a disagreement of its own record
+    check_pairs(result.check, lambda record, key: _decoded(quiet, root, record, key, str(record.get("id"))), by_id, derivation, result.pairs)
     _check_unlisted(result, root, records)
     return result
 
@@ -605,6 +610,8 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "named": "relations name visible objects",
         "derived": "labels derived from the checked geometry",
         "image": f"images match their masks (≥ {MIN_WIDTH_PX} px wide)",
+        "pair": "counterfactual partners (records)",
+        "pair_pixels": "counterfactual partners (masks)",
     }
     wrong = Counter(kind for _, kind, _ in result.disagreements)
     yield f"verified {result.root}: {result.images} images"
@@ -615,6 +622,13 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         f"  worst: mask {result.worst_box_px:.2f} px outside its 2D box, box IoU {result.lowest_box_iou:.2f}, "
         f"depth {result.worst_depth_m * 1000:.1f} mm outside its 3D box"
     )
+    if result.pairs.reach_px:
+        reach, share = result.pairs.reach_px, result.pairs.share_outside
+        yield (
+            f"  counterfactual pairs: the image changed outside the changed objects (shadows, reflections, the denoiser) "
+            f"up to {np.median(reach):.0f} px from them (median of {len(reach)} pairs; farthest {max(reach):.0f} px), "
+            f"{100 * np.mean(share):.1f} % of an image on average"
+        )
     if result.too_small:
         yield f"  {result.too_small} object(s) under {MIN_CHECKED_PX:g} px across: too small to check at this resolution"
     if result.image_too_small:

@@ -15,6 +15,7 @@ from tabletest.layout.selection import select_scenes
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
+    CounterfactualsOpt,
     CountOpt,
     LimitOpt,
     ObjectsOpt,
@@ -51,6 +52,7 @@ def vignettes(
     scenes: ScenesOpt = "benchmark",
     count: CountOpt = None,
     random_config: RandomConfigOpt = None,
+    counterfactuals: CounterfactualsOpt = None,
     resolution: Annotated[
         Optional[str], typer.Option(help="--scenes random: the render's WIDTHxHEIGHT (its aspect frames the scenes).")
     ] = None,
@@ -62,7 +64,7 @@ def vignettes(
     """Write the vignettes, relations and object names of every selected scene (no Blender needed)."""
     cat = load_catalog(catalog)
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, seed or 0, selection, sample)
+    random_set = random_set_for(cat, scenes, count, random_config, seed or 0, selection, sample, counterfactuals)
     if random_set is None:
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:

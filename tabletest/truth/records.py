@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from tabletest.layout.arrangements import Contact
 from tabletest.layout.random_config import RelationMargins
@@ -11,6 +11,7 @@ from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Scene
 from tabletest.truth.geometry import scene_relations
 from tabletest.truth.nouns import Nouns
+from tabletest.truth.pairs import change_record, with_partners
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import relation_vignettes, vignettes
 
@@ -37,17 +38,30 @@ def random_truth(
     return {"relations": rels, "vignettes": relation_vignettes(seen, rels, nouns)}
 
 
+def placed_relations(
+    resolution: tuple[int, int], margins: RelationMargins, kinds: Mapping[str, str], contact: Contact | None
+) -> Callable[[RandomScene], dict]:
+    """A scene's relations from its geometry, every object included: what counterfactual partners compare."""
+    return lambda scene: scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, frozenset(), contact)
+
+
 def random_vignette_records(
     scenes: RandomSet, sizes: Mapping, table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int], kinds: Mapping[str, str],
     contact: Contact | None = None,
 ) -> Iterator[dict]:
-    """The text records of a set of random scenes: the fields their render records share."""
+    """The text records of a set of random scenes, each followed by its counterfactual partners: the
+    fields their render records share."""
     shapes = None if contact is None else contact.shapes
-    for scene in scenes.scenes(sizes, table_height_m, sensor_width_mm, resolution, shapes=shapes):
+    sampled = scenes.scenes(sizes, table_height_m, sensor_width_mm, resolution, shapes=shapes)
+    if scenes.counterfactuals:
+        relations_of = placed_relations(resolution, scenes.config.relations, kinds, contact)
+        sampled = with_partners(sampled, scenes.counterfactuals, scenes.candidates(sizes, table_height_m), relations_of)
+    for scene in sampled:
         yield {
             "id": scene.id,
             "index": scene.index,
             "n_objects": len(scene.objects),
             "objects": [o.name for o in scene.objects],
             **random_truth(scene, resolution, scenes.config.relations, kinds, nouns=Nouns(frozenset(scenes.pair_nouns)), contact=contact),
+            **({"counterfactual": change_record(scene.change)} if scene.change else {}),
         }

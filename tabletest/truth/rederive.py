@@ -116,6 +116,18 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
     yield from _compare_fields("vignettes", record.get("vignettes"), relation_vignettes(seen, recorded, derivation.nouns))
 
 
+def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0) -> dict | None:
+    """A random record's relations from its geometry, every object included (hidden ones too): what a
+    counterfactual partner's difference compares. None where they cannot be derived here."""
+    if derivation.margins is None or not derivation.ground or derivation.unmeasured or not isinstance(record.get("camera"), dict):
+        return None
+    objects = record["objects"]
+    placed = [PlacedObject(o["name"], tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
+    kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
+    camera = recorded_camera(record["camera"])
+    return scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)
+
+
 def recorded_camera(camera: dict) -> PinholeCamera:
     """The pinhole camera a record's K and world-to-camera pose describe (no roll, square pixels)."""
     pose = np.asarray(camera["world_to_camera"], dtype=float)

@@ -28,6 +28,7 @@ from pathlib import Path
 from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
+from tabletest.layout.counterfactuals import KINDS, partner_id
 from tabletest.layout.random_set import set_ids
 from tabletest.layout.selection import Selection, Shard, select_scenes
 from tabletest.write.jsonl import atomic_output, write_lines
@@ -308,8 +309,14 @@ def _check_ids(catalog: Catalog, parts: list[Part], entries: list[tuple[int, str
         held = {sid for sid, p in owner.items() if p is part}
         if missing := sorted(expected - held):
             raise UserError(f"part {part.root} lacks {_named(missing)} of its shard; rerun its render to finish it")
-        if extra := sorted(held - expected):
+        if extra := sorted(held - expected - _partners(expected, held)):
             raise UserError(f"part {part.root} holds {_named(extra)}, which are not of its selection; rerender that part")
+
+
+def _partners(expected: set[str], held: set[str]) -> set[str]:
+    """The counterfactual partners among `held` of the scenes `expected` (a scene may allow no partner of
+    a kind, so partners are welcome, never required)."""
+    return {pid for sid in expected for kind in KINDS if (pid := partner_id(sid, kind)) in held}
 
 
 def _expected_ids(catalog: Catalog, part: Part) -> set[str]:

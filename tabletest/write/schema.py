@@ -16,6 +16,7 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from tabletest.errors import not_one_of
+from tabletest.layout.counterfactuals import KINDS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -164,7 +165,8 @@ class Appearance(_Closed):
 
 
 BenchmarkId = Annotated[str, Field(pattern=r"^[123]obj-\d{6}$")]
-RandomId = Annotated[str, Field(pattern=r"^rnd\d+-\d{7}$")]
+SceneOfSetId = Annotated[str, Field(pattern=r"^rnd\d+-\d{7}$")]
+RandomId = Annotated[str, Field(pattern=rf"^rnd\d+-\d{{7}}(-({'|'.join(KINDS)}))?$")]  # a partner: <scene>-<kind>
 
 
 class _Files(_Closed):
@@ -184,12 +186,27 @@ class BenchmarkVignette(_Closed):
     vignettes: Vignettes
 
 
+class Counterfactual(_Closed):
+    """A counterfactual partner's change: the scene it was made from, what it changed, and every relation
+    item (as in `relations`; `ambiguous` pairs in name order) that became true, became false or held in
+    both, computed from the two scenes' geometry with every object included."""
+
+    of: SceneOfSetId
+    kind: Literal[KINDS]
+    objects: list[str] = Field(description="swap: the two; move: the one moved, then the one crossed; remove: the one; "
+                               "replace: the old, then the new; unstack: the one taken off, then its carrier")  # fmt: skip
+    became_true: dict[str, list] = {}
+    became_false: dict[str, list] = {}
+    unchanged: dict[str, list] = {}
+
+
 class RandomVignette(BenchmarkVignette):
     """A random scene's text."""
 
     id: RandomId
     n_objects: int = Field(ge=1)
     relations: RandomRelations
+    counterfactual: Counterfactual | None = Field(None, description="only on a counterfactual partner")
 
 
 class BenchmarkRecord(_Files, BenchmarkVignette):

@@ -1,0 +1,158 @@
+"""Counterfactual partners of a random scene: the same scene with one thing changed.
+
+A partner keeps the camera, the lights, the table, the backdrop, the render seed and every object the
+change does not name, so its image differs from the original's only where the change is (and in the
+shadows and reflections that change casts). Candidates come from the scene's own stream for each kind
+(`digest:seed:i:kind`), so a partner is a pure function of (config, seed, i, kind); which candidate is
+kept is decided by the truth stage (`tabletest.truth.pairs`), which checks that the change changed the
+relation it aims at.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from tabletest.errors import not_one_of
+from tabletest.layout.random_config import RandomConfig
+from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3, placement_bounds, rects_apart
+
+# swap: two objects trade places; move: one goes to the other side of another (mirrored along the camera's
+# left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
+# one is taken off what it rests on, or out of what holds it, and put on the table
+KINDS = ("swap", "move", "remove", "replace", "unstack")
+CANDIDATES = 12  # tries per kind and scene: a scene with no candidate that works gets no partner of that kind
+SIMILAR_SIZE = 1.3  # replace: the larger of the two objects' longest sides at most this times the smaller
+
+
+def check_kinds(text: str) -> tuple[str, ...]:
+    """`--counterfactuals swap,remove` -> ("swap", "remove"): each kind once, in the order given."""
+    kinds = tuple(dict.fromkeys(k.strip().lower() for k in text.split(",") if k.strip()))
+    if not kinds:
+        raise not_one_of("--counterfactuals", text, KINDS, "swap,move")
+    for kind in kinds:
+        if kind not in KINDS:
+            raise not_one_of("--counterfactuals", kind, KINDS, "swap,move")
+    return kinds
+
+
+def partner_id(scene_id: str, kind: str) -> str:
+    return f"{scene_id}-{kind}"
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What a scene's candidates are drawn from besides the scene itself."""
+
+    config: RandomConfig
+    seed: int
+    pool: Sequence[str]
+    sizes: Mapping[str, Vec3]
+    table_top_m: float
+
+    def of(self, scene: RandomScene, kind: str, carriers: Mapping[str, str]) -> Iterator[RandomScene]:
+        """Up to CANDIDATES partners of `kind`, in the order the scene's stream draws them; `carriers` maps
+        each object resting on or held by another to that one (from the scene's relations)."""
+        rng = random.Random(f"{self.config.digest}:{self.seed}:{scene.index}:{kind}")
+        carrying = set(carriers.values())
+        free = [o for o in scene.objects if o.position_m[2] == self.table_top_m and o.name not in carrying]
+        draw = getattr(self, f"_{kind}")
+        for _ in range(CANDIDATES):
+            drawn = draw(rng, scene, free, carriers, carrying)
+            if drawn is not None:
+                yield _partner(scene, kind, *drawn)
+
+    def _swap(self, rng, scene, free, _carriers, _carrying):
+        if len(free) < 2:
+            return None
+        a, b = rng.sample(free, 2)
+        a2 = replace(a, position_m=b.position_m)
+        b2 = replace(b, position_m=a.position_m)
+        if not self._clear([a2, b2], scene, {a.name, b.name}):
+            return None
+        return _swapped(scene, {a.name: a2, b.name: b2}), (a.name, b.name)
+
+    def _move(self, rng, scene, free, _carriers, _carrying):
+        if len(scene.objects) < 2 or not free:
+            return None
+        moved = rng.choice(free)
+        reference = rng.choice([o for o in scene.objects if o is not moved])
+        right = _right_axis(scene)[:2]
+        offset = float(np.dot(np.subtract(moved.position_m[:2], reference.position_m[:2]), right))
+        x, y = np.subtract(moved.position_m[:2], 2 * offset * right)
+        moved2 = replace(moved, position_m=(round(float(x), 5), round(float(y), 5), moved.position_m[2]))
+        if not self._clear([moved2], scene, {moved.name}):
+            return None
+        return _swapped(scene, {moved.name: moved2}), (moved.name, reference.name)
+
+    def _remove(self, rng, scene, _free, _carriers, carrying):
+        removable = [o for o in scene.objects if o.name not in carrying]
+        if len(scene.objects) < 2 or not removable:
+            return None
+        gone = rng.choice(removable)
+        return tuple(o for o in scene.objects if o is not gone), (gone.name,)
+
+    def _replace(self, rng, scene, free, _carriers, _carrying):
+        if not free:
+            return None
+        old = rng.choice(free)
+        present = {o.name for o in scene.objects}
+        longest = max(old.size_m)
+        similar = [n for n in self.pool if n not in present and max(longest, max(self.sizes[n])) <= SIMILAR_SIZE * min(longest, max(self.sizes[n]))]
+        if not similar:
+            return None
+        new_name = rng.choice(similar)
+        new = PlacedObject(new_name, old.position_m, old.yaw_deg, tuple(self.sizes[new_name]))
+        if not self._clear([new], scene, {old.name}):
+            return None
+        return _swapped(scene, {old.name: new}), (old.name, new_name)
+
+    def _unstack(self, rng, scene, _free, carriers, carrying):
+        liftable = [o for o in scene.objects if o.name in carriers and o.name not in carrying]
+        if not liftable:
+            return None
+        lifted = rng.choice(liftable)
+        table = scene.table
+        area_w, area_d = placement_bounds(self.config, table.width_m, table.depth_m)
+        foot = lifted.footprint() - np.asarray(lifted.position_m[:2])
+        ex, ey = np.abs(foot).max(axis=0)
+        if ex > area_w or ey > area_d:
+            return None
+        for _ in range(self.config.placement.attempts):  # a free spot, drawn as placement draws them
+            x, y = round(rng.uniform(-area_w + ex, area_w - ex), 5), round(rng.uniform(-area_d + ey, area_d - ey), 5)
+            down = replace(lifted, position_m=(x, y, self.table_top_m))
+            if self._clear([down], scene, {lifted.name}):
+                return _swapped(scene, {lifted.name: down}), (lifted.name, carriers[lifted.name])
+        return None
+
+    def _clear(self, placed: Sequence[PlacedObject], scene: RandomScene, changed: set[str]) -> bool:
+        """Whether the objects a change put on the table stay inside the placement area and `min_gap_m`
+        from each other and from every object on the table it left alone."""
+        area_w, area_d = placement_bounds(self.config, scene.table.width_m, scene.table.depth_m)
+        gap = self.config.placement.min_gap_m
+        others = [o for o in scene.objects if o.name not in changed and o.position_m[2] == self.table_top_m]
+        feet = [o.footprint() for o in placed]
+        if any(np.any(np.abs(f[:, 0]) > area_w) or np.any(np.abs(f[:, 1]) > area_d) for f in feet):
+            return False
+        pairs = [(f, o.footprint()) for f in feet for o in others]
+        pairs += [(feet[i], feet[j]) for i in range(len(feet)) for j in range(i + 1, len(feet))]
+        return all(rects_apart(a.tolist(), b.tolist(), gap) for a, b in pairs)
+
+
+def _swapped(scene: RandomScene, new: Mapping[str, PlacedObject]) -> tuple[PlacedObject, ...]:
+    return tuple(new.get(o.name, o) for o in scene.objects)
+
+
+def _right_axis(scene: RandomScene) -> np.ndarray:
+    """The camera's left-to-right direction (unit; horizontal, as the camera has no roll)."""
+    return scene.camera.pinhole((2, 2)).axes[0]
+
+
+def _partner(scene: RandomScene, kind: str, objects: tuple[PlacedObject, ...], names: tuple[str, ...]) -> RandomScene:
+    """The changed scene, its objects left to right as the camera sees them (as every scene keeps them)."""
+    right = _right_axis(scene)
+    ordered = tuple(sorted(objects, key=lambda o: float(np.subtract(o.box_center, scene.camera.position) @ right)))
+    return replace(scene, id=partner_id(scene.id, kind), objects=ordered, change=Change(scene.id, kind, names))

@@ -1,0 +1,120 @@
+"""Counterfactual pairs: which candidate partner is kept, and the exact difference its change made.
+
+A candidate (`tabletest.layout.counterfactuals`) is kept only if its change changed the relation it aims
+at: a swap must turn around every directional relation the two objects had, a move must carry the
+object to the other side of the one it crossed, a replacement must stand where the old object stood
+(the same left and right), an unstacked object must no longer be on or in its carrier. The difference
+is computed on the scenes' geometry, every object included (as text records are): a render may yet
+measure an object hidden in one image, and its record leaves it out as always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+
+from tabletest.layout.counterfactuals import Candidates, partner_id
+from tabletest.layout.random_scene import Change, RandomScene
+from tabletest.truth.relations import CONVERSE
+
+DIRECTIONS = ("left_of", "right_of", "in_front_of", "behind")
+NOT_COMPARED = ("hidden",)  # measured by the render, not placed: no change aims at it
+
+
+def relation_difference(before: Mapping, after: Mapping) -> dict[str, dict[str, list]]:
+    """`became_true`, `became_false` and `unchanged`, each per relation key (a key only where it has items).
+    Dict-valued keys (`table_side`, `counts`) compare as [key, value] items, `ambiguous` pairs in name order."""
+    difference: dict[str, dict[str, list]] = {"became_true": {}, "became_false": {}, "unchanged": {}}
+    for key in dict.fromkeys([*before, *after]):
+        if key in NOT_COMPARED:
+            continue
+        old, new = _items(key, before.get(key)), _items(key, after.get(key))
+        for side, items in (
+            ("became_true", [item for item in new if item not in old]),
+            ("became_false", [item for item in old if item not in new]),
+            ("unchanged", [item for item in old if item in new]),
+        ):
+            if items:
+                difference[side][key] = items
+    return difference
+
+
+def change_record(change: Change) -> dict:
+    """A partner record's `counterfactual` field."""
+    return {"of": change.of, "kind": change.kind, "objects": list(change.objects), **change.difference}
+
+
+def aimed_change_happened(change: Change, before: Mapping, after: Mapping) -> bool:
+    """Whether the partner's change changed the relation its kind aims at (see the module's docstring)."""
+    names = change.objects
+    if change.kind == "swap":
+        a, b = names
+        held = [key for key in DIRECTIONS if [a, b] in before[key]]
+        return bool(held) and all([b, a] in after[key] for key in held)
+    if change.kind == "move":
+        moved, crossed = names
+        held = [key for key in ("left_of", "right_of") if [moved, crossed] in before[key]]
+        return bool(held) and all([moved, crossed] in after[CONVERSE[key]] for key in held)
+    if change.kind == "remove":  # what it aims at, the object gone, every candidate does
+        return True
+    if change.kind == "replace":
+        old, new = names
+        renamed = sorted([new if n == old else n for n in pair] for pair in before["left_of"])
+        return renamed == sorted(after["left_of"])
+    if change.kind == "unstack":
+        pair = list(names)
+        return any(pair in before.get(key, []) for key in ("on", "inside")) and not any(pair in after.get(key, []) for key in ("on", "inside"))
+    raise ValueError(f"unknown counterfactual kind {change.kind!r}")
+
+
+def carriers_of(relations: Mapping) -> dict[str, str]:
+    """Each object resting on or held by another, mapped to that one."""
+    return {a: b for key in ("on", "inside") for a, b in relations.get(key, [])}
+
+
+def partner(
+    scene: RandomScene, kind: str, candidates: Candidates, relations_of: Callable[[RandomScene], dict], before: dict | None = None
+) -> RandomScene | None:
+    """The scene's partner of `kind` with its difference recorded, or None when no candidate changes what
+    the kind aims at (or the scene allows none: a remove from a one-object scene)."""
+    before = relations_of(scene) if before is None else before
+    for candidate in candidates.of(scene, kind, carriers_of(before)):
+        after = relations_of(candidate)
+        if aimed_change_happened(candidate.change, before, after):
+            return replace(candidate, change=replace(candidate.change, difference=relation_difference(before, after)))
+    return None
+
+
+def with_partners(
+    scenes: Iterable[RandomScene], kinds: Sequence[str], candidates: Candidates, relations_of: Callable[[RandomScene], dict],
+    done: frozenset[str] | set[str] = frozenset(), on_skip: Callable[[str, str], None] = lambda kind, scene_id: None,
+) -> Iterator[RandomScene]:
+    """Each scene not in `done`, followed by its partners of `kinds` not in `done`; a partner the scene
+    cannot have is reported to `on_skip(kind, scene id)` instead."""
+    for scene in scenes:
+        if scene.id not in done:
+            yield scene
+        todo = [kind for kind in kinds if partner_id(scene.id, kind) not in done]
+        before = relations_of(scene) if todo else None
+        for kind in todo:
+            made = partner(scene, kind, candidates, relations_of, before)
+            if made is None:
+                on_skip(kind, scene.id)
+            else:
+                yield made
+
+
+def skip_on_resume(done: Iterable[str], kinds: Sequence[str]) -> frozenset[str]:
+    """The done scenes that need not be sampled again on resume: those whose every partner is done too."""
+    done = set(done)
+    return frozenset(sid for sid in done if all(partner_id(sid, kind) in done for kind in kinds))
+
+
+def _items(key: str, value) -> list:
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return [[name, item] for name, item in value.items()]
+    if key == "ambiguous":  # a withheld pair is listed left object first: a change of places is no change of what is withheld
+        return [[*sorted(item[:2]), item[2]] for item in value]
+    return list(value)

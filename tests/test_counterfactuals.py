@@ -1,0 +1,217 @@
+"""Counterfactual partners of random scenes, in pure Python: each kind changes exactly what it says and
+nothing else, is kept only when it changes the relation it aims at, records its difference exactly,
+and is a pure function of (config, seed, scene, kind)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import jsonschema
+import numpy as np
+import pytest
+from conftest import run_cli
+
+from tabletest.assets.manifest import load_manifest
+from tabletest.config import load_catalog, load_config
+from tabletest.errors import UserError
+from tabletest.layout.counterfactuals import KINDS, check_kinds
+from tabletest.layout.random_config import RandomConfig, load_random_config
+from tabletest.layout.random_scene import PlacedObject, RandomScene
+from tabletest.layout.random_set import make_random_set
+from tabletest.truth.pairs import aimed_change_happened, carriers_of, partner, relation_difference, with_partners
+from tabletest.truth.records import placed_relations
+from tabletest.write.schema import schema
+
+TOP = load_config().table.height_m
+RES = (512, 384)
+CATALOG = load_catalog()
+SHIPPED = load_random_config()
+# more stacking than the shipped config (which stacks in few scenes), so carried objects are common
+CONFIG = RandomConfig.model_validate({**SHIPPED.model_dump(), "arrangements": {**SHIPPED.arrangements.model_dump(), "stack": 0.45, "contain": 0.45, "touch": 0.1}})
+SAME_EVERYWHERE = ("camera", "table", "key_light", "world", "backdrop", "index", "draws")
+
+
+@pytest.fixture(scope="module")
+def world(builtin_assets):
+    """Forty scenes with many objects on or in others, and what their partners are made with."""
+    entries = load_manifest(builtin_assets).objects
+    random_set = make_random_set(CATALOG, CONFIG, 0, 40, None, None, None, None, ",".join(KINDS))
+    contact = random_set.contact(entries, builtin_assets)
+    sizes = {n: e.size_m for n, e in entries.items()}
+    scenes = list(random_set.scenes(sizes, TOP, 36.0, RES, shapes=contact.shapes))
+    relations_of = placed_relations(RES, CONFIG.relations, {o.name: o.kind for o in CATALOG.objects}, contact)
+    return scenes, random_set.candidates(sizes, TOP), relations_of, sizes
+
+
+def partners_of(world, kind):
+    scenes, candidates, relations_of, _ = world
+    made = [(scene, partner(scene, kind, candidates, relations_of)) for scene in scenes]
+    return [(s, p) for s, p in made if p is not None]
+
+
+def by_name(scene: RandomScene) -> dict[str, PlacedObject]:
+    return {o.name: o for o in scene.objects}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_changes_what_it_names_and_nothing_else(world, kind):
+    pairs = partners_of(world, kind)
+    assert len(pairs) >= (2 if kind == "unstack" else 8), f"too few {kind} partners in 40 scenes to test"
+    _, _, relations_of, sizes = world
+    for scene, made in pairs:
+        assert made.id == f"{scene.id}-{kind}" and made.change.of == scene.id and made.change.kind == kind
+        assert all(getattr(made, f) == getattr(scene, f) for f in SAME_EVERYWHERE)
+        old, new = by_name(scene), by_name(made)
+        named = set(made.change.objects)
+        for name in set(old) - named:
+            if name in new:
+                assert new[name] == old[name], f"{made.id}: {name} moved though the change does not name it"
+        if kind == "swap":
+            a, b = made.change.objects
+            assert new[a].position_m == old[b].position_m and new[b].position_m == old[a].position_m
+            assert (new[a].yaw_deg, new[b].yaw_deg) == (old[a].yaw_deg, old[b].yaw_deg) and set(new) == set(old)
+        elif kind == "move":
+            moved, crossed = made.change.objects
+            assert new[crossed] == old[crossed] and new[moved].yaw_deg == old[moved].yaw_deg
+            right = scene.camera.pinhole(RES).axes[0][:2]
+            before = np.dot(np.subtract(old[moved].position_m[:2], old[crossed].position_m[:2]), right)
+            after = np.dot(np.subtract(new[moved].position_m[:2], old[crossed].position_m[:2]), right)
+            assert after == pytest.approx(-before, abs=1e-4), "mirrored across the other object along the camera's left-right"
+        elif kind == "remove":
+            (gone,) = made.change.objects
+            assert set(new) == set(old) - {gone}
+        elif kind == "replace":
+            gone, come = made.change.objects
+            assert set(new) == set(old) - {gone} | {come} and come not in old
+            assert (new[come].position_m, new[come].yaw_deg) == (old[gone].position_m, old[gone].yaw_deg)
+            assert max(max(sizes[come]), max(old[gone].size_m)) <= 1.3 * min(max(sizes[come]), max(old[gone].size_m))
+        else:
+            lifted, carrier = made.change.objects
+            assert old[lifted].position_m[2] > TOP and new[lifted].position_m[2] == TOP
+            assert carriers_of(relations_of(scene))[lifted] == carrier and lifted not in carriers_of(relations_of(made))
+        before, after = relations_of(scene), relations_of(made)
+        assert aimed_change_happened(made.change, before, after)
+        assert made.change.difference == relation_difference(before, after)
+
+
+def test_the_recorded_difference_is_exact(world):
+    for scene, made in partners_of(world, "swap")[:5]:
+        _, _, relations_of, _ = world
+        before, after = relations_of(scene), relations_of(made)
+        diff = made.change.difference
+        for key in ("left_of", "in_front_of", "on", "inside", "touching"):
+            was, now = before.get(key, []), after.get(key, [])
+            assert sorted(diff["became_true"].get(key, [])) == sorted(p for p in now if p not in was)
+            assert sorted(diff["became_false"].get(key, [])) == sorted(p for p in was if p not in now)
+            assert sorted(diff["unchanged"].get(key, [])) == sorted(p for p in was if p in now)
+        a, b = made.change.objects
+        flipped = [key for key in ("left_of", "right_of") if [a, b] in before[key]]
+        assert all([b, a] in diff["became_true"][key] and [a, b] in diff["became_false"][key] for key in flipped)
+
+
+def test_the_same_seed_gives_the_same_partners_and_another_seed_others(world, builtin_assets):
+    def vignettes(seed):
+        out = run_cli("vignettes", "--scenes", "random", "--count", "6", "--seed", str(seed), "--assets", str(builtin_assets),
+                      "--counterfactuals", "swap,remove,move")  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    first, again, other = vignettes(3), vignettes(3), vignettes(4)
+    assert first == again and first != other
+    records = [json.loads(line) for line in first.splitlines()]
+    partners = [r for r in records if "counterfactual" in r]
+    assert partners and all(r["id"] == f"{r['counterfactual']['of']}-{r['counterfactual']['kind']}" for r in partners)
+    originals = [r["id"] for r in records if "counterfactual" not in r]
+    assert originals == [f"rnd3-{i:07d}" for i in range(6)], "every scene of the set, each followed by its partners"
+
+
+def test_a_swap_that_changes_no_relation_is_not_kept(world):
+    """Two small objects diagonal to each other within the margins: neither is left of or in front of
+    the other, so trading places changes nothing a question could ask, and no partner is made."""
+    scenes, candidates, relations_of, _ = world
+    scene = scenes[0]
+    right = scene.camera.pinhole(RES).axes[0][:2]
+    forward = np.array([-right[1], right[0]])
+    size = (0.02, 0.02, 0.05)
+    spots = [np.zeros(2), 0.02 * right + 0.02 * forward]
+    objects = tuple(PlacedObject(name, (round(float(x), 5), round(float(y), 5), TOP), 0.0, size) for name, (x, y) in zip(("apple", "mug"), spots))
+    close = replace(scene, objects=objects)
+    no_gap = replace(candidates, config=RandomConfig.model_validate({**CONFIG.model_dump(), "placement": {**CONFIG.placement.model_dump(), "min_gap_m": 0.0}}))
+    before = relations_of(close)
+    assert not any(["apple", "mug"] in before[key] or ["mug", "apple"] in before[key] for key in ("left_of", "in_front_of"))
+    assert partner(close, "swap", no_gap, relations_of) is None
+    assert partner(close, "remove", no_gap, relations_of) is not None, "the same scene allows other changes"
+
+
+def test_a_scene_that_allows_no_change_of_a_kind_is_skipped_and_counted(world):
+    scenes, candidates, relations_of, _ = world
+    alone = replace(scenes[0], objects=scenes[0].objects[:1])
+    skipped = []
+    made = list(with_partners([alone], ("remove", "swap", "move"), candidates, relations_of, on_skip=lambda k, s: skipped.append((k, s))))
+    assert made == [alone] and skipped == [("remove", alone.id), ("swap", alone.id), ("move", alone.id)]
+
+
+def test_kinds_are_checked_in_one_line():
+    assert check_kinds("swap, Remove,swap") == ("swap", "remove")
+    for bad in ("teleport", "", "swap,,fly"):
+        with pytest.raises(UserError, match="--counterfactuals"):
+            check_kinds(bad)
+
+
+def test_bad_counterfactual_flags_get_one_line(builtin_assets):
+    unknown = run_cli("vignettes", "--scenes", "random", "--count", "2", "--counterfactuals", "teleport", "--assets", str(builtin_assets))
+    assert unknown.returncode == 2 and "--counterfactuals" in unknown.stderr and "swap" in unknown.stderr
+    assert "Traceback" not in unknown.stderr and len(unknown.stderr.strip().splitlines()) == 1
+    benchmark = run_cli("vignettes", "--objects", "2", "--counterfactuals", "swap")
+    assert benchmark.returncode == 2 and "--scenes random" in benchmark.stderr and "Traceback" not in benchmark.stderr
+
+
+def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_assets):
+    """Rendered pairs pass `tabletest verify`; a partner whose image moved an object its change does not
+    name, or whose recorded difference is wrong, does not; a rerun with another kind adds only those partners."""
+    out = tmp_path / "pairs"
+    args = ["render", "--scenes", "random", "--count", "3", "--seed", "0", "--resolution", "96x72", "--samples", "2",
+            "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet"]  # fmt: skip
+    first = run_cli(*args, "--counterfactuals", "swap")
+    assert first.returncode == 0, first.stderr
+    more = run_cli(*args, "--counterfactuals", "swap,remove")
+    assert more.returncode == 0, more.stderr
+    records = {r["id"]: r for r in map(json.loads, (out / "metadata.jsonl").read_text().splitlines())}
+    swaps = [r for r in records.values() if r.get("counterfactual", {}).get("kind") == "swap"]
+    removes = [r for r in records.values() if r.get("counterfactual", {}).get("kind") == "remove"]
+    assert swaps and removes and f"{len(swaps) + 3} already done" in more.stderr, "only the remove partners are new"
+    for partner_record in swaps + removes:
+        original = records[partner_record["counterfactual"]["of"]]
+        assert partner_record["camera"] == original["camera"] and partner_record["scene"] == original["scene"]
+        assert partner_record["render"]["seed"] == original["render"]["seed"]
+    for record in records.values():
+        jsonschema.validate(record, schema("random-record"))
+    exported = run_cli("export", "--dataset", str(out), "--format", "coco", "--split-by", "scene", "--val-fraction", "0.5", "--out", str(tmp_path / "coco"))
+    assert exported.returncode == 0, exported.stderr
+    splits = {image["scene_id"]: split for split in ("train", "validation") for image in _coco_images(tmp_path / "coco", split)}
+    assert len(splits) == len(records)
+    for partner_record in swaps + removes:
+        assert splits[partner_record["id"]] == splits[partner_record["counterfactual"]["of"]], "a pair stays in one split"
+    verified = run_cli("verify", str(out))
+    assert verified.returncode == 0 and "counterfactual partners (masks)" in verified.stdout, verified.stdout + verified.stderr
+
+    swap = next(r for r in swaps if len(r["objects"]) >= 3)
+    a, b = swap["counterfactual"]["objects"]
+    third = next(o["name"] for o in swap["objects"] if o["name"] not in (a, b))
+    planted = {**swap, "counterfactual": {**swap["counterfactual"], "objects": [a, third]}}  # b moved, unnamed
+    wrong_difference = {**removes[0], "counterfactual": {**removes[0]["counterfactual"], "became_true": {"left_of": [["x", "y"]]}}}
+    lines = [json.dumps(planted if r["id"] == swap["id"] else wrong_difference if r["id"] == removes[0]["id"] else r)
+             for r in records.values()]  # fmt: skip
+    (out / "metadata.jsonl").write_text("\n".join(lines) + "\n")
+    caught = run_cli("verify", str(out))
+    assert caught.returncode == 1
+    assert f"DISAGREES {swap['id']} [pair] {b} changed though the swap does not name it" in caught.stdout
+    assert f"DISAGREES {swap['id']} [pair_pixels] {b}'s mask differs" in caught.stdout
+    line = next(line for line in caught.stdout.splitlines() if line.startswith(f"  DISAGREES {removes[0]['id']} [pair]"))
+    assert "recorded difference is not the two records' one at" in line and "became_true.left_of" in line
+
+
+def _coco_images(folder, split) -> list[dict]:
+    files = list(folder.rglob(f"*{split}*.json"))
+    return [image for f in files for image in json.loads(f.read_text())["images"]]
