@@ -63,6 +63,10 @@ CounterfactualsOpt = Annotated[
         "remove, replace, unstack, comma-separated."
     ),
 ]
+ViewsOpt = Annotated[
+    Optional[int],
+    typer.Option(help="--scenes random: cameras per scene (default 1); views 2.. are ids <scene>-view2 ..., the same objects and lights."),
+]
 RandomConfigOpt = Annotated[
     Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
 ]

@@ -18,7 +18,15 @@ import numpy as np
 
 from tabletest.errors import not_one_of
 from tabletest.layout.random_config import RandomConfig
-from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3, placement_bounds, rects_apart
+from tabletest.layout.random_scene import (
+    Change,
+    PlacedObject,
+    RandomScene,
+    Vec3,
+    left_to_right,
+    placement_bounds,
+    rects_apart,
+)
 
 # swap: two objects trade places; move: one goes to the other side of another (mirrored along the camera's
 # left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
@@ -153,6 +161,4 @@ def _right_axis(scene: RandomScene) -> np.ndarray:
 
 def _partner(scene: RandomScene, kind: str, objects: tuple[PlacedObject, ...], names: tuple[str, ...]) -> RandomScene:
     """The changed scene, its objects left to right as the camera sees them (as every scene keeps them)."""
-    right = _right_axis(scene)
-    ordered = tuple(sorted(objects, key=lambda o: float(np.subtract(o.box_center, scene.camera.position) @ right)))
-    return replace(scene, id=partner_id(scene.id, kind), objects=ordered, change=Change(scene.id, kind, names))
+    return replace(scene, id=partner_id(scene.id, kind), objects=left_to_right(objects, scene.camera), change=Change(scene.id, kind, names))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -108,6 +108,14 @@ class Change:
 
 
 @dataclass(frozen=True)
+class View:
+    """A second (third, ...) view of a scene: the scene it shows, and its number (the scene itself is view 1)."""
+
+    of: str
+    number: int
+
+
+@dataclass(frozen=True)
 class RandomScene:
     """Everything the renderer applies for one random scene; objects left to right as the camera sees them."""
 
@@ -121,10 +129,34 @@ class RandomScene:
     backdrop: Backdrop
     draws: int  # how many draws the scene took (1: the first one fitted)
     change: Change | None = None  # a counterfactual partner's change (`counterfactuals.py`); None for a scene of the set
+    view: View | None = None  # another view of a scene of the set (`scene_view`); None for the scene itself
 
 
 def random_scene_id(seed: int, index: int) -> str:
     return f"rnd{seed}-{index:07d}"
+
+
+def view_id(scene_id: str, number: int) -> str:
+    return f"{scene_id}-view{number}"
+
+
+def left_to_right(objects: Sequence[PlacedObject], camera: CameraPose) -> tuple[PlacedObject, ...]:
+    """The objects in the order the camera sees them from left to right (the order every scene keeps)."""
+    right = camera.pinhole((2, 2)).axes[0]  # the axes do not depend on the frame's size
+    return tuple(sorted(objects, key=lambda o: float(np.subtract(o.box_center, camera.position) @ right)))
+
+
+def scene_view(
+    config: RandomConfig, scene: RandomScene, number: int, seed: int, sensor_width_mm: float, resolution: tuple[int, int]
+) -> RandomScene | None:
+    """View `number` (2, 3, ...) of a scene: its objects, table, lights and backdrop seen from another camera,
+    drawn from the config's camera ranges out of the scene's own stream for that view; None when no camera
+    of those ranges frames every object."""
+    rng = random.Random(f"{config.digest}:{seed}:{scene.index}:view{number}")
+    camera = _camera(config, rng, list(scene.objects), sensor_width_mm, resolution, _Work(scene.index))
+    if camera is None:
+        return None
+    return replace(scene, id=view_id(scene.id, number), objects=left_to_right(scene.objects, camera), camera=camera, view=View(scene.id, number))
 
 
 def footprint_corners(center: Sequence[float], size: Sequence[float], yaw_deg: float) -> np.ndarray:
@@ -182,8 +214,7 @@ def sample_scene(
         camera = _camera(config, rng, objects, sensor_width_mm, resolution, work)
         if camera is None:
             continue
-        right = camera.pinhole(resolution).axes[0]
-        ordered = tuple(sorted(objects, key=lambda o: float(np.subtract(o.box_center, camera.position) @ right)))
+        ordered = left_to_right(objects, camera)
         return RandomScene(random_scene_id(seed, index), index, ordered, camera, table, _key_light(config, look, camera), _world(config, look), _backdrop(config, look), draw)
     raise UserError(
         f"random scene {index} did not fit after {config.placement.redraws} draws: the objects do not fit "

@@ -21,6 +21,7 @@ from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sa
 from tabletest.layout.selection import Selection, Shard
 
 FLAT_M = 0.002  # a support's top may vary this much across its region (a book's cover does not at all)
+MAX_VIEWS = 99  # views of one scene (ids end -view2 ... -view99)
 MAX_COUNT = 1_000_000_000  # scenes per set: far beyond any render, and small enough to count with
 
 
@@ -36,6 +37,12 @@ class RandomSet:
     carriers: tuple[tuple[str, Region | None, Region | None], ...] = ()  # (name, support, container) with arrangements on
     catalog_names: tuple[str, ...] = ()  # every object a container could be meant for
     counterfactuals: tuple[str, ...] = ()  # the kinds of partner each scene gets (`--counterfactuals`)
+    views: int = 1  # the views each scene is rendered from (`--views`): 1 is the scene alone
+
+    @property
+    def per_scene(self) -> int:
+        """Images per scene of the set at most: its views and its partners."""
+        return self.views + len(self.counterfactuals)
 
     def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float) -> Candidates:
         """What the scenes' counterfactual partners are drawn from."""
@@ -119,6 +126,7 @@ class RandomSet:
             "shard": str(self.shard) if self.shard else None,
             "limit": self.limit,
             **({"counterfactuals": list(self.counterfactuals)} if self.counterfactuals else {}),
+            **({"views": self.views} if self.views > 1 else {}),
         }
 
 
@@ -144,7 +152,7 @@ def object_pool(catalog: Catalog, config: RandomConfig, only: tuple[str, ...] | 
 
 def make_random_set(
     catalog: Catalog, config: RandomConfig, seed: int, count: int | None, only: tuple[str, ...] | None,
-    shard: Shard | None, limit: int | None, sample: int | None, counterfactuals: str | None = None,
+    shard: Shard | None, limit: int | None, sample: int | None, counterfactuals: str | None = None, views: int | None = None,
 ) -> RandomSet:
     if count is None or count < 1:
         raise UserError("--scenes random needs --count N (how many scenes, at least 1), e.g. --count 1000")
@@ -159,21 +167,28 @@ def make_random_set(
     objects = [catalog.by_name(name) for name in pool] if config.arrangements.enabled else []
     carriers = tuple((o.name, o.support, o.container) for o in objects if o.support or o.container)
     kinds = check_kinds(counterfactuals) if counterfactuals is not None else ()
-    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, catalog.names if carriers else (), kinds)
+    if views is not None and views < 1:
+        raise UserError(f"--views {views}: give how many cameras see each scene, 1 or more (1: the scene alone), e.g. --views 2")
+    if views is not None and views > MAX_VIEWS:
+        raise UserError(f"--views {views} is more than {MAX_VIEWS} views of one scene; render more scenes instead")
+    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, catalog.names if carriers else (), kinds, views or 1)
 
 
 def random_set_for(
     catalog: Catalog, scenes: str, count: int | None, config_path, seed: int, selection: Selection, sample: int | None,
-    counterfactuals: str | None = None,
+    counterfactuals: str | None = None, views: int | None = None,
 ) -> RandomSet | None:
     """The random set `--scenes random --count N --random-config FILE` asks for; None for the benchmark."""
     if scenes == "random":
         config = load_random_config(config_path)
-        return make_random_set(catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample, counterfactuals)
+        return make_random_set(
+            catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample, counterfactuals, views
+        )
     if count is not None or config_path is not None:
         raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
-    if counterfactuals is not None:
-        raise UserError("--counterfactuals makes partners of random scenes; add --scenes random --count N, or drop it")
+    for flag, value in (("--counterfactuals", counterfactuals), ("--views", views)):
+        if value is not None:
+            raise UserError(f"{flag} goes with random scenes (the study's benchmark has its fixed camera); add --scenes random --count N, or drop it")
     return None
 
 

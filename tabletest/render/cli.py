@@ -27,6 +27,7 @@ from tabletest.options import (
     SampleOpt,
     ScenesOpt,
     ShardOpt,
+    ViewsOpt,
     make_selection,
 )
 from tabletest.render.devices import DEVICE_CHOICES, usable_cores
@@ -122,6 +123,7 @@ def render(
     count: CountOpt = None,
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
+    views: ViewsOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
     shard: ShardOpt = None,
@@ -153,13 +155,13 @@ def render(
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
     random_set = None
-    if scenes == "random" or count is not None or random_config is not None or counterfactuals is not None:
+    if scenes == "random" or any(flag is not None for flag in (count, random_config, counterfactuals, views)):
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
 
-        random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample, counterfactuals)
+        random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample, counterfactuals, views)
     if mode == "direct":
         chosen = (objects, shard, limit, sample, only, count, random_config)
-        images = random_set.selected() * (1 + len(random_set.counterfactuals)) if random_set else count_selected(cat, selection)
+        images = random_set.selected() * random_set.per_scene if random_set else count_selected(cat, selection)
         announce_long_run(images, cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
     options = RenderOptions(
         out=out,
@@ -184,9 +186,9 @@ def render(
         f"in {summary.wall_s:.1f} s -> {out}",
         err=True,
     )
-    if summary.partners_not_made:
-        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.partners_not_made.items()))
-        typer.echo(f"counterfactual partners not made, as their scene allows no such change: {kinds}", err=True)
+    if summary.not_made:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.not_made.items()))
+        typer.echo(f"views and partners not made, as their scene allows no such view or change: {kinds}", err=True)
     if summary.failed:
         typer.echo(f"error: {summary.failed} image(s) failed; see {out}/failures.jsonl", err=True)
         sys.exit(1)

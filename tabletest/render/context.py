@@ -19,7 +19,7 @@ from tabletest.layout.spec import SceneSpec, random_spec, scene_spec
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerProcess
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.pairs import skip_on_resume, with_partners
+from tabletest.truth.pairs import set_scenes
 from tabletest.truth.records import placed_relations
 from tabletest.write.records import RandomTruth, image_record, random_record
 from tabletest.write.run_output import RunOutput
@@ -38,7 +38,7 @@ class RunContext:
     random: RandomSet | None = None  # `--scenes random`: the set to render instead of the benchmark's selection
     early: dict[int, WorkerProcess] = field(default_factory=dict)  # workers started once the inputs were checked
     preload: list[tuple[str, str]] = field(default_factory=list)  # models every worker imports before its first scene
-    partners_not_made: Counter = field(default_factory=Counter)  # per kind: scenes whose change was impossible
+    not_made: Counter = field(default_factory=Counter)  # per partner kind (and "view"): scenes that allow none
 
     def __post_init__(self) -> None:
         self.truth = None if self.random is None else RandomTruth(
@@ -62,18 +62,13 @@ class RunContext:
             camera, height = self.config.camera, self.config.table.height_m
             contact = self.truth.contact
             shapes = contact.shapes if contact is not None else None
-            kinds = self.random.counterfactuals
-            skip = skip_on_resume(self.done, kinds) if kinds else self.done
-            scenes = self.random.scenes(sizes, height, camera.sensor_width_mm, self.resolution, skip, shapes)
-            if not kinds:
-                return scenes
             relations_of = placed_relations(self.resolution, self.random.config.relations, self.truth.kinds, contact)
 
             def skipped(kind: str, _scene_id: str) -> None:
-                self.partners_not_made[kind] += 1
+                self.not_made[kind] += 1
                 on_skip()
 
-            return with_partners(scenes, kinds, self.random.candidates(sizes, height), relations_of, self.done, skipped)
+            return set_scenes(self.random, sizes, height, camera.sensor_width_mm, self.resolution, shapes, relations_of, self.done, skipped)
         return (scene for scene in select_scenes(self.catalog, self.selection) if scene.id not in self.done)
 
     def spec(self, scene: Scene | RandomScene) -> SceneSpec:

@@ -49,7 +49,7 @@ class RunSummary:
     skipped: int
     failed: int
     wall_s: float
-    partners_not_made: dict[str, int] = field(default_factory=dict)  # per kind: scenes that allow no such change
+    not_made: dict[str, int] = field(default_factory=dict)  # per partner kind (and "view"): scenes that allow none
 
 
 def render_run(
@@ -142,11 +142,10 @@ def _locked_run(
     if pinned is not None:
         write_settings(options.out, pinned)
     if random is not None:
-        from tabletest.layout.counterfactuals import partner_id
+        from tabletest.truth.pairs import companion_ids
 
-        kinds = random.counterfactuals
-        total = random.selected() * (1 + len(kinds))
-        pending = total - sum(1 for sid in random.ids() for one in (sid, *(partner_id(sid, k) for k in kinds)) if one in done)
+        total = random.selected() * random.per_scene
+        pending = total - sum(1 for sid in random.ids() for one in (sid, *companion_ids(sid, random.counterfactuals, random.views)) if one in done)
     else:
         total = count_selected(catalog, selection)
         pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
@@ -202,8 +201,8 @@ def _locked_run(
         ended = time.time()
         wall = ended - started
         run_info.setdefault("device", recorder.device)
-        if run.partners_not_made:
-            run_info["partners_not_made"] = dict(sorted(run.partners_not_made.items()))
+        if run.not_made:
+            run_info["not_made"] = dict(sorted(run.not_made.items()))
         run_info.update(
             ended=_utc(ended),
             status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),
@@ -219,7 +218,7 @@ def _locked_run(
             },
         )
         output.update_run(run_info)
-    return RunSummary(rendered, len(done), recorder.failed, wall, dict(run.partners_not_made))
+    return RunSummary(rendered, len(done), recorder.failed, wall, dict(run.not_made))
 
 
 @contextlib.contextmanager

@@ -612,6 +612,7 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "image": f"images match their masks (≥ {MIN_WIDTH_PX} px wide)",
         "pair": "counterfactual partners (records)",
         "pair_pixels": "counterfactual partners (masks)",
+        "view": "other views of a scene (records)",
     }
     wrong = Counter(kind for _, kind, _ in result.disagreements)
     yield f"verified {result.root}: {result.images} images"

@@ -4,8 +4,9 @@ The records: the partner keeps the camera, the scene's look, the render seed and
 change does not name; the named objects changed as its kind says; and its recorded difference is the
 one the two records' geometry gives. The pixels: an object the change left alone has the same mask in
 both images wherever no changed object covers it (the same geometry seen through the same samples),
-and a changed object's mask moved, vanished or appeared as recorded. How far the change reaches into
-the other pixels (shadows, reflections, the denoiser's neighbourhood) is measured, not judged.
+and an object the change moved has a mask that moved (whether the named ones vanished or appeared is
+what each image's own checks see). How far the change reaches into the other pixels (shadows,
+reflections, the denoiser's neighbourhood) is measured, not judged.
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ Load = Callable[[dict, str], np.ndarray | None]  # (record, file field) -> pixel
 
 
 def check_pairs(check: Check, load: Load, records: Mapping[str, dict], derivation: Derivation, facts: PairFacts) -> None:
-    """Every partner in `records` (by id) against its original."""
+    """Every partner in `records` (by id) against its original, every view against its scene."""
     for scene_id, record in records.items():
+        if isinstance(record.get("view"), dict):
+            _check_view(check, scene_id, record, records)
         change = record.get("counterfactual")
         if not isinstance(change, dict):
             continue
@@ -56,6 +59,19 @@ def check_pairs(check: Check, load: Load, records: Mapping[str, dict], derivatio
                 _check_pixels(check, load, scene_id, original, record, change, facts)
         except (KeyError, TypeError, ValueError, IndexError) as err:
             check("pair", scene_id, False, f"its counterfactual field is malformed: {type(err).__name__}: {excerpt(str(err))}")
+
+
+def _check_view(check: Check, vid: str, view: dict, records: Mapping[str, dict]) -> None:
+    """A view shows its scene's objects where they stand, under the same lights, from a camera of its own."""
+    of = view["view"].get("of")
+    scene = records.get(of)
+    if scene is None:
+        check("view", vid, False, f"a view of {excerpt(of)}, which the folder does not hold")
+        return
+    check("view", vid, vid == f"{of}-view{view['view'].get('number')}", f"id {vid} is not {of}-view{view['view'].get('number')}")
+    check("view", vid, _objects(view) == _objects(scene), f"its objects or their poses differ from {of}'s")
+    check("view", vid, view.get("scene") == scene.get("scene"), f"its table, lights or backdrop differ from {of}'s")
+    check("view", vid, _camera(view) != _camera(scene), f"its camera is {of}'s")
 
 
 def _check_records(check: Check, pid: str, original: dict, partner: dict, change: dict, derivation: Derivation) -> None:
@@ -113,12 +129,9 @@ def _check_pixels(check: Check, load: Load, pid: str, original: dict, partner: d
     for name in (set(labels[0]) & set(labels[1])) - named:
         differ = ((masks[0] == labels[0][name]) != (masks[1] == labels[1][name])) & ~near
         check("pair_pixels", pid, not differ.any(), f"{name}'s mask differs at {int(differ.sum())} px away from the changed objects")
-    seen = [{o["name"]: o.get("visible_fraction", 1.0) > 0.0 for o in r["objects"]} for r in (original, partner)]
-    for name in named:
+    for name in _moved(change["kind"], list(change["objects"])):
         shown = [bool((mask == label[name]).any()) if name in label else False for mask, label in zip(masks, labels)]
-        expected = [seen[0].get(name, False), seen[1].get(name, False)]
-        check("pair_pixels", pid, shown == expected, f"{name} shows in the images {shown}, the records say {expected}")
-        if change["kind"] in ("swap", "move", "unstack") and all(shown):
+        if all(shown):
             centres = [ndimage.center_of_mass(mask == label[name]) for mask, label in zip(masks, labels)]
             moved = float(np.hypot(*np.subtract(centres[0], centres[1])))
             check("pair_pixels", pid, moved >= MIN_SHIFT_PX, f"{name}'s mask moved {moved:.2f} px, under {MIN_SHIFT_PX} px")
@@ -144,6 +157,11 @@ def _camera(record: dict) -> dict:
 def _objects(record: dict) -> dict[str, tuple]:
     """Each object's pose: where it stands, how it is turned, its size."""
     return {o["name"]: (tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in record["objects"]}
+
+
+def _moved(kind: str, named: list[str]) -> list[str]:
+    """The objects a change moves: both of a swap, the first of a move or an unstack (not the one crossed, nor the carrier)."""
+    return named if kind == "swap" else named[:1] if kind in ("move", "unstack") else []
 
 
 def _expected_names(kind: str, named: list[str], before: list[str]) -> list[str]:

@@ -25,6 +25,7 @@ from tabletest.options import (
     ScenesOpt,
     SeedOpt,
     ShardOpt,
+    ViewsOpt,
     make_selection,
 )
 from tabletest.render.assets_for_run import needed_assets
@@ -53,6 +54,7 @@ def vignettes(
     count: CountOpt = None,
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
+    views: ViewsOpt = None,
     resolution: Annotated[
         Optional[str], typer.Option(help="--scenes random: the render's WIDTHxHEIGHT (its aspect frames the scenes).")
     ] = None,
@@ -64,7 +66,7 @@ def vignettes(
     """Write the vignettes, relations and object names of every selected scene (no Blender needed)."""
     cat = load_catalog(catalog)
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, seed or 0, selection, sample, counterfactuals)
+    random_set = random_set_for(cat, scenes, count, random_config, seed or 0, selection, sample, counterfactuals, views)
     if random_set is None:
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:

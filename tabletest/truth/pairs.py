@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
+from tabletest.layout.arrangements import Shape
 from tabletest.layout.counterfactuals import Candidates, partner_id
-from tabletest.layout.random_scene import Change, RandomScene
+from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view, view_id
+from tabletest.layout.random_set import RandomSet
 from tabletest.truth.relations import CONVERSE
 
 DIRECTIONS = ("left_of", "right_of", "in_front_of", "behind")
@@ -85,15 +87,24 @@ def partner(
     return None
 
 
-def with_partners(
+def with_companions(
     scenes: Iterable[RandomScene], kinds: Sequence[str], candidates: Candidates, relations_of: Callable[[RandomScene], dict],
     done: frozenset[str] | set[str] = frozenset(), on_skip: Callable[[str, str], None] = lambda kind, scene_id: None,
+    views: int = 1, view_of: Callable[[RandomScene, int], RandomScene | None] = lambda scene, number: None,
 ) -> Iterator[RandomScene]:
-    """Each scene not in `done`, followed by its partners of `kinds` not in `done`; a partner the scene
-    cannot have is reported to `on_skip(kind, scene id)` instead."""
+    """Each scene not in `done`, followed by its other views (2 to `views`, from `view_of`) and its partners
+    of `kinds`, those not in `done`; a view or partner the scene cannot have is reported to `on_skip(kind
+    or "view", scene id)` instead."""
     for scene in scenes:
         if scene.id not in done:
             yield scene
+        for number in range(2, views + 1):
+            if view_id(scene.id, number) not in done:
+                view = view_of(scene, number)
+                if view is None:
+                    on_skip("view", scene.id)
+                else:
+                    yield view
         todo = [kind for kind in kinds if partner_id(scene.id, kind) not in done]
         before = relations_of(scene) if todo else None
         for kind in todo:
@@ -104,10 +115,33 @@ def with_partners(
                 yield made
 
 
-def skip_on_resume(done: Iterable[str], kinds: Sequence[str]) -> frozenset[str]:
-    """The done scenes that need not be sampled again on resume: those whose every partner is done too."""
+def skip_on_resume(done: Iterable[str], kinds: Sequence[str], views: int = 1) -> frozenset[str]:
+    """The done scenes that need not be sampled again on resume: those whose every view and partner is done too."""
     done = set(done)
-    return frozenset(sid for sid in done if all(partner_id(sid, kind) in done for kind in kinds))
+    return frozenset(sid for sid in done if all(c in done for c in companion_ids(sid, kinds, views)))
+
+
+def companion_ids(scene_id: str, kinds: Sequence[str], views: int) -> list[str]:
+    """The ids of a scene's other views and partners (some of which a scene may not allow)."""
+    return [*(view_id(scene_id, number) for number in range(2, views + 1)), *(partner_id(scene_id, kind) for kind in kinds)]
+
+
+def set_scenes(
+    random_set: RandomSet, sizes: Mapping[str, Vec3], table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int],
+    shapes: Mapping[str, Shape] | None, relations_of: Callable[[RandomScene], dict], done: frozenset[str] | set[str] = frozenset(),
+    on_skip: Callable[[str, str], None] = lambda kind, scene_id: None,
+) -> Iterator[RandomScene]:
+    """Every scene of the set not in `done`, each followed by its other views and its counterfactual partners
+    (`--views`, `--counterfactuals`); resumed, a scene is sampled again only for a view or partner still to do."""
+    kinds, views = random_set.counterfactuals, random_set.views
+    skip = skip_on_resume(done, kinds, views)
+    scenes = random_set.scenes(sizes, table_height_m, sensor_width_mm, resolution, skip, shapes)
+
+    def view_of(scene: RandomScene, number: int) -> RandomScene | None:
+        return scene_view(random_set.config, scene, number, random_set.seed, sensor_width_mm, resolution)
+
+    candidates = random_set.candidates(sizes, table_height_m)
+    return with_companions(scenes, kinds, candidates, relations_of, done, on_skip, views, view_of)
 
 
 def _items(key: str, value) -> list:

@@ -11,7 +11,7 @@ from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Scene
 from tabletest.truth.geometry import scene_relations
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.pairs import change_record, with_partners
+from tabletest.truth.pairs import change_record, set_scenes
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import relation_vignettes, vignettes
 
@@ -45,23 +45,27 @@ def placed_relations(
     return lambda scene: scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, frozenset(), contact)
 
 
+def companion_fields(scene: RandomScene) -> dict:
+    """A view's `view` field (the scene it shows, its number), a partner's `counterfactual`; nothing for a scene of the set."""
+    if scene.view is not None:
+        return {"view": {"of": scene.view.of, "number": scene.view.number}}
+    return {"counterfactual": change_record(scene.change)} if scene.change is not None else {}
+
+
 def random_vignette_records(
     scenes: RandomSet, sizes: Mapping, table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int], kinds: Mapping[str, str],
     contact: Contact | None = None,
 ) -> Iterator[dict]:
-    """The text records of a set of random scenes, each followed by its counterfactual partners: the
-    fields their render records share."""
+    """The text records of a set of random scenes, each followed by its other views and counterfactual
+    partners: the fields their render records share."""
     shapes = None if contact is None else contact.shapes
-    sampled = scenes.scenes(sizes, table_height_m, sensor_width_mm, resolution, shapes=shapes)
-    if scenes.counterfactuals:
-        relations_of = placed_relations(resolution, scenes.config.relations, kinds, contact)
-        sampled = with_partners(sampled, scenes.counterfactuals, scenes.candidates(sizes, table_height_m), relations_of)
-    for scene in sampled:
+    relations_of = placed_relations(resolution, scenes.config.relations, kinds, contact)
+    for scene in set_scenes(scenes, sizes, table_height_m, sensor_width_mm, resolution, shapes, relations_of):
         yield {
             "id": scene.id,
             "index": scene.index,
             "n_objects": len(scene.objects),
             "objects": [o.name for o in scene.objects],
             **random_truth(scene, resolution, scenes.config.relations, kinds, nouns=Nouns(frozenset(scenes.pair_nouns)), contact=contact),
-            **({"counterfactual": change_record(scene.change)} if scene.change else {}),
+            **companion_fields(scene),
         }

@@ -28,8 +28,8 @@ from pathlib import Path
 from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
-from tabletest.layout.counterfactuals import KINDS, partner_id
-from tabletest.layout.random_set import set_ids
+from tabletest.layout.counterfactuals import KINDS
+from tabletest.layout.random_set import MAX_VIEWS, set_ids
 from tabletest.layout.selection import Selection, Shard, select_scenes
 from tabletest.write.jsonl import atomic_output, write_lines
 from tabletest.write.lock import LOCK, output_lock
@@ -309,14 +309,17 @@ def _check_ids(catalog: Catalog, parts: list[Part], entries: list[tuple[int, str
         held = {sid for sid, p in owner.items() if p is part}
         if missing := sorted(expected - held):
             raise UserError(f"part {part.root} lacks {_named(missing)} of its shard; rerun its render to finish it")
-        if extra := sorted(held - expected - _partners(expected, held)):
+        if extra := sorted(held - expected - _companions(expected, held)):
             raise UserError(f"part {part.root} holds {_named(extra)}, which are not of its selection; rerender that part")
 
 
-def _partners(expected: set[str], held: set[str]) -> set[str]:
-    """The counterfactual partners among `held` of the scenes `expected` (a scene may allow no partner of
-    a kind, so partners are welcome, never required)."""
-    return {pid for sid in expected for kind in KINDS if (pid := partner_id(sid, kind)) in held}
+COMPANION_SUFFIXES = frozenset(KINDS) | {f"view{number}" for number in range(2, MAX_VIEWS + 1)}
+
+
+def _companions(expected: set[str], held: set[str]) -> set[str]:
+    """The other views and counterfactual partners among `held` of the scenes `expected` (a scene may allow
+    no such view or partner, so they are welcome, never required)."""
+    return {sid for sid in held - expected if sid.rpartition("-")[0] in expected and sid.rpartition("-")[2] in COMPANION_SUFFIXES}
 
 
 def _expected_ids(catalog: Catalog, part: Part) -> set[str]:

@@ -10,8 +10,7 @@ from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.spec import SceneSpec
 from tabletest.truth.geometry import camera_record, object_geometry
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.pairs import change_record
-from tabletest.truth.records import random_truth
+from tabletest.truth.records import companion_fields, random_truth
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import vignettes
 
@@ -92,7 +91,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
         **text,
         "scene": appearance,
         "render": {**render, "seed": spec.seed},
-        **({"counterfactual": change_record(scene.change)} if scene.change else {}),
+        **companion_fields(scene),
     }
 
 

@@ -166,7 +166,7 @@ class Appearance(_Closed):
 
 BenchmarkId = Annotated[str, Field(pattern=r"^[123]obj-\d{6}$")]
 SceneOfSetId = Annotated[str, Field(pattern=r"^rnd\d+-\d{7}$")]
-RandomId = Annotated[str, Field(pattern=rf"^rnd\d+-\d{{7}}(-({'|'.join(KINDS)}))?$")]  # a partner: <scene>-<kind>
+RandomId = Annotated[str, Field(pattern=rf"^rnd\d+-\d{{7}}(-({'|'.join(KINDS)}|view\d+))?$")]  # a partner or view: <scene>-<kind>
 
 
 class _Files(_Closed):
@@ -200,6 +200,13 @@ class Counterfactual(_Closed):
     unchanged: dict[str, list] = {}
 
 
+class View(_Closed):
+    """Another view of a scene: the same objects, table, lights and backdrop from another camera."""
+
+    of: SceneOfSetId
+    number: int = Field(ge=2, description="the scene itself is view 1")
+
+
 class RandomVignette(BenchmarkVignette):
     """A random scene's text."""
 
@@ -207,6 +214,7 @@ class RandomVignette(BenchmarkVignette):
     n_objects: int = Field(ge=1)
     relations: RandomRelations
     counterfactual: Counterfactual | None = Field(None, description="only on a counterfactual partner")
+    view: View | None = Field(None, description="only on a scene's second (third, ...) view")
 
 
 class BenchmarkRecord(_Files, BenchmarkVignette):

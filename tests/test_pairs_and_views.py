@@ -1,6 +1,7 @@
-"""Counterfactual partners of random scenes, in pure Python: each kind changes exactly what it says and
-nothing else, is kept only when it changes the relation it aims at, records its difference exactly,
-and is a pure function of (config, seed, scene, kind)."""
+"""Counterfactual partners and other views of random scenes. In pure Python: each kind of partner changes
+exactly what it says and nothing else, is kept only when it changes the relation it aims at, records its
+difference exactly, and is a pure function of (config, seed, scene, kind); a view keeps its scene and
+moves the camera. Rendered: both pass `tabletest verify`, and a planted partner does not."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tabletest.layout.counterfactuals import KINDS, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import PlacedObject, RandomScene
 from tabletest.layout.random_set import make_random_set
-from tabletest.truth.pairs import aimed_change_happened, carriers_of, partner, relation_difference, with_partners
+from tabletest.truth.pairs import aimed_change_happened, carriers_of, partner, relation_difference, set_scenes, with_companions
 from tabletest.truth.records import placed_relations
 from tabletest.write.schema import schema
 
@@ -148,8 +149,39 @@ def test_a_scene_that_allows_no_change_of_a_kind_is_skipped_and_counted(world):
     scenes, candidates, relations_of, _ = world
     alone = replace(scenes[0], objects=scenes[0].objects[:1])
     skipped = []
-    made = list(with_partners([alone], ("remove", "swap", "move"), candidates, relations_of, on_skip=lambda k, s: skipped.append((k, s))))
+    made = list(with_companions([alone], ("remove", "swap", "move"), candidates, relations_of, on_skip=lambda k, s: skipped.append((k, s))))
     assert made == [alone] and skipped == [("remove", alone.id), ("swap", alone.id), ("move", alone.id)]
+
+
+def test_a_view_keeps_its_scene_and_moves_the_camera(builtin_assets):
+    entries = load_manifest(builtin_assets).objects
+    sizes = {n: e.size_m for n, e in entries.items()}
+    random_set = make_random_set(CATALOG, SHIPPED, 5, 12, None, None, None, None, None, 3)
+    contact = random_set.contact(entries, builtin_assets)
+    relations_of = placed_relations(RES, SHIPPED.relations, {o.name: o.kind for o in CATALOG.objects}, contact)
+    scenes = list(set_scenes(random_set, sizes, TOP, 36.0, RES, contact.shapes, relations_of))
+    assert scenes == list(set_scenes(random_set, sizes, TOP, 36.0, RES, contact.shapes, relations_of)), "a pure function of the seed"
+    by_id = {s.id: s for s in scenes}
+    views = [s for s in scenes if s.view is not None]
+    assert [s.id for s in views] == [f"rnd5-{i:07d}-view{n}" for i in range(12) for n in (2, 3)]
+    low, high = SHIPPED.camera.azimuth_deg
+    for view in views:
+        scene = by_id[view.view.of]
+        assert view.index == scene.index and set(view.objects) == set(scene.objects)
+        assert all(getattr(view, f) == getattr(scene, f) for f in ("table", "key_light", "world", "backdrop"))
+        assert view.camera != scene.camera and low <= view.camera.azimuth_deg <= high
+        right = view.camera.pinhole(RES).axes[0]
+        across = [float(np.subtract(o.box_center, view.camera.position) @ right) for o in view.objects]
+        assert across == sorted(across), "objects left to right as this view's camera sees them"
+        assert view.camera.pinhole(RES).project(np.array([o.box_center for o in view.objects])).min() >= 0
+
+
+def test_views_flags_get_one_line(builtin_assets):
+    for views, words in (("0", "--views 0: give how many cameras"), ("100", "--views 100 is more than 99")):
+        bad = run_cli("vignettes", "--scenes", "random", "--count", "2", "--views", views, "--assets", str(builtin_assets))
+        assert bad.returncode == 2 and bad.stderr.startswith(f"error: {words}") and len(bad.stderr.strip().splitlines()) == 1
+    benchmark = run_cli("render", "--objects", "2", "--views", "2")
+    assert benchmark.returncode == 2 and "--views goes with random scenes" in benchmark.stderr and "Traceback" not in benchmark.stderr
 
 
 def test_kinds_are_checked_in_one_line():
@@ -175,12 +207,14 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
             "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet"]  # fmt: skip
     first = run_cli(*args, "--counterfactuals", "swap")
     assert first.returncode == 0, first.stderr
-    more = run_cli(*args, "--counterfactuals", "swap,remove")
+    more = run_cli(*args, "--counterfactuals", "swap,remove", "--views", "2")
     assert more.returncode == 0, more.stderr
     records = {r["id"]: r for r in map(json.loads, (out / "metadata.jsonl").read_text().splitlines())}
     swaps = [r for r in records.values() if r.get("counterfactual", {}).get("kind") == "swap"]
     removes = [r for r in records.values() if r.get("counterfactual", {}).get("kind") == "remove"]
-    assert swaps and removes and f"{len(swaps) + 3} already done" in more.stderr, "only the remove partners are new"
+    views = [r for r in records.values() if "view" in r]
+    assert swaps and removes and f"{len(swaps) + 3} already done" in more.stderr, "only the remove partners and views are new"
+    assert sorted(r["id"] for r in views) == [f"rnd0-{i:07d}-view2" for i in range(3)]
     for partner_record in swaps + removes:
         original = records[partner_record["counterfactual"]["of"]]
         assert partner_record["camera"] == original["camera"] and partner_record["scene"] == original["scene"]
@@ -195,6 +229,7 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
         assert splits[partner_record["id"]] == splits[partner_record["counterfactual"]["of"]], "a pair stays in one split"
     verified = run_cli("verify", str(out))
     assert verified.returncode == 0 and "counterfactual partners (masks)" in verified.stdout, verified.stdout + verified.stderr
+    assert "other views of a scene (records)" in verified.stdout
 
     swap = next(r for r in swaps if len(r["objects"]) >= 3)
     a, b = swap["counterfactual"]["objects"]
