@@ -5,6 +5,7 @@ moves the camera. Rendered: both pass `tabletest verify`, and a planted partner 
 
 from __future__ import annotations
 
+import csv
 import json
 from dataclasses import replace
 
@@ -20,6 +21,7 @@ from tabletest.layout.counterfactuals import KINDS, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import PlacedObject, RandomScene
 from tabletest.layout.random_set import make_random_set
+from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.truth.pairs import aimed_change_happened, carriers_of, partner, relation_difference, set_scenes, with_companions
 from tabletest.truth.records import placed_relations
 from tabletest.write.schema import schema
@@ -250,3 +252,36 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
 def _coco_images(folder, split) -> list[dict]:
     files = list(folder.rglob(f"*{split}*.json"))
     return [image for f in files for image in json.loads(f.read_text())["images"]]
+
+
+def test_answers_flip_between_a_pair_as_the_truth_for_an_oracle_and_half_the_time_for_a_coin(tmp_path, builtin_assets):
+    """The same yes/no question asked of a scene and of its partner or other view: an oracle's answers flip
+    exactly where the gold answers do (1.0); of the four ways to answer a pair (yes or no, to each), two flip
+    as the truth, so a coin scores exactly 1/2 in expectation, and a seeded coin close to it."""
+    made = run_cli("vignettes", "--scenes", "random", "--count", "30", "--seed", "0", "--counterfactuals", "swap,move,remove",
+                   "--views", "2", "--assets", str(builtin_assets), "--out", str(tmp_path / "v.jsonl"))  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    asked = run_cli("questions", "--from", str(tmp_path / "v.jsonl"), "--out", str(tmp_path / "q.jsonl"))
+    assert asked.returncode == 0, asked.stderr
+    questions = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+    assert {q.get("scene_of") for q in questions} > {None}, "partners' and views' questions name their scene"
+    coin = np.random.default_rng(0)
+    answerers = {
+        "oracle": lambda q: gold_text(q),
+        "coin": lambda q: ("yes" if coin.random() < 0.5 else "no") if q["answer_type"] == "yes/no" else gold_text(q),
+        **{f"{a}{b}": (lambda q, a=a, b=b: (b if q.get("scene_of") else a) if q["answer_type"] == "yes/no" else gold_text(q))
+           for a in ("yes", "no") for b in ("yes", "no")},
+    }  # fmt: skip
+    for model, answer in answerers.items():
+        (tmp_path / f"{model}.jsonl").write_text("".join(json.dumps({"qid": q["qid"], "response": answer(q)}) + "\n" for q in questions))
+    files = [arg for model in answerers for arg in ("--responses", str(tmp_path / f"{model}.jsonl"))]
+    scored = run_cli("score", "--prompts", str(tmp_path / "q.jsonl"), *files, "--out", str(tmp_path / "rep"))
+    assert scored.returncode == 0, scored.stderr
+    with open(tmp_path / "rep" / "pair_consistency.csv") as fh:
+        share = {row["model"]: float(row["share"]) for row in csv.DictReader(fh)}
+    assert share["oracle"] == 1.0
+    combos = [share[f"{a}{b}"] for a in ("yes", "no") for b in ("yes", "no")]
+    assert sum(combos) / 4 == pytest.approx(0.5, abs=1e-12) and len(set(combos)) > 1
+    pairs = sum(1 for q in questions if q.get("scene_of") and q["answer_type"] == "yes/no")
+    assert pairs > 400 and abs(share["coin"] - 0.5) < 4 * 0.5 / pairs**0.5
+    assert "Consistency across counterfactual pairs and views" in (tmp_path / "rep" / "report.md").read_text()

@@ -1,6 +1,7 @@
 """The report of the question hierarchy: accuracy per model by level (SPHERE's single / multi / reasoning),
 skill, frame of reference, hop count and form, each split by answer kind, with the chance level of each
-cell; and consistency across each question and its inverse.
+cell; consistency across each question and its inverse; and, where the questions were asked of
+counterfactual partners or other views, whether answers flip between two images as the truth does.
 
 A cell holds one answer kind (yes/no, a choice of left/right, of in front/behind, of objects, a number,
 names), so its chance level is exact: 1/2 for yes/no, 1/k for a choice of k; numbers and names have
@@ -99,15 +100,43 @@ def consistency(rows: list[ScoredQuestion]) -> list[dict]:
     return [{"model": m, "pairs": n, "consistent": k, "share": k / n} for m, (n, k) in sorted(per_model.items())]
 
 
+def pair_consistency(rows: list[ScoredQuestion]) -> list[dict]:
+    """Per model: of the yes/no questions asked of a scene and again of its counterfactual partner or other
+    view (the same question, both answers readable), the share whose answer flips exactly as the truth
+    does (changes where the gold answer changes, stays where it stays). An oracle scores 1; an answerer
+    tossing a coin 1/2 in expectation, whatever the gold answers."""
+    asked: dict[tuple, dict[str, ScoredQuestion]] = defaultdict(dict)
+    for row in rows:
+        q = row.question
+        if q["answer_type"] == "yes/no" and row.judged.status != "unparsed":
+            root = q.get("scene_of") or q["scene_id"]
+            asked[(row.model, root, q["modality"], q["qid"].removeprefix(f"{q['scene_id']}-"))][q["scene_id"]] = row
+    per_model: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for (model, root, _, _), by_scene in asked.items():
+        original = by_scene.get(root)
+        for scene_id, other in by_scene.items():
+            if original is None or scene_id == root:
+                continue
+            flips = original.judged.parsed != other.judged.parsed
+            truth_flips = original.question["answer"] != other.question["answer"]
+            per_model[model][0] += 1
+            per_model[model][1] += flips == truth_flips
+    return [{"model": m, "pairs": n, "flip_as_truth": k, "share": k / n} for m, (n, k) in sorted(per_model.items())]
+
+
 def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     table = cells(rows)
     agree = consistency(rows)
+    flips = pair_consistency(rows)
     written = [out / "report.md", out / "accuracy.csv", out / "consistency.csv", out / "scored.csv"]
     with atomic_output(written[0]) as fh:
-        fh.write(markdown(table, agree, unanswered))
+        fh.write(markdown(table, agree, unanswered, flips))
     _csv(written[1], table)
     _csv(written[2], agree)
+    if flips:
+        written.append(out / "pair_consistency.csv")
+        _csv(written[-1], flips)
     _csv(
         written[3],
         [
@@ -125,7 +154,7 @@ def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path
     return written
 
 
-def markdown(table: list[dict], agree: list[dict], unanswered: int) -> str:
+def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[dict] = ()) -> str:
     models = sorted({c["model"] for c in table})
     names = [markdown_cell(m) for m in models]
     lines = ["# Question hierarchy: accuracy", ""]
@@ -150,6 +179,18 @@ def markdown(table: list[dict], agree: list[dict], unanswered: int) -> str:
         "| --- | --- | --- |",
     ]
     lines += [f"| {markdown_cell(a['model'])} | {a['pairs']} | {a['share']:.2f} |" for a in agree]
+    if flips:
+        lines += [
+            "",
+            "## Consistency across counterfactual pairs and views (yes/no)",
+            "",
+            "The same question asked of a scene and of its partner or other view: the share of answers that flip",
+            "exactly as the truth does (1 for an oracle, 1/2 in expectation for a coin toss).",
+            "",
+            "| model | question pairs | flip as the truth | share |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [f"| {markdown_cell(f['model'])} | {f['pairs']} | {f['flip_as_truth']} | {f['share']:.2f} |" for f in flips]
     if unanswered:
         lines += ["", f"{unanswered} questions had no answer from any model and are left out."]
     return "\n".join(lines) + "\n"

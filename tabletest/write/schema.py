@@ -297,6 +297,7 @@ class Question(_Closed):
     scene_objects: list[str]
     derivation: Derivation
     pair: str | None = Field(description="the qid shared by a question and its inverse, whose answers must agree")
+    scene_of: str | None = Field(None, description="a counterfactual partner's or another view's scene, whose same question it is compared with")
 
 
 class Response(BaseModel):

@@ -30,6 +30,21 @@ def scene_questions(
     forms: tuple[str, ...] = FORMS,
     text_only: bool = False,
 ) -> Iterator[dict]:
+    """Every question of the scene. A counterfactual partner's or another view's name the scene it was
+    made from (`scene_of`), whose same questions they are compared with."""
+    made = _scene_questions(record, catalog, config, seed, forms, text_only)
+    of = (record.get("counterfactual") or record.get("view") or {}).get("of")
+    return made if of is None else ({**question, "scene_of": of} for question in made)
+
+
+def _scene_questions(
+    record: dict,
+    catalog: Catalog,
+    config: Config,
+    seed: int = 0,
+    forms: tuple[str, ...] = FORMS,
+    text_only: bool = False,
+) -> Iterator[dict]:
     g = SceneGeometry.from_record(record, catalog, config)
     nouns = Nouns.of(catalog)
     scene_id = record["id"]
