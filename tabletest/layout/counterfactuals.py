@@ -32,6 +32,7 @@ from tabletest.layout.random_scene import (
 # left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
 # one is taken off what it rests on, or out of what holds it, and put on the table
 KINDS = ("swap", "move", "remove", "replace", "unstack")
+Drawn = tuple[tuple[PlacedObject, ...], tuple[str, ...]] | None  # the changed scene's objects and the names the change names
 CANDIDATES = 12  # tries per kind and scene: a scene with no candidate that works gets no partner of that kind
 SIMILAR_SIZE = 1.3  # replace: the larger of the two objects' longest sides at most this times the smaller
 
@@ -73,7 +74,9 @@ class Candidates:
             if drawn is not None:
                 yield _partner(scene, kind, *drawn)
 
-    def _swap(self, rng, scene, free, _carriers, _carrying):
+    def _swap(
+        self, rng: random.Random, scene: RandomScene, free: list[PlacedObject], _carriers: Mapping[str, str], _carrying: set[str]
+    ) -> Drawn:
         if len(free) < 2:
             return None
         a, b = rng.sample(free, 2)
@@ -81,9 +84,11 @@ class Candidates:
         b2 = replace(b, position_m=a.position_m)
         if not self._clear([a2, b2], scene, {a.name, b.name}):
             return None
-        return _swapped(scene, {a.name: a2, b.name: b2}), (a.name, b.name)
+        return _with(scene, {a.name: a2, b.name: b2}), (a.name, b.name)
 
-    def _move(self, rng, scene, free, _carriers, _carrying):
+    def _move(
+        self, rng: random.Random, scene: RandomScene, free: list[PlacedObject], _carriers: Mapping[str, str], _carrying: set[str]
+    ) -> Drawn:
         if len(scene.objects) < 2 or not free:
             return None
         moved = rng.choice(free)
@@ -94,31 +99,37 @@ class Candidates:
         moved2 = replace(moved, position_m=(round(float(x), 5), round(float(y), 5), moved.position_m[2]))
         if not self._clear([moved2], scene, {moved.name}):
             return None
-        return _swapped(scene, {moved.name: moved2}), (moved.name, reference.name)
+        return _with(scene, {moved.name: moved2}), (moved.name, reference.name)
 
-    def _remove(self, rng, scene, _free, _carriers, carrying):
+    def _remove(
+        self, rng: random.Random, scene: RandomScene, _free: list[PlacedObject], _carriers: Mapping[str, str], carrying: set[str]
+    ) -> Drawn:
         removable = [o for o in scene.objects if o.name not in carrying]
         if len(scene.objects) < 2 or not removable:
             return None
         gone = rng.choice(removable)
         return tuple(o for o in scene.objects if o is not gone), (gone.name,)
 
-    def _replace(self, rng, scene, free, _carriers, _carrying):
+    def _replace(
+        self, rng: random.Random, scene: RandomScene, free: list[PlacedObject], _carriers: Mapping[str, str], _carrying: set[str]
+    ) -> Drawn:
         if not free:
             return None
         old = rng.choice(free)
         present = {o.name for o in scene.objects}
         longest = max(old.size_m)
-        similar = [n for n in self.pool if n not in present and max(longest, max(self.sizes[n])) <= SIMILAR_SIZE * min(longest, max(self.sizes[n]))]
+        similar = [n for n in self.pool if n not in present and _similar(longest, max(self.sizes[n]))]
         if not similar:
             return None
         new_name = rng.choice(similar)
         new = PlacedObject(new_name, old.position_m, old.yaw_deg, tuple(self.sizes[new_name]))
         if not self._clear([new], scene, {old.name}):
             return None
-        return _swapped(scene, {old.name: new}), (old.name, new_name)
+        return _with(scene, {old.name: new}), (old.name, new_name)
 
-    def _unstack(self, rng, scene, _free, carriers, carrying):
+    def _unstack(
+        self, rng: random.Random, scene: RandomScene, _free: list[PlacedObject], carriers: Mapping[str, str], carrying: set[str]
+    ) -> Drawn:
         liftable = [o for o in scene.objects if o.name in carriers and o.name not in carrying]
         if not liftable:
             return None
@@ -133,7 +144,7 @@ class Candidates:
             x, y = round(rng.uniform(-area_w + ex, area_w - ex), 5), round(rng.uniform(-area_d + ey, area_d - ey), 5)
             down = replace(lifted, position_m=(x, y, self.table_top_m))
             if self._clear([down], scene, {lifted.name}):
-                return _swapped(scene, {lifted.name: down}), (lifted.name, carriers[lifted.name])
+                return _with(scene, {lifted.name: down}), (lifted.name, carriers[lifted.name])
         return None
 
     def _clear(self, placed: Sequence[PlacedObject], scene: RandomScene, changed: set[str]) -> bool:
@@ -150,7 +161,12 @@ class Candidates:
         return all(rects_apart(a.tolist(), b.tolist(), gap) for a, b in pairs)
 
 
-def _swapped(scene: RandomScene, new: Mapping[str, PlacedObject]) -> tuple[PlacedObject, ...]:
+def _similar(a: float, b: float) -> bool:
+    return max(a, b) <= SIMILAR_SIZE * min(a, b)
+
+
+def _with(scene: RandomScene, new: Mapping[str, PlacedObject]) -> tuple[PlacedObject, ...]:
+    """The scene's objects, those named in `new` put where `new` has them."""
     return tuple(new.get(o.name, o) for o in scene.objects)
 
 

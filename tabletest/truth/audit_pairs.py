@@ -88,7 +88,8 @@ def _check_records(check: Check, pid: str, original: dict, partner: dict, change
     expected = _expected_names(kind, named, list(before))
     check("pair", pid, set(after) == set(expected), f"holds {sorted(after)}; a {kind} of {named} leaves {sorted(expected)}")
     for name in set(before) & set(after) - set(named):
-        check("pair", pid, before[name] == after[name], f"{name} changed though the {kind} does not name it: {excerpt(after[name])} against {excerpt(before[name])}")
+        moved = f"{name} changed though the {kind} does not name it: {excerpt(after[name])} against {excerpt(before[name])}"
+        check("pair", pid, before[name] == after[name], moved)
     if kind == "swap" and set(named) <= set(before) & set(after):
         a, b = named
         swapped = after[a][0] == before[b][0] and after[b][0] == before[a][0]
