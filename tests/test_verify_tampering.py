@@ -262,3 +262,19 @@ def test_verify_show_draws_each_disputed_scene_with_the_dispute_in_red(copy, tmp
     with Image.open(pictures / f"{tampered[0]}.png") as picture:
         colours = picture.convert("RGB").getcolors(1 << 20)
     assert any(colour == NOTE_COLOR for _, colour in colours)
+
+
+def test_rounding_through_the_recorded_camera_is_no_disagreement_and_a_real_shift_is(tmp_path, builtin_assets):
+    """Scene rnd0-0000050 at 64x48: its potted plant's centre, derived again through the record's rounded
+    camera pose, lands 2e-6 m from the recorded one (rounding, seen in a 1,000-scene audit); a centre moved
+    by 20 micrometres is still a disagreement."""
+    out = tmp_path / "one"
+    made = run_cli("render", "--scenes", "random", "--count", "1000", "--seed", "0", "--shard", "50/1000", "--resolution", "64x48",
+                   "--samples", "1", "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert verify(out).returncode == 0, verify(out).stdout
+    rows = records(out)
+    rows[0]["objects"][0]["center_camera_m"][0] += 2e-5
+    write_records(out, rows)
+    caught = verify(out)
+    assert caught.returncode == 1 and "[derived]" in caught.stdout and "center_camera_m" in caught.stdout
