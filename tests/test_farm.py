@@ -35,14 +35,17 @@ def test_dry_run_writes_a_readable_array_script_and_submits_nothing(tmp_path):
 def test_a_random_set_farm_writes_its_array_and_checks_the_set(tmp_path):
     out = tmp_path / "farm"
     result = run_cli("slurm", "render", "--out", str(out), "--tasks", "4", "--dry-run", "--scenes", "random", "--count", "40",
-                     "--seed", "7", "--masks")
+                     "--seed", "7", "--masks", "--counterfactuals", "swap", "--views", "2")
     assert result.returncode == 0, result.stderr
     script = (out / "slurm" / "render.sbatch").read_text()
-    assert "#SBATCH --array=0-3" in script and "render --scenes random --count 40 --seed 7 --masks --quiet" in script
+    assert "#SBATCH --array=0-3" in script
+    assert "render --scenes random --count 40 --seed 7 --masks --counterfactuals swap --views 2 --quiet" in script
     assert "--shard auto/4" in script and f"merge {out}/parts/shard-*-of-0004" in (out / "slurm" / "merge.sbatch").read_text()
     for args, message in (
         (("--count", "3"), "--tasks 4 is more than the random set's 3 scenes"),
         (("--count", "8", "--random-config", str(tmp_path / "none.yaml")), "random-config file"),
+        (("--count", "8", "--counterfactuals", "teleport"), "--counterfactuals 'teleport' is not one of"),
+        (("--count", "8", "--views", "0"), "--views 0: give how many cameras"),
     ):
         refused = run_cli("slurm", "render", "--out", str(tmp_path / "bad"), "--tasks", "4", "--dry-run", "--scenes", "random", *args)
         assert refused.returncode == 2 and refused.stderr.startswith("error: ") and message in refused.stderr, refused.stderr

@@ -285,3 +285,16 @@ def test_answers_flip_between_a_pair_as_the_truth_for_an_oracle_and_half_the_tim
     pairs = sum(1 for q in questions if q.get("scene_of") and q["answer_type"] == "yes/no")
     assert pairs > 400 and abs(share["coin"] - 0.5) < 4 * 0.5 / pairs**0.5
     assert "Consistency across counterfactual pairs and views" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_shards_with_views_and_partners_merge_and_keep_them_together(tmp_path, builtin_assets):
+    args = ["render", "--scenes", "random", "--count", "4", "--seed", "2", "--resolution", "64x48", "--samples", "1",
+            "--counterfactuals", "swap,remove", "--views", "2", "--assets", str(builtin_assets), "--quiet"]  # fmt: skip
+    for shard in ("0/2", "1/2"):
+        made = run_cli(*args, "--shard", shard, "--out", str(tmp_path / f"part{shard[0]}"))
+        assert made.returncode == 0, made.stderr
+    merged = run_cli("merge", str(tmp_path / "part0"), str(tmp_path / "part1"), "--out", str(tmp_path / "all"))
+    assert merged.returncode == 0, merged.stderr
+    ids = [json.loads(line)["id"] for line in (tmp_path / "all" / "metadata.jsonl").read_text().splitlines()]
+    assert {f"rnd2-{i:07d}" for i in range(4)} | {f"rnd2-{i:07d}-view2" for i in range(4)} <= set(ids)
+    assert any(i.endswith("-remove") for i in ids) and len(ids) == len(set(ids))

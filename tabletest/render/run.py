@@ -195,7 +195,7 @@ def _locked_run(
             signal_number,
         ) from None
     finally:
-        complete = recorder.rendered + recorder.failed == pending
+        complete = recorder.rendered + recorder.failed + sum(run.not_made.values()) == pending  # a view or partner not made is done
         output.close(sort=complete)
         rendered = output.committed() - len(done)  # exact even when a signal lands mid-commit
         ended = time.time()

@@ -270,20 +270,22 @@ def _check_shards(parts: list[Part]) -> None:
         raise UserError(f"shard(s) {_named(missing)} missing: no part holds them; render them and give their folders too")
 
 
-def _lines(part: Part) -> Iterator[tuple[int, str]]:
-    """(index, line) of a part's metadata, streamed; a finished render keeps them in index order."""
-    last = -1
+def _lines(part: Part) -> Iterator[tuple[tuple[int, str], str]]:
+    """((index, id), line) of a part's metadata, streamed; a finished render keeps them in that order (a
+    scene's views and partners share its index and follow it)."""
+    last = (-1, "")
     with open(part.root / METADATA, encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
             if not line.strip():
                 continue
             if not line.endswith("\n"):
                 raise UserError(f"{part.root / METADATA} line {number} is cut short; rerun that part's render to repair it")
-            index = json.loads(line)["index"]
-            if index <= last:
+            record = json.loads(line)
+            key = (record["index"], record["id"])
+            if key <= last:
                 raise UserError(f"{part.root / METADATA} is not in index order at line {number}; rerun that part's render")
-            last = index
-            yield index, line
+            last = key
+            yield key, line
 
 
 def _entries(part: Part) -> Iterator[tuple[int, str, Part, tuple[str, ...]]]:

@@ -124,14 +124,15 @@ class RunOutput:
         self._failures.flush()
 
     def close(self, sort: bool) -> None:
-        """Close the files; with `sort`, rewrite metadata in index order so reruns give the same bytes."""
+        """Close the files; with `sort`, rewrite metadata in index order (a scene's views and partners, which share
+        its index, after it by id) so reruns give the same bytes."""
         for fh in (self._metadata, self._failures):
             if fh:
                 fh.close()
         if sort and self.metadata_path.exists():
             with open(self.metadata_path, encoding="utf-8") as fh:
                 lines = fh.readlines()
-            lines.sort(key=lambda line: json.loads(line)["index"])
+            lines.sort(key=_order)
             with atomic_output(self.metadata_path) as out:
                 out.writelines(lines)
 
@@ -191,3 +192,8 @@ def _decodes(path: Path) -> bool:
         return True
     except (OSError, SyntaxError, ValueError):
         return False
+
+
+def _order(line: str) -> tuple[int, str]:
+    record = json.loads(line)
+    return record["index"], record["id"]
