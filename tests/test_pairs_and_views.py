@@ -22,6 +22,8 @@ from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import PlacedObject, RandomScene
 from tabletest.layout.random_set import make_random_set
 from tabletest.prompts.hierarchy.record import gold_text
+from tabletest.score.lexicon import load_lexicon
+from tabletest.score.questions import judge_question
 from tabletest.truth.pairs import aimed_change_happened, carriers_of, partner, relation_difference, set_scenes, with_companions
 from tabletest.truth.records import placed_relations
 from tabletest.write.schema import schema
@@ -233,6 +235,29 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
     assert verified.returncode == 0 and "counterfactual partners (masks)" in verified.stdout, verified.stdout + verified.stderr
     assert "other views of a scene (records)" in verified.stdout
 
+    asked = run_cli("questions", "--from", str(out), "--out", str(tmp_path / "q.jsonl"))
+    assert asked.returncode == 0, asked.stderr
+    together = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+    together = [q for q in together if q["modality"] == "images"]
+    assert {q["skill"] for q in together} == {"which image", "what changed"}
+    for q in together:
+        partner_record = records[q["scene_id"]]
+        original = records[partner_record["counterfactual"]["of"]]
+        assert q["images"] == [original["file_name"], partner_record["file_name"]]
+        if q["skill"] == "what changed":
+            kind = partner_record["counterfactual"]["kind"]
+            assert q["answer"] == {"swap": "swapped", "remove": "removed"}[kind] and q["answer"] in q["options"]
+            continue
+        pair, key = q["objects"], q["relation"]  # the gold answer recomputed from the two records alone
+        shown = [pair in original["relations"][key], pair in partner_record["relations"][key]]
+        assert shown == ([True, False] if q["answer"] == "first" else [False, True]), q["qid"]
+    (tmp_path / "oracle.jsonl").write_text("".join(json.dumps({"qid": q["qid"], "response": gold_text(q)}) + "\n" for q in together))
+    (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(q) + "\n" for q in together))
+    scored = run_cli("score", "--prompts", str(tmp_path / "pairs.jsonl"), "--responses", str(tmp_path / "oracle.jsonl"), "--out", str(tmp_path / "rep"))
+    assert scored.returncode == 0, scored.stderr
+    with open(tmp_path / "rep" / "accuracy.csv") as fh:
+        assert {float(row["accuracy"]) for row in csv.DictReader(fh)} == {1.0}
+
     swap = next(r for r in swaps if len(r["objects"]) >= 3)
     a, b = swap["counterfactual"]["objects"]
     third = next(o["name"] for o in swap["objects"] if o["name"] not in (a, b))
@@ -298,3 +323,22 @@ def test_shards_with_views_and_partners_merge_and_keep_them_together(tmp_path, b
     ids = [json.loads(line)["id"] for line in (tmp_path / "all" / "metadata.jsonl").read_text().splitlines()]
     assert {f"rnd2-{i:07d}" for i in range(4)} | {f"rnd2-{i:07d}-view2" for i in range(4)} <= set(ids)
     assert any(i.endswith("-remove") for i in ids) and len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize(
+    "options, response, parsed",
+    [
+        (["first", "second"], "The second image.", "second"),
+        (["first", "second"], "In image 1 the mug is on the left.", "first"),
+        (["first", "second"], "Not the first one.", "second"),
+        (["first", "second"], "Both.", None),
+        (["swapped", "moved", "removed", "replaced", "taken off"], "The mug was removed, not moved.", "removed"),
+        (["swapped", "moved", "removed", "replaced", "taken off"], "The two objects traded places.", "swapped"),
+        (["swapped", "moved", "removed", "replaced", "taken off"], "The apple was taken out of the bowl.", "taken off"),
+        (["swapped", "moved", "removed", "replaced", "taken off"], "Something changed.", None),
+    ],
+)
+def test_answers_to_questions_about_two_images_are_read(options, response, parsed):
+    question = {"answer_type": "choice", "options": options, "answer": options[0], "scene_objects": ["mug", "apple", "bowl"]}
+    judged = judge_question(question, response, load_lexicon(CATALOG))
+    assert (judged.parsed if judged.status != "unparsed" else None) == parsed

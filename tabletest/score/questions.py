@@ -60,6 +60,15 @@ OPTION = {
     "right": r"\bright\b",
     "in front": r"\bin\s+front\b|\bfront\b",
     "behind": r"\bbehind\b|\bin\s+back\b|\bback\b",
+    # which of two images
+    "first": r"\bfirst\b|\b1st\b|\bimage\s+(?:1|one)\b",
+    "second": r"\bsecond\b|\b2nd\b|\bimage\s+(?:2|two)\b",
+    # what changed between them
+    "swapped": r"\bswap(?:ped|s)?\b|\btraded?\s+places\b",
+    "moved": r"\bmove[ds]?\b",
+    "removed": r"\bremoved?\b|\btaken\s+away\b",
+    "replaced": r"\breplaced?\b",
+    "taken off": r"\btaken\s+(?:off|out)\b|\blifted\b",
 }
 NEGATED = re.compile(NEGATOR + r"(?:(?:to|on|at|in)\s+)?(?:(?:the|its)\s+)?$")
 

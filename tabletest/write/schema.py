@@ -282,7 +282,7 @@ class Question(_Closed):
     scene_id: str
     family: Literal["hierarchy"]
     form: Literal["question", "caption", "story"]
-    modality: Literal["image", "text"]
+    modality: Literal["image", "text", "images"]
     image: str | None
     context: str | None
     text: str
@@ -297,6 +297,7 @@ class Question(_Closed):
     scene_objects: list[str]
     derivation: Derivation
     pair: str | None = Field(description="the qid shared by a question and its inverse, whose answers must agree")
+    images: list[str] | None = Field(None, description="modality images: the scene's image, then its counterfactual partner's")
     scene_of: str | None = Field(None, description="a counterfactual partner's or another view's scene, whose same question it is compared with")
 
 

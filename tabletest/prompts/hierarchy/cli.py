@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -12,6 +13,8 @@ from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.options import CatalogOpt, ConfigOpt, LimitOpt
 from tabletest.prompts.hierarchy.generate import FORMS, scene_questions
+from tabletest.prompts.hierarchy.pairs import with_pair_questions
+from tabletest.truth.nouns import Nouns
 from tabletest.prompts.reading import read_records, require
 from tabletest.write.jsonl import dumps, write_lines
 
@@ -50,9 +53,14 @@ def questions(
             require(record, ("id", "objects"), path, line, SCENE_FIX)
             yield record
 
-    made = (
-        q for r in itertools.islice(records(), limit) for q in scene_questions(r, cat, cfg, seed, chosen, text_only)
-    )
+    def asked(record: dict) -> Iterator[dict]:
+        return scene_questions(record, cat, cfg, seed, chosen, text_only)
+
+    scenes = itertools.islice(records(), limit)
+    if "questions" in chosen and not text_only:  # a render's counterfactual pairs are also asked of together
+        made = with_pair_questions(scenes, asked, Nouns.of(cat))
+    else:
+        made = (q for r in scenes for q in asked(r))
     count = write_lines(out, (dumps(q) for q in made))
     if str(out) != "-":
         typer.echo(f"wrote {count} questions to {out}", err=True)

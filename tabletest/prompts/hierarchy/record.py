@@ -18,12 +18,14 @@ QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", 
 
 @dataclass
 class Asker:
-    """Builds the question records of one scene in one modality (`image`, or `text` with a context)."""
+    """Builds the question records of one scene in one modality (`image`, `text` with a context, or `images`:
+    a scene and its counterfactual partner, asked together)."""
 
     scene_id: str
-    modality: Literal["image", "text"]
+    modality: Literal["image", "text", "images"]
     scene_objects: list[str]
     image: str | None = None
+    images: list[str] | None = None
     context: str | None = None
     nouns: Nouns = Nouns()  # a pair noun ("scissors") takes "are"
     made: list[dict] = field(default_factory=list)
@@ -52,7 +54,7 @@ class Asker:
         holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps."""
         instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
         text = self.nouns.agree(f"{question} {instruction}")
-        code = "img" if self.modality == "image" else "txt"
+        code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
         record = {
             "qid": f"{self.scene_id}-{code}-{key}",
@@ -79,6 +81,7 @@ class Asker:
                 **({"stated": stated} if stated else {}),
             },
             "pair": f"{self.scene_id}-{code}-{pair}" if pair else None,
+            **({"images": self.images} if self.images else {}),
         }
         self.made.append(record)
         return record
