@@ -31,13 +31,16 @@ def llava_sample(query: dict, image: str) -> dict:
 
 
 def sharegpt_sample(query: dict, image: str) -> dict:
+    """One `<image>` per image, in order, as LLaMA-Factory matches them (two for a question about a scene
+    and its counterfactual partner)."""
+    images = query.get("images") or [image]
     return {
         "id": query["qid"],
         "messages": [
-            {"role": "user", "content": f"{IMAGE_TOKEN}{query['text']}"},
+            {"role": "user", "content": IMAGE_TOKEN * len(images) + query["text"]},
             {"role": "assistant", "content": query["gold"]},
         ],
-        "images": [image],
+        "images": images,
     }
 
 

@@ -28,6 +28,11 @@ from tabletest.prompts.sources import scene_input
 from tabletest.write.lock import output_lock
 
 
+# formats whose samples hold several images, where questions about two images go (LLaVA's own training code
+# opens one image per sample; LLaMA-Factory matches each `<image>` to an entry of `images`)
+TWO_IMAGE_FORMATS = ("sharegpt",)
+
+
 @dataclass(frozen=True)
 class ExportOptions:
     variations: Variations = "paper"
@@ -70,6 +75,7 @@ class Job:
         self.scene_counts: Counter[str] = Counter()
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
+        self._scene: dict | None = None  # the last scene of the set whose questions were asked: its partners' pair
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -85,7 +91,7 @@ class Job:
             )
 
     def _split_of(self, record: dict) -> str:
-        scene = (record.get("counterfactual") or {}).get("of", record["id"])  # a pair lands in one split together
+        scene = (record.get("counterfactual") or record.get("view") or {}).get("of", record["id"])  # a scene's views and partners land in its split
         return self.split.of(scene, names(record), looks(record) if self.split.by == "appearance" else ())
 
     def scenes(self) -> Iterator[tuple[str, dict]]:
@@ -106,8 +112,18 @@ class Job:
 
     def queries(self, record: dict) -> Iterator[dict]:
         if self.options.questions == "hierarchy":
-            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog)
+            scene = self._pair_scene(record) if self.fmt in TWO_IMAGE_FORMATS else None
+            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene)
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
+
+    def _pair_scene(self, record: dict) -> dict | None:
+        """The scene a counterfactual partner was made from, when it came just before (a render keeps them so)."""
+        change = record.get("counterfactual")
+        if change is None and "view" not in record:
+            self._scene = record
+        if change is not None and self._scene is not None and self._scene["id"] == change.get("of"):
+            return self._scene
+        return None
 
     def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:
         """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,
