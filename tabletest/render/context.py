@@ -55,8 +55,8 @@ class RunContext:
         return tuple(self.config.render.resolution)
 
     def pending_scenes(self, on_skip: Callable[[], None] = lambda: None) -> Iterator[Scene | RandomScene]:
-        """The scenes still to render (random ones each followed by its counterfactual partners); `on_skip`
-        is called for each partner a scene cannot have."""
+        """The scenes still to render (random ones each followed by its other views and counterfactual
+        partners); `on_skip` is called for each view or partner a scene cannot have."""
         if self.random is not None:
             sizes = {name: entry.size_m for name, entry in self.entries.items()}
             camera, height = self.config.camera, self.config.table.height_m

@@ -1,4 +1,5 @@
-"""Counterfactual pairs: which candidate partner is kept, and the exact difference its change made.
+"""Counterfactual pairs: which candidate partner is kept, and the exact difference its change made; and
+the stream of a random set's scenes, each followed by its other views and its partners.
 
 A candidate (`tabletest.layout.counterfactuals`) is kept only if its change changed the relation it aims
 at: a swap must turn around every directional relation the two objects had, a move must carry the
