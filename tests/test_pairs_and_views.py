@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from dataclasses import replace
 
 import jsonschema
@@ -240,18 +241,31 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
     assert asked.returncode == 0, asked.stderr
     together = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
     together = [q for q in together if q["modality"] == "images"]
-    assert {q["skill"] for q in together} == {"which image", "what changed"}
+    assert {q["skill"] for q in together} >= {"which image", "what changed", "same answer", "viewpoint"}
+    for skill in ("same answer", "viewpoint"):
+        answers = Counter(q["answer"] for q in together if q["skill"] == skill and q["answer_type"] == "yes/no")
+        assert answers[True] == answers[False] > 0, f"{skill}: as many yes as no"
     for q in together:
         partner_record = records[q["scene_id"]]
-        original = records[partner_record["counterfactual"]["of"]]
+        original = records[(partner_record.get("counterfactual") or partner_record.get("view"))["of"]]
         assert q["images"] == [original["file_name"], partner_record["file_name"]]
+        pair, key = q["objects"], q["relation"]  # each gold answer recomputed from the two records alone
+        holds = [pair in original["relations"].get(key, []), pair in partner_record["relations"].get(key, [])]
+        if q["skill"] == "viewpoint":
+            if key == "azimuth":
+                turn = partner_record["camera"]["azimuth_deg"] - original["camera"]["azimuth_deg"]
+                assert q["answer"] == ("second" if turn < 0 else "first") and abs(turn) >= 10
+            else:
+                assert holds[0] and q["answer"] == holds[1]
+            continue
+        if q["skill"] == "same answer":
+            assert q["answer"] == (holds[0] == holds[1])
+            continue
         if q["skill"] == "what changed":
             kind = partner_record["counterfactual"]["kind"]
             assert q["answer"] == {"swap": "swapped", "remove": "removed"}[kind] and q["answer"] in q["options"]
             continue
-        pair, key = q["objects"], q["relation"]  # the gold answer recomputed from the two records alone
-        shown = [pair in original["relations"][key], pair in partner_record["relations"][key]]
-        assert shown == ([True, False] if q["answer"] == "first" else [False, True]), q["qid"]
+        assert holds == ([True, False] if q["answer"] == "first" else [False, True]), q["qid"]
     (tmp_path / "oracle.jsonl").write_text("".join(json.dumps({"qid": q["qid"], "response": gold_text(q)}) + "\n" for q in together))
     (tmp_path / "pairs.jsonl").write_text("".join(json.dumps(q) + "\n" for q in together))
     scored = run_cli("score", "--prompts", str(tmp_path / "pairs.jsonl"), "--responses", str(tmp_path / "oracle.jsonl"), "--out", str(tmp_path / "rep"))
@@ -269,7 +283,7 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
         assert row["messages"][0]["content"].count("<image>") == len(row["images"]), "LLaMA-Factory matches each <image> to an image"
     for row in two:
         partner_record = records[row["id"].split("-imgs-")[0]]
-        pictures = [records[partner_record["counterfactual"]["of"]], partner_record]
+        pictures = [records[(partner_record.get("counterfactual") or partner_record["view"])["of"]], partner_record]
         for name, record in zip(row["images"], pictures):
             assert (shared / name).read_bytes() == (out / record["file_name"]).read_bytes()
     llava = run_cli("export", "--dataset", str(out), "--format", "llava", "--questions", "hierarchy", "--out", str(tmp_path / "llava"))

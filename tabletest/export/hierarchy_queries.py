@@ -14,7 +14,7 @@ from functools import cache
 
 from tabletest.config import Catalog, Config, load_config
 from tabletest.prompts.hierarchy.generate import scene_questions
-from tabletest.prompts.hierarchy.pairs import pair_questions
+from tabletest.prompts.hierarchy.pairs import pair_questions, view_questions
 from tabletest.prompts.hierarchy.skills import VIEWER
 from tabletest.score.questions import NUMBER_WORDS
 from tabletest.truth.nouns import Nouns
@@ -43,12 +43,12 @@ def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
 
 def hierarchy_queries(record: dict, variations: str, seed: int, catalog: Catalog, scene: dict | None = None) -> Iterator[dict]:
     """The image questions of one render record, each with its `gold` text (see the module docstring); with
-    `scene`, the record the counterfactual partner `record` was made from, also those asked of the two."""
+    `scene`, the record the counterfactual partner or view `record` was made from, also those asked of the two."""
     rng = random.Random(f"{seed}:{record['id']}:wording")
     nouns = Nouns.of(catalog)
     made = [q for q in scene_questions(record, catalog, _config(), seed, ("questions", "captions")) if q["image"]]
     if scene is not None:
-        made += pair_questions(scene, record, nouns)
+        made += (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
     if variations == "one":
         by_skill: dict[str, list[dict]] = {}
         for q in made:

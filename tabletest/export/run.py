@@ -75,7 +75,7 @@ class Job:
         self.scene_counts: Counter[str] = Counter()
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
-        self._scene: dict | None = None  # the last scene of the set whose questions were asked: its partners' pair
+        self._scene: dict | None = None  # the last scene of the set whose questions were asked, for its views and partners
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -117,11 +117,12 @@ class Job:
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
 
     def _pair_scene(self, record: dict) -> dict | None:
-        """The scene a counterfactual partner was made from, when it came just before (a render keeps them so)."""
-        change = record.get("counterfactual")
-        if change is None and "view" not in record:
+        """The scene a counterfactual partner or another view was made from, when it came before (a render
+        keeps a scene's views and partners right after it)."""
+        made_from = (record.get("counterfactual") or record.get("view") or {}).get("of")
+        if made_from is None:
             self._scene = record
-        if change is not None and self._scene is not None and self._scene["id"] == change.get("of"):
+        elif self._scene is not None and self._scene["id"] == made_from:
             return self._scene
         return None
 

@@ -1,14 +1,22 @@
-"""Questions asked of two images at once: a scene and its counterfactual partner, from the partner's
-recorded difference. "Which image shows the mug to the left of the lamp?" asks of each relation item that
-holds in exactly one of them; "What changed?" has a closed set of answers, one per kind of change.
+"""Questions asked of two images at once: a scene and its counterfactual partner, or a scene and another
+view of it.
+
+Of a partner, from its recorded difference: "Which image shows the mug to the left of the lamp?" of each
+relation item that holds in exactly one of them; "Is the answer to 'Is the mug to the left of the lamp?'
+the same in both images?" of each item that changed or held in both; "What changed?" with a closed set of
+answers, one per kind of change. Of a view, from the two records: "Which photo was taken from further
+left?", and whether a relation still holds from the second camera (left and right may turn round; on and
+in do not). The yes/no families keep as many yes as no answers per pair.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator
 
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.truth.nouns import Nouns
+from tabletest.truth.relations import CONVERSE
 
 WHICH = ("first", "second")
 # relation key -> how the question words it; the frame it is judged in
@@ -21,6 +29,7 @@ WORDED = {
     "inside": ("in", None),
 }
 CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off"}
+FURTHER_LEFT_DEG = 10.0  # two cameras closer in azimuth than this are not asked which stood further left
 WHAT_CHANGED = (
     "What changed between the first image and the second: did two objects swap places, did one move to the "
     "other side of another, was one removed, was one replaced by another object, or was one taken off what "
@@ -34,12 +43,11 @@ def with_pair_questions(records: Iterable[dict], questions, nouns: Nouns = Nouns
     scene = None
     for record in records:
         yield from questions(record)
-        change = record.get("counterfactual")
-        if change is None and "view" not in record:
+        made_from = (record.get("counterfactual") or record.get("view") or {}).get("of")
+        if made_from is None:
             scene = record
-        elif change is not None and scene is not None and scene["id"] == change.get("of"):
-            if "file_name" in scene and "file_name" in record:
-                yield from pair_questions(scene, record, nouns)
+        elif scene is not None and scene["id"] == made_from and "file_name" in scene and "file_name" in record:
+            yield from (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
 
 
 def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[dict]:
@@ -59,9 +67,71 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[d
                     skill="which image", level="multi", frame=frame, relation=key, answer_type="choice",
                     options=list(WHICH), answer=image, objects=[a, b],
                 )  # fmt: skip
+    same = [
+        (key, a, b, side == "unchanged")
+        for side in ("became_false", "became_true", "unchanged")
+        for key in WORDED
+        for a, b in change.get(side, {}).get(key, [])
+        if not {a, b} & hidden and {a, b} <= set(both) and _answered_in_both(change, side, key, [a, b])
+    ]
+    for key, a, b, answer in balanced(same, partner["id"]):
+        words, frame = WORDED[key]
+        inner = nouns.agree(f"Is the {a} {words} the {b}?")
+        ask.ask(
+            f"same-{key}-{a}-{b}", f"Is the answer to \"{inner}\" the same in both images?", skill="same answer",
+            level="multi", frame=frame, relation=key, answer_type="yes/no", answer=answer, objects=[a, b],
+        )  # fmt: skip
     if not hidden & set(change["objects"]):
         ask.ask(
             "what-changed", WHAT_CHANGED, skill="what changed", level="multi", frame=None, relation=change["kind"],
             answer_type="choice", options=list(CHANGED.values()), answer=CHANGED[change["kind"]], objects=list(change["objects"]),
         )  # fmt: skip
     return ask.made
+
+
+def _answered_in_both(change: dict, side: str, key: str, pair: list[str]) -> bool:
+    """Whether "Is A <key> B?" has an answer in both images: a viewer relation that held in both, or turned
+    round (not one that went into or came out of a margin, where one image has no answer); on or in, which
+    hold or do not. A turned-round pair is asked once, from the image where it held first."""
+    if key not in CONVERSE or side == "unchanged":
+        return True
+    return side == "became_false" and pair in change.get("became_true", {}).get(CONVERSE[key], [])
+
+
+def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict]:
+    """The questions of a scene (the first photo) and another view of it (the second)."""
+    hidden = {*scene["relations"].get("hidden", []), *view["relations"].get("hidden", [])}
+    names = [o["name"] for o in scene["objects"]]
+    ask = Asker(view["id"], "images", names, images=[scene["file_name"], view["file_name"]], nouns=nouns)
+    turn = view["camera"]["azimuth_deg"] - scene["camera"]["azimuth_deg"]
+    if abs(turn) >= FURTHER_LEFT_DEG:
+        ask.ask(
+            "further-left", "Both photos show the same table. Which photo was taken from further left, the first or the second?",
+            skill="viewpoint", level="multi", frame="viewer", relation="azimuth", answer_type="choice", options=list(WHICH),
+            answer="second" if turn < 0 else "first", objects=[],
+        )  # fmt: skip
+    still = [
+        (key, a, b, [a, b] in view["relations"].get(key, []))
+        for key in WORDED
+        for a, b in scene["relations"].get(key, [])
+        if not {a, b} & hidden
+        # withheld from the second camera (within a margin): no answer to give
+        and ([a, b] in view["relations"].get(key, []) or key not in CONVERSE or [a, b] in view["relations"].get(CONVERSE[key], []))
+    ]
+    for key, a, b, held in balanced(still, view["id"]):
+        words, frame = WORDED[key]
+        ask.ask(
+            f"still-{key}-{a}-{b}", nouns.agree(f"In the first photo the {a} is {words} the {b}. Is it still {words} the {b} in the second photo?"),
+            skill="viewpoint", level="multi", frame=frame, relation=key, answer_type="yes/no", answer=held, objects=[a, b],
+        )  # fmt: skip
+    return ask.made
+
+
+def balanced(items: list[tuple], seed: str) -> list[tuple]:
+    """As many items answered yes as no (the last field), drawn from the larger side with a seeded stream,
+    in their order: a constant answer scores chance."""
+    yes, no = [i for i in items if i[-1]], [i for i in items if not i[-1]]
+    keep = min(len(yes), len(no))
+    rng = random.Random(f"{seed}:balanced")
+    chosen = {*rng.sample(range(len(yes)), keep)}, {*rng.sample(range(len(no)), keep)}
+    return [i for k, i in enumerate(yes) if k in chosen[0]] + [i for k, i in enumerate(no) if k in chosen[1]]
