@@ -215,6 +215,11 @@ class RenderSettings(Strict):
         "the OptiX denoiser on NVIDIA GPUs has no prefilter)",
     )
 
+    def pinned_prefilter(self) -> dict:
+        """`denoise_prefilter` where it is not the default, for what pins a render's settings (a folder's
+        settings, a layer cache's key): those pinned before the setting existed keep matching."""
+        return {} if self.denoise_prefilter == "fast" else {"denoise_prefilter": self.denoise_prefilter}
+
     @field_validator("resolution")
     @classmethod
     def _positive(cls, res: tuple[int, int]) -> tuple[int, int]:

@@ -64,8 +64,7 @@ def set_fields(config: Config) -> dict:
         "camera": config.camera.model_dump(mode="json"),
         "table": config.table.model_dump(mode="json"),
         "lighting": config.lighting.model_dump(mode="json"),
-        # the denoiser's prefilter where it is not the default (the layers cached before it existed keep their keys)
-        **({} if render.denoise_prefilter == "fast" else {"denoise_prefilter": render.denoise_prefilter}),
+        **render.pinned_prefilter(),
     }
 
 

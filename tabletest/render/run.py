@@ -107,9 +107,8 @@ def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, r
     # and their sets' settings name it (`RandomSet.settings`)
     excluded = {"objects": {"__all__": {"pair", "plural", "support", "container"}}}
     catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=excluded), sort_keys=True).encode()
-    config_json = config.model_dump(mode="json")
-    if config.render.denoise_prefilter == "fast":  # folders pinned before the setting existed keep matching
-        del config_json["render"]["denoise_prefilter"]
+    config_json = config.model_dump(mode="json", exclude={"render": {"denoise_prefilter"}})
+    config_json["render"].update(config.render.pinned_prefilter())
     settings = {
         "output_version": OUTPUT_VERSION,
         "config": config_json,
