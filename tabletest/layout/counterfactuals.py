@@ -93,7 +93,7 @@ class Candidates:
             return None
         moved = rng.choice(free)
         reference = rng.choice([o for o in scene.objects if o is not moved])
-        right = _right_axis(scene)[:2]
+        right = scene.camera.right_axis[:2]
         offset = float(np.dot(np.subtract(moved.position_m[:2], reference.position_m[:2]), right))
         x, y = np.subtract(moved.position_m[:2], 2 * offset * right)
         moved2 = replace(moved, position_m=(round(float(x), 5), round(float(y), 5), moved.position_m[2]))
@@ -168,11 +168,6 @@ def _similar(a: float, b: float) -> bool:
 def _with(scene: RandomScene, new: Mapping[str, PlacedObject]) -> tuple[PlacedObject, ...]:
     """The scene's objects, those named in `new` put where `new` has them."""
     return tuple(new.get(o.name, o) for o in scene.objects)
-
-
-def _right_axis(scene: RandomScene) -> np.ndarray:
-    """The camera's left-to-right direction (unit; horizontal, as the camera has no roll)."""
-    return scene.camera.pinhole((2, 2)).axes[0]
 
 
 def _partner(scene: RandomScene, kind: str, objects: tuple[PlacedObject, ...], names: tuple[str, ...]) -> RandomScene:

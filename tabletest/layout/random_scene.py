@@ -62,6 +62,11 @@ class CameraPose:
     def pinhole(self, resolution: tuple[int, int]) -> PinholeCamera:
         return PinholeCamera(self.position, self.target, self.focal_mm, self.sensor_width_mm, *resolution)
 
+    @property
+    def right_axis(self) -> np.ndarray:
+        """The camera's left-to-right direction (unit; horizontal, as the camera has no roll)."""
+        return self.pinhole((2, 2)).axes[0]  # the axes do not depend on the frame's size
+
 
 @dataclass(frozen=True)
 class TableLook:
@@ -142,7 +147,7 @@ def view_id(scene_id: str, number: int) -> str:
 
 def left_to_right(objects: Sequence[PlacedObject], camera: CameraPose) -> tuple[PlacedObject, ...]:
     """The objects in the order the camera sees them from left to right (the order every scene keeps)."""
-    right = camera.pinhole((2, 2)).axes[0]  # the axes do not depend on the frame's size
+    right = camera.right_axis
     return tuple(sorted(objects, key=lambda o: float(np.subtract(o.box_center, camera.position) @ right)))
 
 
