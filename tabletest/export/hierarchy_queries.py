@@ -14,7 +14,7 @@ from functools import cache
 
 from tabletest.config import Catalog, Config, load_config
 from tabletest.prompts.hierarchy.generate import scene_questions
-from tabletest.prompts.hierarchy.pairs import pair_questions, view_questions
+from tabletest.prompts.hierarchy.pairs import two_image_questions
 from tabletest.prompts.hierarchy.skills import VIEWER
 from tabletest.score.questions import NUMBER_WORDS
 from tabletest.truth.nouns import Nouns
@@ -48,7 +48,7 @@ def hierarchy_queries(record: dict, variations: str, seed: int, catalog: Catalog
     nouns = Nouns.of(catalog)
     made = [q for q in scene_questions(record, catalog, _config(), seed, ("questions", "captions")) if q["image"]]
     if scene is not None:
-        made += (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
+        made += two_image_questions(scene, record, nouns)
     if variations == "one":
         by_skill: dict[str, list[dict]] = {}
         for q in made:

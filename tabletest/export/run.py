@@ -24,6 +24,8 @@ from tabletest.export.queries import Variations, queries
 from tabletest.export.split import TEST, TRAIN, Split, SplitBy, looks, make_split
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
+from tabletest.prompts.hierarchy.pairs import Companions
+from tabletest.prompts.reading import made_from
 from tabletest.prompts.sources import scene_input
 from tabletest.write.lock import output_lock
 
@@ -75,7 +77,7 @@ class Job:
         self.scene_counts: Counter[str] = Counter()
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
-        self._scene: dict | None = None  # the last scene of the set whose questions were asked, for its views and partners
+        self._companions = Companions()  # pairs views and partners with their scene, for questions about both
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -91,7 +93,7 @@ class Job:
             )
 
     def _split_of(self, record: dict) -> str:
-        scene = (record.get("counterfactual") or record.get("view") or {}).get("of", record["id"])  # a scene's views and partners land in its split
+        scene = made_from(record) or record["id"]  # a scene's views and partners land in its split
         return self.split.of(scene, names(record), looks(record) if self.split.by == "appearance" else ())
 
     def scenes(self) -> Iterator[tuple[str, dict]]:
@@ -112,19 +114,9 @@ class Job:
 
     def queries(self, record: dict) -> Iterator[dict]:
         if self.options.questions == "hierarchy":
-            scene = self._pair_scene(record) if self.fmt in TWO_IMAGE_FORMATS else None
+            scene = self._companions.scene_of(record) if self.fmt in TWO_IMAGE_FORMATS else None
             return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene)
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
-
-    def _pair_scene(self, record: dict) -> dict | None:
-        """The scene a counterfactual partner or another view was made from, when it came before (a render
-        keeps a scene's views and partners right after it)."""
-        made_from = (record.get("counterfactual") or record.get("view") or {}).get("of")
-        if made_from is None:
-            self._scene = record
-        elif self._scene is not None and self._scene["id"] == made_from:
-            return self._scene
-        return None
 
     def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:
         """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,

@@ -56,3 +56,8 @@ def require(record: dict, fields: tuple[str, ...], path: Path, line: int, fix: s
     for field in fields:
         if field not in record:
             raise UserError(f"{path}: line {line} has no {field!r} field; {fix}")
+
+
+def made_from(record: dict) -> str | None:
+    """The scene a counterfactual partner or another view was made from; None for a scene of its own."""
+    return (record.get("counterfactual") or record.get("view") or {}).get("of")

@@ -14,8 +14,8 @@ from tabletest.errors import UserError
 from tabletest.options import CatalogOpt, ConfigOpt, LimitOpt
 from tabletest.prompts.hierarchy.generate import FORMS, scene_questions
 from tabletest.prompts.hierarchy.pairs import with_pair_questions
-from tabletest.truth.nouns import Nouns
 from tabletest.prompts.reading import read_records, require
+from tabletest.truth.nouns import Nouns
 from tabletest.write.jsonl import dumps, write_lines
 
 SCENE_FIX = "give a render's metadata.jsonl (or its folder) or a `tabletest vignettes` JSONL file"

@@ -17,6 +17,7 @@ from tabletest.prompts.hierarchy.captions import captions
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.stories import story, vignette_story
+from tabletest.prompts.reading import made_from
 from tabletest.truth.nouns import Nouns
 
 FORMS = ("questions", "captions", "stories")
@@ -33,7 +34,7 @@ def scene_questions(
     """Every question of the scene. A counterfactual partner's or another view's name the scene it was
     made from (`scene_of`), whose same questions they are compared with."""
     made = _scene_questions(record, catalog, config, seed, forms, text_only)
-    of = (record.get("counterfactual") or record.get("view") or {}).get("of")
+    of = made_from(record)
     return made if of is None else ({**question, "scene_of": of} for question in made)
 
 

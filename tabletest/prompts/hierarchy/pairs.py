@@ -15,6 +15,7 @@ import random
 from collections.abc import Iterable, Iterator
 
 from tabletest.prompts.hierarchy.record import Asker
+from tabletest.prompts.reading import made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import CONVERSE
 
@@ -37,17 +38,36 @@ WHAT_CHANGED = (
 )
 
 
+class Companions:
+    """Pairs each view or counterfactual partner with its scene, which a render keeps right before it."""
+
+    def __init__(self) -> None:
+        self.scene: dict | None = None  # the last scene of the set seen
+
+    def scene_of(self, record: dict) -> dict | None:
+        """The scene `record` was made from, if it came before; None for a scene of the set (remembered)."""
+        of = made_from(record)
+        if of is None:
+            self.scene = record
+            return None
+        return self.scene if self.scene is not None and self.scene["id"] == of else None
+
+
 def with_pair_questions(records: Iterable[dict], questions, nouns: Nouns = Nouns()) -> Iterator[dict]:
-    """`questions(record)` of every record, and after each counterfactual partner of a rendered scene the
-    questions asked of it and its scene together (a render keeps a scene's partners right after it)."""
-    scene = None
+    """`questions(record)` of every record, and after each view or counterfactual partner of a scene the
+    questions asked of it and its scene together."""
+    companions = Companions()
     for record in records:
         yield from questions(record)
-        made_from = (record.get("counterfactual") or record.get("view") or {}).get("of")
-        if made_from is None:
-            scene = record
-        elif scene is not None and scene["id"] == made_from and "file_name" in scene and "file_name" in record:
-            yield from (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
+        if (scene := companions.scene_of(record)) is not None:
+            yield from two_image_questions(scene, record, nouns)
+
+
+def two_image_questions(scene: dict, record: dict, nouns: Nouns = Nouns()) -> list[dict]:
+    """The questions of a scene and its partner or view, asked together; none unless both were rendered."""
+    if "file_name" not in scene or "file_name" not in record:
+        return []
+    return (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
 
 
 def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[dict]:
