@@ -4,7 +4,7 @@
 # Each venv gets `pip install -e '.[render,dev]'`, then the test prerequisites, then pytest.
 # The Pythons run side by side, each into its own log, printed when all have ended (the SLURM tests
 # in the first one only). Exits non-zero if any suite (or any setup) fails, and ends with pytest's
-# closing line per Python.
+# closing line per Python and the names of the tests that failed.
 #
 #   scripts/test.sh                 # both suites (the README's test command, and .ci/run's)
 #   scripts/test.sh -x -k render    # arguments go to pytest
@@ -82,6 +82,7 @@ lane() {
         "$venv/bin/python" -m pytest -q "${extra[@]}" "$@"
         code=$?
         echo "Python $version, bpy $bpy: $(grep -E '^=*.* in [0-9.]+s' "$log" | tail -n 1 | tr -d '=' | xargs) (exit $code)$( ((index > 0)) && [[ -z $NO_SLURM ]] && echo ", tests/test_slurm.py in the first lane")" >"$log.summary"
+        grep -E '^(FAILED|ERROR) ' "$log" | sed "s/^/  Python $version: /" >>"$log.summary"  # the failures' names where the last lines show
         return "$code"
     } >"$log" 2>&1
 }
