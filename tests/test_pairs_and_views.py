@@ -14,7 +14,6 @@ import jsonschema
 import numpy as np
 import pytest
 from conftest import run_cli
-from datasets import load_dataset
 
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
@@ -272,22 +271,6 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
     assert scored.returncode == 0, scored.stderr
     with open(tmp_path / "rep" / "accuracy.csv") as fh:
         assert {float(row["accuracy"]) for row in csv.DictReader(fh)} == {1.0}
-
-    shared = tmp_path / "sharegpt"
-    exported = run_cli("export", "--dataset", str(out), "--format", "sharegpt", "--questions", "hierarchy", "--out", str(shared))
-    assert exported.returncode == 0, exported.stderr
-    rows = load_dataset("json", data_files=str(shared / "train.jsonl"), cache_dir=str(tmp_path / "hf"))["train"]
-    two = [row for row in rows if len(row["images"]) == 2]
-    assert len(two) == len(together), "every question about two images, with both images"
-    for row in rows:
-        assert row["messages"][0]["content"].count("<image>") == len(row["images"]), "LLaMA-Factory matches each <image> to an image"
-    for row in two:
-        partner_record = records[row["id"].split("-imgs-")[0]]
-        pictures = [records[(partner_record.get("counterfactual") or partner_record["view"])["of"]], partner_record]
-        for name, record in zip(row["images"], pictures):
-            assert (shared / name).read_bytes() == (out / record["file_name"]).read_bytes()
-    llava = run_cli("export", "--dataset", str(out), "--format", "llava", "--questions", "hierarchy", "--out", str(tmp_path / "llava"))
-    assert llava.returncode == 0 and all(isinstance(s["image"], str) for s in json.loads((tmp_path / "llava" / "train.json").read_text()))
 
     swap = next(r for r in swaps if len(r["objects"]) >= 3)
     a, b = swap["counterfactual"]["objects"]

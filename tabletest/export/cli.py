@@ -25,6 +25,7 @@ FORMATS = {
     "webdataset": ("wds:export_webdataset", SPLITS | SHARDS),
     "llava": ("instruct:export_llava", QUESTIONS | SPLITS),
     "sharegpt": ("instruct:export_sharegpt", QUESTIONS | SPLITS),
+    "hf-chat": ("huggingface:export_hf_chat", QUESTIONS | SPLITS | SHARDS),
     "vlmevalkit": ("vlmevalkit:export_vlmevalkit", QUESTIONS),
     "lmms-eval": ("lmms_eval:export_lmms_eval", QUESTIONS),
     "coco": ("coco:export_coco", SPLITS | {"segmentation"}),
@@ -62,10 +63,10 @@ def export(
     ] = "study",
     seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order and --variations one.")] = 0,
     shard_size: Annotated[
-        int, typer.Option("--shard-size", min=1, help="Most samples per shard (parquet, webdataset).")
+        int, typer.Option("--shard-size", min=1, help="Most images per shard (parquet, webdataset; hf-chat: their questions).")
     ] = 1000,
     shard_mb: Annotated[
-        float, typer.Option("--shard-mb", min=0.001, help="Most MB per shard (parquet, webdataset).")
+        float, typer.Option("--shard-mb", min=0.001, help="Most MB per shard (parquet, webdataset, hf-chat).")
     ] = 500.0,
     assets: Annotated[
         Path | None,

@@ -56,7 +56,7 @@ class RenderDataset:
             yield record
 
     def image(self, record: dict) -> Path:
-        return self._file(record["file_name"])
+        return self.file(record["file_name"])
 
     def has_masks(self) -> bool:
         """Whether the render was made with `--masks` (judged by its first record)."""
@@ -68,13 +68,14 @@ class RenderDataset:
 
     def mask(self, record: dict) -> Path | None:
         """The object mask (`tabletest render --masks`: pixel value = 1 + position from the left), if rendered."""
-        return self._file(record[MASK]) if MASK in record else None
+        return self.file(record[MASK]) if MASK in record else None
 
     def depth(self, record: dict) -> Path | None:
         """The depth pass (16-bit millimetres), written with the mask since the depth pass came in."""
-        return self._file(record[DEPTH]) if DEPTH in record else None
+        return self.file(record[DEPTH]) if DEPTH in record else None
 
-    def _file(self, relative: str) -> Path:
+    def file(self, relative: str) -> Path:
+        """A file the render lists, by its path in the folder (a missing one is a UserError that says how to complete it)."""
         path = self.root / relative
         if not path.is_file():
             raise UserError(

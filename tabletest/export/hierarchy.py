@@ -3,7 +3,8 @@ formats take the questions of `hierarchy_queries` through `Job.queries`).
 
 Evaluation formats get one set per skill: VLMEvalKit a TSV each (`TableTest_<skill>_OpenEnded.tsv`: the
 name holds `openended` so that VLMEvalKit types it as a free-answer set, not as multiple choice), lmms-eval
-a task each, scored by `tabletest score`'s reader.
+a task each, scored by `tabletest score`'s reader. Questions about two images (a scene and its partner or
+view) show both: a list of images in VLMEvalKit's `image` cell, two pictures from lmms-eval's doc_to_visual.
 """
 
 from __future__ import annotations
@@ -11,18 +12,28 @@ from __future__ import annotations
 import base64
 import contextlib
 import csv
+import re
 from collections import Counter
 
 from tabletest.export.lmms_eval import group_name, write_tasks
 from tabletest.export.run import Job
 from tabletest.export.vlmevalkit import OPEN
+from tabletest.prompts.reading import images_asked
 from tabletest.write.jsonl import atomic_output, dumps
 
 COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type"]
 
 
 def _skill_file(skill: str) -> str:
-    return skill.replace("+", "_").replace("-", "_")
+    """A skill as a dataset, task and file name: `position+counting` -> `position_counting`, `which image` -> `which_image`."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", skill)
+
+
+def _encoded(job: Job, files: tuple[str, ...]) -> str:
+    """The `image` cell of a question's first row in a file: one image's base64, or a Python list of them,
+    which VLMEvalKit (`toliststr`) reads as a multi-image question and shows to the model in order."""
+    encoded = [base64.b64encode(job.dataset.file(f).read_bytes()).decode("ascii") for f in files]
+    return encoded[0] if len(encoded) == 1 else repr(encoded)
 
 
 def export_vlmevalkit_hierarchy(job: Job) -> dict:
@@ -31,8 +42,7 @@ def export_vlmevalkit_hierarchy(job: Job) -> dict:
         writers: dict[str, csv.DictWriter] = {}
         prompts = stack.enter_context(atomic_output(job.staging.file("prompts.jsonl")))
         for _, record in job.scenes():
-            encoded = base64.b64encode(job.dataset.image(record).read_bytes()).decode("ascii")
-            first_row: dict[str, int] = {}
+            first_row: dict[tuple[str, tuple[str, ...]], int] = {}
             for q in job.queries(record):
                 name = f"TableTest_{_skill_file(q['skill'])}_{OPEN}"
                 if name not in writers:
@@ -40,8 +50,9 @@ def export_vlmevalkit_hierarchy(job: Job) -> dict:
                     writers[name] = csv.DictWriter(fh, COLUMNS, delimiter="\t", lineterminator="\n")
                     writers[name].writeheader()
                 index = counts[name]
-                image = str(first_row[name]) if name in first_row else encoded
-                first_row.setdefault(name, index)
+                shown = (name, tuple(images_asked(q)))
+                image = str(first_row[shown]) if shown in first_row else _encoded(job, shown[1])
+                first_row.setdefault(shown, index)
                 row = {
                     "index": index,
                     "image": image,
@@ -74,7 +85,7 @@ def export_lmms_eval_hierarchy(job: Job) -> dict:
                 skill = _skill_file(q["skill"])
                 if skill not in files:
                     files[skill] = stack.enter_context(atomic_output(job.staging.file(f"data/{skill}.jsonl")))
-                files[skill].write(dumps(q) + "\n")
+                files[skill].write(dumps({**q, "images": images_asked(q)}) + "\n")  # every row the same columns
                 counts[skill] += 1
     group = group_name(job, "tabletest_hierarchy")
     tasks = [f"{group}_{skill}" for skill in sorted(counts)]

@@ -1,4 +1,5 @@
-"""Hugging Face datasets: an ImageFolder (the render layout, one schema for every row) and Parquet shards.
+"""Hugging Face datasets: an ImageFolder (the render layout, one schema for every row), Parquet shards of
+images and records, and Parquet shards of questions in the chat layout (`hf-chat`).
 
 Both cards declare the columns (`dataset_info` and `configs`), so `load_dataset("<folder>")` does not infer
 them from the first rows.
@@ -19,6 +20,7 @@ import pyarrow.parquet as pq
 from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_fields
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
+from tabletest.prompts.reading import images_asked, made_from
 
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
 METADATA_ROW_GROUP = 10_000  # ImageFolder's metadata has no images: large groups write 9x faster than 100
@@ -102,10 +104,11 @@ def schema(with_mask: bool, random_scenes: bool = False) -> pa.Schema:
 
 
 class _ParquetShard:
-    def __init__(self, path: Path, schema: pa.Schema, rows_per_group: int = ROW_GROUP) -> None:
+    def __init__(self, path: Path, schema: pa.Schema, rows_per_group: int = ROW_GROUP, **options) -> None:
+        """`options` go to pyarrow's ParquetWriter."""
         self.schema = schema
         self.rows_per_group = rows_per_group
-        self.writer = pq.ParquetWriter(path, schema, compression="zstd")
+        self.writer = pq.ParquetWriter(path, schema, compression="zstd", **options)
         self.rows: list[dict] = []
 
     def write(self, row: dict) -> None:
@@ -151,6 +154,102 @@ ds = datasets.load_dataset("{loadable(job.out)}")
         },
     )
     return {"shards": files}
+
+
+# the chat layout of TRL's vision datasets and of processors' chat templates: `images` in order, an image part each
+PART = pa.struct([("type", pa.string()), ("text", pa.string())])
+MESSAGE = pa.struct([("role", pa.string()), ("content", pa.list_(PART))])
+CHAT_FIELDS = [
+    ("id", pa.string()),
+    ("scene_id", pa.string()),
+    ("messages", pa.list_(MESSAGE)),
+    ("question_ids", pa.list_(pa.string())),
+    ("categories", pa.list_(pa.string())),
+]
+TURNS = 16  # questions per conversation at most: a trainer cuts longer ones at its length limit, losing the rest
+CHAT = pa.schema(
+    [("images", pa.list_(IMAGE)), *CHAT_FIELDS],
+    metadata={"huggingface": json.dumps({"info": {"features": {"images": [{"_type": "Image"}]}}})},
+)
+
+
+class _ChatShard(_ParquetShard):
+    """A shard written one image's conversations at a time (so that a resumed export skips whole images). An
+    image's rows repeat its bytes: Parquet's dictionary encoding stores them once per row group, when the
+    dictionary may hold a row group's pictures (pyarrow's 1 MiB default falls back to a copy per row)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, CHAT, dictionary_pagesize_limit=64 * 2**20)
+
+    def write(self, rows: list[dict]) -> None:
+        for row in rows:
+            super().write(row)
+
+
+def chat_rows(job: Job, record: dict) -> list[dict]:
+    """The questions of one image as conversations of at most TURNS questions each (ids `<image>-q0`, `-q1`, ...).
+    Questions about the image and its scene together (a partner's or view's) are rows of their own, of the
+    two pictures (`<image>-with-<scene>-q0`, ...)."""
+    by_images: dict[tuple[str, ...], list[dict]] = {}
+    for query in job.queries(record):
+        by_images.setdefault(tuple(images_asked(query)), []).append(query)
+    rows = []
+    for files, questions in by_images.items():
+        name = record["id"] if len(files) == 1 else f"{record['id']}-with-{made_from(record)}"
+        pictures = [_embedded(job.dataset.file(f), Path(f).stem) for f in files]
+        for start in range(0, len(questions), TURNS):
+            asked = questions[start : start + TURNS]
+            rows.append({
+                "id": f"{name}-q{start // TURNS}",
+                "scene_id": record["id"],
+                "images": pictures,
+                "messages": conversation(asked, len(files)),
+                "question_ids": [q["qid"] for q in asked],
+                "categories": [q.get("skill") or f"p{q['prompt_type']}" for q in asked],
+            })  # fmt: skip
+    return rows
+
+
+def conversation(asked: list[dict], pictures: int) -> list[dict]:
+    """The first user turn shows the pictures, then asks; each question and its gold answer follow as turns."""
+    messages = []
+    for k, query in enumerate(asked):
+        shown = [{"type": "image", "text": None}] * (pictures if k == 0 else 0)
+        messages.append({"role": "user", "content": [*shown, {"type": "text", "text": query["text"]}]})
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": query["gold"]}]})
+    return messages
+
+
+def export_hf_chat(job: Job) -> dict:
+    shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", _ChatShard)
+    for split, record in pending(job.scenes(), shards):
+        rows = chat_rows(job, record)
+        pictures = {image["path"]: len(image["bytes"]) for row in rows for image in row["images"]}
+        shards[split].add(rows, sum(pictures.values()) + 2048 * len(rows))  # a row group stores a picture once
+    files = {split: _final_names(job, names) for split, names in close_all(shards).items()}
+    rows = {s: sum(pq.ParquetFile(job.staging.path / f).metadata.num_rows for f in files[s]) for s in files}
+    data_files = [{"split": s, "path": f"data/{s}-*"} for s in job.split.names if files[s]]
+    job.write_card(
+        "TableTest (chat)",
+        f"""Questions about where everyday objects stand on a table, with their true answers, as conversations
+in the chat layout of Hugging Face processors and TRL: `images` (the picture; or, for questions about a
+scene and its counterfactual partner or other view, both, in order) and `messages` (the first user turn
+has an `{{"type": "image"}}` part per picture; each question and its gold answer follow as turns, at most
+{TURNS} to a row). `question_ids` and `categories` (skill, or prompt type) name the questions in order.
+
+```python
+import datasets
+ds = datasets.load_dataset("{loadable(job.out)}", split="{job.split.names[0]}")
+text = processor.apply_chat_template(ds[0]["messages"])  # e.g. Qwen2-VL's or LLaVA-OneVision's processor
+inputs = processor(text=text, images=ds[0]["images"])
+```""",
+        {
+            "task_categories": ["visual-question-answering"],
+            **declared(data_files, [{"name": "images", "list": "image"}, *hf_features(CHAT_FIELDS)]),
+        },
+        sum(rows.values()),
+    )
+    return {"shards": files, "rows": rows}
 
 
 def _embedded(path: Path, stem: str) -> dict:

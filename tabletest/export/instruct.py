@@ -1,8 +1,9 @@
 """Instruction-tuning files: LLaVA's JSON and the ShareGPT `messages` form LLaMA-Factory reads.
 
-Each sample is one question of the prompt battery about one image, answered with its gold text;
-`--variations` sets how many of the study's variations each scene gives, `--split-by` holds out
-scenes or whole objects. Images sit under `images/`, referenced relative to the export folder.
+Each sample is one question about one image (or, with `--questions hierarchy`, about a scene and its
+partner or other view), answered with its gold text; `--variations` sets how many of the study's
+variations each scene gives, `--split-by` holds out scenes or whole objects. Images sit under
+`images/`, referenced relative to the export folder.
 """
 
 from __future__ import annotations
@@ -14,17 +15,23 @@ from collections.abc import Callable
 from typing import IO
 
 from tabletest.export.run import Job
+from tabletest.export.split import TRAIN
+from tabletest.prompts.reading import images_asked
 from tabletest.write.jsonl import atomic_output, dumps
 
 IMAGE_TOKEN = "<image>"
+MULTI_IMAGE = "_multi_image"  # `train_multi_image.json`: LLaVA's samples of two images, apart from its one-image ones
 
 
 def llava_sample(query: dict, image: str) -> dict:
+    """One image as LLaVA's training code opens it, or a list of them with an `<image>` each, as
+    LLaVA-OneVision's (LLaVA-NeXT's `train.py`) reads a multi-image sample."""
+    images = images_asked(query)
     return {
         "id": query["qid"],
-        "image": image,
+        "image": image if len(images) == 1 else images,
         "conversations": [
-            {"from": "human", "value": f"{IMAGE_TOKEN}\n{query['text']}"},
+            {"from": "human", "value": f"{IMAGE_TOKEN}\n" * len(images) + query["text"]},
             {"from": "gpt", "value": query["gold"]},
         ],
     }
@@ -33,7 +40,7 @@ def llava_sample(query: dict, image: str) -> dict:
 def sharegpt_sample(query: dict, image: str) -> dict:
     """One `<image>` per image, in order, as LLaMA-Factory matches them (two for a question about a scene
     and its counterfactual partner)."""
-    images = query.get("images") or [image]
+    images = images_asked(query)
     return {
         "id": query["qid"],
         "messages": [
@@ -70,17 +77,26 @@ class _JsonLines:
         pass
 
 
-def _write_samples(job: Job, suffix: str, writer: Callable, sample: Callable) -> Counter[str]:
+def _write_samples(job: Job, suffix: str, writer: Callable, sample: Callable, apart: str = "") -> Counter[str]:
+    """Every question of every split as a sample; with `apart`, those about two images go to
+    `<split><apart><suffix>` instead (opened on the first), for tools that read one image per sample."""
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
-        files = {
-            s: writer(stack.enter_context(atomic_output(job.staging.file(f"{s}{suffix}")))) for s in job.split.names
-        }
+
+        def opened(name: str):
+            return writer(stack.enter_context(atomic_output(job.staging.file(name))))
+
+        files = {s: opened(f"{s}{suffix}") for s in job.split.names}
         for split, record in job.scenes():
             image = job.place_image(record)
             for query in job.queries(record):
-                files[split].write(sample(query, image))
-                counts[split] += 1
+                name = split
+                if apart and len(images_asked(query)) > 1:
+                    name = f"{split}{apart}"
+                    if name not in files:
+                        files[name] = opened(f"{name}{suffix}")
+                files[name].write(sample(query, image))
+                counts[name] += 1
         for f in files.values():
             f.close()
     return counts
@@ -95,7 +111,18 @@ def _describe(job: Job) -> str:
 
 
 def export_llava(job: Job) -> dict:
-    counts = _write_samples(job, ".json", _JsonArray, llava_sample)
+    counts = _write_samples(job, ".json", _JsonArray, llava_sample, apart=MULTI_IMAGE)
+    multi = ""
+    if f"{TRAIN}{MULTI_IMAGE}" in counts:
+        multi = f"""
+
+Questions about two images (a scene and its counterfactual partner or another view) are in
+`train{MULTI_IMAGE}.json`, each with `image` a list and an `<image>` per image, as LLaVA-OneVision's
+training code (LLaVA-NeXT) reads them; it takes both files at once:
+
+```bash
+python llava/train/train_mem.py --data_path "{job.out}/{{train,train{MULTI_IMAGE}}}.json" --image_folder {job.out} ...
+```"""
     job.write_card(
         "TableTest (LLaVA instruction tuning)",
         f"""Questions about where everyday objects stand on a table, with their true answers, in LLaVA's
@@ -103,7 +130,7 @@ conversation format (`id`, `image` relative to this folder, `conversations`).
 
 ```bash
 python llava/train/train_mem.py --data_path {job.out}/train.json --image_folder {job.out} ...
-```
+```{multi}
 
 {_describe(job)}""",
         {"task_categories": ["visual-question-answering"]},

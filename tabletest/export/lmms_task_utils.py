@@ -31,6 +31,7 @@ def _require_tabletest() -> None:
 _require_tabletest()
 
 from tabletest.config import load_catalog  # noqa: E402  (after the check: its error is the one to see)
+from tabletest.prompts.reading import images_asked  # noqa: E402
 from tabletest.score.judge import judge  # noqa: E402
 from tabletest.score.lexicon import Lexicon, load_lexicon  # noqa: E402
 from tabletest.score.questions import judge_question  # noqa: E402
@@ -66,8 +67,13 @@ def lexicon() -> Lexicon:
 
 
 def doc_to_visual(doc: dict) -> list[Image.Image]:
-    with Image.open(HERE / doc["image"]) as image:
-        return [image.convert("RGB")]
+    """The question's images in order: one, or a scene and its counterfactual partner or other view."""
+    return [_rgb(HERE / name) for name in images_asked(doc)]
+
+
+def _rgb(path: Path) -> Image.Image:
+    with Image.open(path) as image:
+        return image.convert("RGB")
 
 
 def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:

@@ -30,11 +30,6 @@ from tabletest.prompts.sources import scene_input
 from tabletest.write.lock import output_lock
 
 
-# formats whose samples hold several images, where questions about two images go (LLaVA's own training code
-# opens one image per sample; LLaMA-Factory matches each `<image>` to an entry of `images`)
-TWO_IMAGE_FORMATS = ("sharegpt",)
-
-
 @dataclass(frozen=True)
 class ExportOptions:
     variations: Variations = "paper"
@@ -78,6 +73,7 @@ class Job:
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
         self._companions = Companions()  # pairs views and partners with their scene, for questions about both
+        self._made_from: tuple[str, dict | None] = ("", None)  # the record last yielded, and its scene
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -100,6 +96,7 @@ class Job:
         """(split, record) for every scene of the render, in file order."""
         for record in self.dataset.records():
             split = self._split_of(record)
+            self._made_from = (record["id"], self._companions.scene_of(record))  # seen even when a resume skips it
             self.scene_counts[split] += 1
             if "scene" in record:
                 self.hdris.add(record["scene"]["world"]["hdri"])
@@ -113,8 +110,10 @@ class Job:
         return relative if self.split.by is None else f"{split}/{relative}"
 
     def queries(self, record: dict) -> Iterator[dict]:
+        """The questions of `record` with their gold text: with `--questions hierarchy`, after a view or
+        partner also those asked of it and its scene together (`images`: both)."""
         if self.options.questions == "hierarchy":
-            scene = self._companions.scene_of(record) if self.fmt in TWO_IMAGE_FORMATS else None
+            scene = self._made_from[1] if self._made_from[0] == record["id"] else None
             return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene)
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
 
