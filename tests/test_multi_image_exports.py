@@ -21,8 +21,9 @@ from test_export import assert_same_image, load_lmms_task, pixels
 
 from tabletest.config import load_catalog
 from tabletest.export import huggingface
-from tabletest.export.dataset import RenderDataset
+from tabletest.export.dataset import RenderDataset, names
 from tabletest.export.run import ExportOptions, run_export
+from tabletest.export.split import make_split
 from tabletest.prompts.reading import made_from
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question
@@ -177,6 +178,32 @@ def test_lmms_eval_shows_both_pictures(pairs, records, two_image_questions, tmp_
         for image, record in zip(shown, pictures_of(records, doc["scene_id"])):
             assert_same_image(image, pairs, record)
         assert task.config["process_results"](doc, [doc["gold"]]) == {"accuracy": 1.0, "unparsed": 0.0}
+
+
+def test_an_object_split_keeps_a_replace_partner_with_its_scene(pairs, records, tmp_path):
+    """A replace partner brings in another object: held out, it takes its scene and views to validation."""
+    brought_in = {
+        name
+        for r in records.values()
+        if r.get("counterfactual", {}).get("kind") == "replace"
+        for name in set(names(r)) - {n for other in records.values() if other["id"] == made_from(r) for n in names(other)}
+    }
+    pool = {n for r in records.values() for n in names(r)} - brought_in
+    # a seed that holds out an object only a replace partner shows (the split draws from every object shown)
+    seed = next(s for s in range(200) if set(make_split("object", 0.1, s, pool | brought_in).held_out) <= brought_in)
+    out = tmp_path / "sharegpt"
+    export(pairs, "sharegpt", out, "--split-by", "object", "--val-fraction", "0.1", "--seed", str(seed))
+    split_of = {}
+    for split in ("train", "validation"):
+        for line in (out / f"{split}.jsonl").read_text().splitlines():
+            split_of[json.loads(line)["images"][-1]] = split
+    held_out = set(json.loads((out / ".tabletest-export.json").read_text())["split"]["held_out_objects"])
+    assert held_out <= brought_in and "validation" in split_of.values() and "train" in split_of.values()
+    for record in records.values():
+        split = split_of[record["file_name"]]
+        assert split == split_of[records[made_from(record) or record["id"]]["file_name"]], record["id"]
+        if split == "train":
+            assert not set(names(record)) & held_out, record["id"]
 
 
 def test_a_resumed_hf_chat_export_equals_a_whole_one(pairs, tmp_path, monkeypatch):

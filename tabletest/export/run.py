@@ -52,7 +52,11 @@ class Job:
 
     def __init__(self, fmt: str, dataset: RenderDataset, out: Path, options: ExportOptions, catalog: Catalog) -> None:
         self.fmt, self.dataset, self.out, self.options, self.catalog = fmt, dataset, out, options, catalog
-        objects = (n for r in dataset.records() for n in names(r)) if options.split_by == "object" else ()
+        self._family_objects: dict[str, set[str]] = {}  # scene id -> the objects of it, its views and partners
+        if options.split_by == "object":
+            for record in dataset.records():
+                self._family_objects.setdefault(made_from(record) or record["id"], set()).update(names(record))
+        objects = (n for family in self._family_objects.values() for n in family)
         if options.split_by == "appearance":
             objects = (label for r in dataset.records() for label in looks(r))
         whole = TEST if options.evaluation else TRAIN
@@ -89,8 +93,11 @@ class Job:
             )
 
     def _split_of(self, record: dict) -> str:
-        scene = made_from(record) or record["id"]  # a scene's views and partners land in its split
-        return self.split.of(scene, names(record), looks(record) if self.split.by == "appearance" else ())
+        """A scene's views and partners land in its split: held out with it when any of them shows a held-out
+        object (a replace partner brings in another), as a table or sky they share holds them all out."""
+        scene = made_from(record) or record["id"]
+        objects = tuple(self._family_objects[scene]) if self.split.by == "object" else names(record)
+        return self.split.of(scene, objects, looks(record) if self.split.by == "appearance" else ())
 
     def scenes(self) -> Iterator[tuple[str, dict]]:
         """(split, record) for every scene of the render, in file order."""
