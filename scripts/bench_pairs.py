@@ -4,6 +4,11 @@ partner costs the worker beyond its render call.
 
     python scripts/bench_pairs.py --scenes 2000 --resolution 64x48 --samples 1
     python scripts/bench_pairs.py --scenes 0 --timing 48      # the worker's set-up per kind only
+    python scripts/bench_pairs.py --scenes 5000 --kinds unstack --dense --timing 0
+
+`--dense` draws the scenes from the shipped random config with 4 to 6 objects, each stood on or put into
+another whenever one can carry it (stack and contain 0.5 each), so that partners of every kind, unstack
+above all (a scene needs a carried object), come often enough to count a thousand.
 
 Part one runs the real `tabletest render --scenes random --counterfactuals <every kind> --masks` and
 then `tabletest verify` on it. Part two renders the first `--timing` scenes and their partners through
@@ -26,6 +31,8 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
@@ -44,10 +51,25 @@ from tabletest.truth.records import placed_relations  # noqa: E402
 from tabletest.write.run_output import read_runs  # noqa: E402
 
 
+def dense_config(folder: Path) -> Path:
+    """The shipped random config with more objects, carried by one another as often as they can be."""
+    shipped = load_random_config().model_dump()
+    dense = {
+        **shipped,
+        "objects": {**shipped["objects"], "count": [4, 6]},
+        "arrangements": {**shipped["arrangements"], "stack": 0.5, "contain": 0.5, "touch": 0.0},
+    }
+    path = folder / "dense.yaml"
+    path.write_text(yaml.safe_dump(dense, sort_keys=False))
+    return path
+
+
 def render_and_verify(args, assets: Path, out: Path) -> None:
     command = [sys.executable, "-m", "tabletest.cli", "render", "--scenes", "random", "--count", str(args.scenes), "--seed", "0",
-               "--counterfactuals", ",".join(KINDS), "--resolution", args.resolution, "--samples", str(args.samples), "--masks",
+               "--counterfactuals", args.kinds, "--resolution", args.resolution, "--samples", str(args.samples), "--masks",
                "--assets", str(assets), "--out", str(out), "--quiet"]  # fmt: skip
+    if args.dense:
+        command += ["--random-config", str(dense_config(out.parent))]
     start = time.perf_counter()
     rendered = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     wall = time.perf_counter() - start
@@ -57,8 +79,8 @@ def render_and_verify(args, assets: Path, out: Path) -> None:
     made = Counter(r["counterfactual"]["kind"] for r in records if "counterfactual" in r)
     not_made = read_runs(out)[-1].get("not_made", {})
     print(f"render: {args.scenes} scenes + {sum(made.values())} partners = {len(records)} images in {wall:.0f} s "
-          f"({args.resolution}, {args.samples} sample(s), masks)")  # fmt: skip
-    for kind in KINDS:
+          f"({args.resolution}, {args.samples} sample(s), masks{', --dense' if args.dense else ''})")  # fmt: skip
+    for kind in args.kinds.split(","):
         print(f"  {kind:<8} {made[kind]:>6} partners made, {not_made.get(kind, 0):>6} scenes allowed none")
     start = time.perf_counter()
     verified = subprocess.run([sys.executable, "-m", "tabletest.cli", "verify", str(out)], capture_output=True, text=True, cwd=REPO)
@@ -109,6 +131,8 @@ def main() -> None:
     parser.add_argument("--resolution", default="64x48")
     parser.add_argument("--samples", type=int, default=1)
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--kinds", default=",".join(KINDS), help="the kinds of partner rendered and verified")
+    parser.add_argument("--dense", action="store_true", help="scenes of 4 to 6 objects that stack and contain often")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f} at the start")
     with tempfile.TemporaryDirectory() as tmp:
