@@ -42,6 +42,7 @@ RUNS = {  # label: (format, options); `llava-paper` (11.7 million samples) runs 
     "coco-masks": ("coco", ["--segmentation"]),
     "llava": ("llava", ["--variations", "one"]),
     "sharegpt": ("sharegpt", ["--variations", "one"]),
+    "hf-chat": ("hf-chat", ["--variations", "one"]),
     "vlmevalkit": ("vlmevalkit", ["--variations", "one"]),
     "lmms-eval": ("lmms-eval", ["--variations", "one"]),
     "llava-paper": ("llava", ["--variations", "paper"]),
@@ -150,7 +151,7 @@ def main() -> None:
                 sys.exit(f"{run} failed: {result.stderr}")
             peak = int(result.stderr.rsplit("peak_kib=", 1)[1]) / 1024
             summary = json.loads((out / ".tabletest-export.json").read_text())
-            kind = next((key for key in ("samples", "questions", "annotations") if key in summary), None)
+            kind = next((key for key in ("samples", "questions", "annotations", "rows") if key in summary), None)
             made = f"{sum(summary[kind].values()):,} {kind}" if kind else ""
             print(f"{run:12} {' '.join(options):22} {wall:6.1f} s  {count / wall:8,.0f} scenes/s  "
                   f"{made:26} {folder_size(out) / 2**20:7,.0f} MiB written  peak RSS {peak:,.0f} MiB")  # fmt: skip

@@ -63,7 +63,7 @@ def export(
     ] = "study",
     seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order and --variations one.")] = 0,
     shard_size: Annotated[
-        int, typer.Option("--shard-size", min=1, help="Most images per shard (parquet, webdataset; hf-chat: their questions).")
+        int, typer.Option("--shard-size", min=1, help="Most images per shard (parquet, webdataset), or images whose questions a shard holds (hf-chat).")
     ] = 1000,
     shard_mb: Annotated[
         float, typer.Option("--shard-mb", min=0.001, help="Most MB per shard (parquet, webdataset, hf-chat).")
