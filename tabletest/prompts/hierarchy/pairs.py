@@ -5,8 +5,8 @@ Of a partner, from its recorded difference: "Which image shows the mug to the le
 relation item that holds in exactly one of them; "Is the answer to 'Is the mug to the left of the lamp?'
 the same in both images?" of each item that changed or held in both; "What changed?" with a closed set of
 answers, one per kind of change. Of a view, from the two records: "Which photo was taken from further
-left?", and whether a relation still holds from the second camera (left and right may turn round; on and
-in do not). The yes/no families keep as many yes as no answers per pair.
+left?", and whether a relation still holds from the second camera (left and right may turn round; on, in
+and which is bigger do not). The yes/no families keep as many yes as no answers per pair.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ WORDED = {
     "on": ("on", None),
     "inside": ("in", None),
 }
+# across views also the real size, which no camera changes (how big an object looks does)
+VIEW_WORDED = {**WORDED, "bigger": ("bigger than", None)}
 CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off"}
 FURTHER_LEFT_DEG = 10.0  # two cameras closer in azimuth than this are not asked which stood further left
 WHAT_CHANGED = (
@@ -132,14 +134,14 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict
         )  # fmt: skip
     still = [
         (key, a, b, [a, b] in view["relations"].get(key, []))
-        for key in WORDED
+        for key in VIEW_WORDED
         for a, b in scene["relations"].get(key, [])
         if not {a, b} & hidden
         # withheld from the second camera (within a margin): no answer to give
         and ([a, b] in view["relations"].get(key, []) or key not in CONVERSE or [a, b] in view["relations"].get(CONVERSE[key], []))
     ]
     for key, a, b, held in balanced(still, view["id"]):
-        words, frame = WORDED[key]
+        words, frame = VIEW_WORDED[key]
         ask.ask(
             f"still-{key}-{a}-{b}", nouns.agree(f"In the first photo the {a} is {words} the {b}. Is it still {words} the {b} in the second photo?"),
             skill="viewpoint", level="multi", frame=frame, relation=key, answer_type="yes/no", answer=held, objects=[a, b],
