@@ -87,6 +87,12 @@ lane() {
     } >"$log" 2>&1
 }
 
+# A real browser for the gallery's tests (Debian's chromium), installed before the lanes start, as root;
+# without root it must be there already (tests/test_gallery.py says so when it is not).
+if ((EUID == 0)); then
+    scripts/ci/browser.sh install || echo "note: chromium could not be installed; tests/test_gallery.py will say what is missing" >&2
+fi
+
 # The lanes run side by side (most of a lane is one process waiting on a small render), each into
 # its own log, printed whole when all have ended.
 mkdir -p "$VENVS"

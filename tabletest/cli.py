@@ -29,6 +29,7 @@ COMMANDS = {
     "verify": ("tabletest.truth.cli", "verify"),
     "schema": ("tabletest.write.cli", "schema"),
     "show": ("tabletest.show.cli", "show"),
+    "gallery": ("tabletest.show.gallery", "gallery"),
     "assets": ("tabletest.assets.cli", "assets_app"),
     "slurm": ("tabletest.farm.cli", "slurm_app"),
 }

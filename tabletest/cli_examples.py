@@ -17,6 +17,7 @@ EXAMPLES = {
     "verify": "tabletest verify train/",
     "schema": "tabletest schema random-record",
     "show": "tabletest show --dataset train/ --id rnd0-0000007 --out show.png",
+    "gallery": "tabletest gallery train/ --out train-gallery/",
     "assets build": "tabletest assets build --out assets/",
     "assets list": "tabletest assets list",
     "assets check": "tabletest assets check",

@@ -15,9 +15,7 @@ from PIL import Image
 from tabletest.config import Config
 from tabletest.errors import UserError
 from tabletest.export.dataset import RenderDataset
-from tabletest.layout.camera import PinholeCamera
-from tabletest.show.overlay import overlay, side_by_side
-from tabletest.truth.rederive import recorded_camera
+from tabletest.show.overlay import camera_of, overlay, side_by_side
 from tabletest.write.jsonl import atomic_bytes
 from tabletest.write.run_output import last_render_run
 
@@ -86,10 +84,7 @@ def save_png(picture: Image.Image, path: Path) -> None:
 
 
 def scene_overlay(render: RenderDataset, record: dict, config: Config | None, notes: list[str] | None = None) -> Image.Image:
-    if "camera" in record:
-        camera: PinholeCamera | None = recorded_camera(record["camera"])
-    else:
-        camera = PinholeCamera.from_config(config, tuple(record["render"]["resolution"])) if config else None
+    camera = camera_of(record, config)
     mask = None
     if (mask_path := render.mask(record)) is not None:
         with Image.open(mask_path) as labels:

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from tabletest.config import Config
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.random_scene import PlacedObject
+from tabletest.truth.rederive import recorded_camera
 
 MIN_WIDTH_PX = 640  # small renders are enlarged to this width first, so names stay legible
 PALETTE = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (70, 240, 240),
@@ -28,6 +30,13 @@ LEGEND = (("on", "on"), ("inside", "inside"), ("touching", "touching"), ("next_t
 SYMMETRIC = {"touching", "next_to"}  # listed in both orders: said once
 # The 12 edges of `PlacedObject.box_corners` (bottom four corners, then the top four): two rings and the uprights.
 EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7))
+
+
+def camera_of(record: dict, config: Config | None) -> PinholeCamera | None:
+    """The camera the record was rendered with: its own (random scenes), or the benchmark's from the run's config."""
+    if "camera" in record:
+        return recorded_camera(record["camera"])
+    return PinholeCamera.from_config(config, tuple(record["render"]["resolution"])) if config else None
 
 
 def projected_box(obj: dict, camera: PinholeCamera) -> np.ndarray | None:

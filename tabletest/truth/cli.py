@@ -32,6 +32,7 @@ from tabletest.render.assets_for_run import needed_assets
 from tabletest.render.cli import parse_resolution
 from tabletest.truth.audit import audit, summary
 from tabletest.truth.records import random_vignette_records, vignette_record
+from tabletest.truth.verify_report import VERIFY_FILE, disputed_by_scene, write_verdicts
 from tabletest.write.jsonl import dumps, write_lines
 
 
@@ -106,14 +107,15 @@ def verify(
     result = audit(folder, assets)
     for line in summary(result):
         typer.echo(line)
+    try:
+        write_verdicts(folder, result.images, result.disagreements)
+    except OSError as error:  # a read-only folder is verified all the same
+        typer.echo(f"note: the verdict was not kept in {folder / VERIFY_FILE} ({error.strerror}); `tabletest gallery` will show these scenes as not verified", err=True)
     if show is not None and result.disagreements:
         from tabletest.export.dataset import RenderDataset
         from tabletest.show.cli import write_disputed
 
-        disputed: dict[str, list[str]] = {}
-        for scene_id, kind, what in result.disagreements:
-            disputed.setdefault(scene_id, []).append(f"{kind}: {what}")
-        written = write_disputed(RenderDataset.open(folder), disputed, show)
+        written = write_disputed(RenderDataset.open(folder), disputed_by_scene(result.disagreements), show)
         typer.echo(f"wrote {written} picture(s) of the disputed scenes to {show}")
     if result.disagreements:
         raise typer.Exit(1)

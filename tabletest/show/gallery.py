@@ -1,0 +1,201 @@
+"""`tabletest gallery`: a render folder as a static site that opens from disk, offline, in any browser.
+
+SITE/index.html pages through thumbnails of every image and filters them (object, number of objects,
+relation, family, hidden objects, verify status); a click shows the image with its labels drawn on it,
+its relations, what `tabletest verify` disputed, the questions asked of it with their gold answers, and
+its record. Data is loaded as scripts (`data/*.js`), which a page opened from disk may do, where it may
+not fetch JSON.
+
+Thumbnails are made in parallel and kept: a second build (the folder grew, or the first was killed)
+makes only the missing or outdated ones. Images are hard-linked into SITE (copied across file systems),
+so the site can move. A missing or unreadable image is marked, never fatal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from PIL import Image, UnidentifiedImageError
+
+from tabletest import __version__
+from tabletest.config import Config, load_catalog, load_config
+from tabletest.errors import UserError
+from tabletest.export.dataset import RenderDataset
+from tabletest.export.staging import place
+from tabletest.options import CatalogOpt
+from tabletest.show.cli import run_config
+from tabletest.show.gallery_data import Index, details
+from tabletest.show.overlay import camera_of
+from tabletest.truth.verify_report import read_verdicts
+from tabletest.write.jsonl import atomic_bytes
+
+SITE_FILES = ("index.html", "gallery.js", "gallery.css")
+THUMB_PX = 192  # the longer side of a thumbnail
+DETAIL_CHUNK = 100  # scenes per details file: a click loads one
+DETAILS_MADE = "data/details-made.json"  # what each details file was made from, so a rebuild redoes only the changed
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One image to place and shrink: where it is, where its copy and its thumbnail go."""
+
+    source: Path
+    placed: Path
+    thumb: Path
+
+
+def gallery(
+    folder: Annotated[Path, typer.Argument(help="A render's output folder (metadata.jsonl, images/).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The site's folder: new, or an earlier gallery of this render to update.")],
+    per_page: Annotated[int, typer.Option("--per-page", min=1, help="Thumbnails per page.")] = 120,
+    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes making thumbnails and details (default: the CPUs).")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Write a static site of a render folder: thumbnails with filters, and each image's labels, record and questions."""
+    render = RenderDataset.open(folder)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is not a folder; give a new folder or an earlier gallery")
+    if out.is_dir() and any(out.iterdir()) and not (out / "index.html").is_file():
+        raise UserError(f"--out {out} holds other files; give a new folder or an earlier gallery")
+    load_catalog(catalog)  # a bad catalog is one line here, not an error in every worker
+    report = build(render, out, per_page, workers or os.cpu_count() or 1, catalog)
+    typer.echo(
+        f"gallery of {report['scenes']} images ({report['thumbnails_made']} thumbnails made, "
+        f"{report['unusable']} missing or unreadable) -> {out / 'index.html'}",
+        err=True,
+    )
+
+
+def build(render: RenderDataset, out: Path, per_page: int, workers: int, catalog: Path | None = None) -> dict:
+    """Thumbnails (only those missing or outdated) and the details of each chunk of scenes, in parallel;
+    then the index, which needs every image's state."""
+    pictures = [
+        Picture(render.root / r["file_name"], out / r["file_name"], out / "thumbs" / f"{r['id']}.jpg") for r in render.records()
+    ]
+    outdated = [p for p in pictures if p.source.is_file() and not _up_to_date(p)]
+    run, verdicts = run_config(render), read_verdicts(render.root)
+    written = _read_json(out / DETAILS_MADE)  # chunk file -> the digest of what it was made from
+    chunks, made_from = [], {}
+    for k, records in _batched(render.records(), DETAIL_CHUNK):
+        chunk = Chunk(out / "data" / f"details-{k // DETAIL_CHUNK:05d}.js", k // DETAIL_CHUNK, records, verdicts or {}, run, catalog)
+        made_from[chunk.path.name] = chunk.digest()
+        if written.get(chunk.path.name) != made_from[chunk.path.name] or not chunk.path.is_file():
+            chunks.append(chunk)
+    with _pool(workers, len(outdated) + len(chunks)) as pool:
+        made = sum(pool.map(_thumbnail, outdated, chunksize=max(1, min(64, len(outdated) // (4 * workers) or 1))))
+        list(pool.map(_write_details, chunks))
+    atomic_bytes(out / DETAILS_MADE, json.dumps(made_from).encode())
+    index = Index()
+    for record, picture in zip(render.records(), pictures):
+        verdict = "not verified" if verdicts is None else ("disagrees" if record["id"] in verdicts else "agrees")
+        index.add(record, verdict, "missing" if not picture.source.is_file() else "ok" if _up_to_date(picture) else "unreadable")
+    _write_script(out / "data" / "index.js", "tabletestIndex(", index.document(per_page, DETAIL_CHUNK))
+    for name in SITE_FILES:
+        with resources.as_file(resources.files("tabletest.show") / "site" / name) as source:
+            shutil.copyfile(source, out / name)
+    return {"scenes": len(pictures), "thumbnails_made": made, "unusable": sum(1 for s in index.columns["image"] if s)}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """The details of DETAIL_CHUNK scenes, one file a click loads."""
+
+    path: Path
+    number: int
+    records: list[dict]
+    verdicts: dict[str, list[str]]
+    run: Config | None
+    catalog: Path | None
+
+    def digest(self) -> str:
+        """What the chunk's file is made from: its records, their verdicts, the catalog and TableTest's version."""
+        notes = [self.verdicts.get(r["id"]) for r in self.records]
+        made_of = [__version__, str(self.catalog), self.run.model_dump(mode="json") if self.run else None, self.records, notes]
+        return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
+
+
+def _write_details(chunk: Chunk) -> None:
+    catalog, config = load_catalog(chunk.catalog), load_config()
+    scenes = [details(r, camera_of(r, chunk.run), chunk.verdicts.get(r["id"], []), catalog, config) for r in chunk.records]
+    _write_script(chunk.path, f"tabletestDetails({chunk.number}, ", scenes)
+
+
+def _batched(records: Iterable[dict], size: int) -> Iterator[tuple[int, list[dict]]]:
+    """(position of the first, the next `size` records)."""
+    batch: list[dict] = []
+    start = 0
+    for k, record in enumerate(records):
+        if not batch:
+            start = k
+        batch.append(record)
+        if len(batch) == size:
+            yield start, batch
+            batch = []
+    if batch:
+        yield start, batch
+
+
+class _Inline:
+    """The calling process as a pool of one."""
+
+    @staticmethod
+    def map(function, items, chunksize: int = 1) -> Iterator:
+        return map(function, items)
+
+
+@contextlib.contextmanager
+def _pool(workers: int, tasks: int) -> Iterator:
+    """Processes for a large build; the calling process itself for one worker or a handful of tasks."""
+    if workers == 1 or tasks < 8:
+        yield _Inline
+        return
+    with ProcessPoolExecutor(workers) as pool:
+        yield pool
+
+
+def _up_to_date(picture: Picture) -> bool:
+    """Whether the thumbnail is there and newer than its image (made only of a readable one)."""
+    return picture.thumb.is_file() and picture.thumb.stat().st_mtime >= picture.source.stat().st_mtime
+
+
+def _thumbnail(picture: Picture) -> int:
+    """Place the image in the site and write its thumbnail; 0 for an image that cannot be read (left without)."""
+    try:
+        with Image.open(picture.source) as image:
+            image.thumbnail((THUMB_PX, THUMB_PX))
+            small = image.convert("RGB")
+    except (OSError, UnidentifiedImageError):
+        return 0
+    for folder in (picture.placed.parent, picture.thumb.parent):
+        folder.mkdir(parents=True, exist_ok=True)
+    picture.placed.unlink(missing_ok=True)  # an image rendered again replaces the one placed before
+    place(picture.source, picture.placed)
+    tmp = picture.thumb.with_name(f".{picture.thumb.name}.tmp")
+    small.save(tmp, format="JPEG", quality=85)
+    os.replace(tmp, picture.thumb)
+    return 1
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_script(path: Path, call: str, data) -> None:
+    """`data` as a script calling the page's loader: `call(<json>);`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_bytes(path, f"{call}{json.dumps(data, separators=(',', ':'))});\n".encode())

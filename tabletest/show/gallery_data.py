@@ -1,0 +1,96 @@
+"""What the gallery shows of each scene: the facets its filters read (kept small, one index for the whole
+folder) and the details a click opens (the labels to draw, the record, the questions with their gold).
+
+The index is columnar: a scene is a position, each facet a list of small numbers into a vocabulary, so a
+folder of 100,000 scenes loads as one file of a few megabytes and filters in the browser without a server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tabletest.config import Catalog, Config
+from tabletest.layout.camera import PinholeCamera
+from tabletest.prompts.hierarchy.generate import scene_questions
+from tabletest.prompts.hierarchy.record import gold_text
+from tabletest.prompts.reading import made_from
+from tabletest.show.overlay import hidden_names, legend, projected_box
+
+# the relations a scene can be filtered by: it holds at least one pair of the kind
+RELATION_FILTERS = ("on", "inside", "touching", "next_to", "above", "between", "left_of", "in_front_of", "nearer", "bigger", "taller")
+VERIFY = ("agrees", "disagrees", "not verified")
+IMAGE = ("ok", "missing", "unreadable")
+QUESTIONS_SHOWN = 60  # per scene in its details (the first ones, every skill early): enough to see, small to load
+
+
+def family(record: dict) -> str:
+    """What made the scene: the benchmark, a random scene, another view of one, or a counterfactual partner."""
+    if "counterfactual" in record:
+        return f"partner: {record['counterfactual']['kind']}"
+    if "view" in record:
+        return "other view"
+    return "random" if "scene" in record else f"benchmark: {record.get('n_objects', len(record['objects']))} objects"
+
+
+class Index:
+    """The facets of every scene, in the folder's order, as lists of indices into vocabularies."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, int] = {}
+        self.families: dict[str, int] = {}
+        self.columns: dict[str, list] = {key: [] for key in ("id", "n", "objects", "relations", "family", "hidden", "verify", "image")}
+
+    def add(self, record: dict, verify: str, image: str) -> None:
+        held = record.get("relations") or {}
+        c = self.columns
+        c["id"].append(record["id"])
+        c["n"].append(len(record["objects"]))
+        c["objects"].append(sorted({self.objects.setdefault(o["name"], len(self.objects)) for o in record["objects"]}))
+        c["relations"].append(sum(1 << k for k, key in enumerate(RELATION_FILTERS) if held.get(key)))
+        c["family"].append(self.families.setdefault(family(record), len(self.families)))
+        c["hidden"].append(int(bool(hidden_names(record))))
+        c["verify"].append(VERIFY.index(verify))
+        c["image"].append(IMAGE.index(image))
+
+    def document(self, per_page: int, chunk: int) -> dict:
+        return {
+            "per_page": per_page,
+            "chunk": chunk,
+            "vocab": {
+                "objects": list(self.objects),
+                "families": list(self.families),
+                "relations": [key.replace("_", " ") for key in RELATION_FILTERS],
+                "verify": list(VERIFY),
+                "image": list(IMAGE),
+            },
+            "scenes": self.columns,
+        }
+
+
+def details(record: dict, camera: PinholeCamera | None, notes: Iterable[str], catalog: Catalog, config: Config) -> dict:
+    """A click's worth of one scene: its labels in pixels (2D box, the 3D box projected with the recorded
+    camera), its relations in words, what `tabletest verify` disputed, its questions, and the record."""
+    hidden = hidden_names(record)
+    labels = []
+    for obj in record["objects"]:
+        corners = projected_box(obj, camera) if camera is not None else None
+        labels.append({
+            "name": obj["name"],
+            "bbox": obj["bbox_px"],
+            "box3d": None if corners is None else [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
+            "hidden": obj["name"] in hidden,
+        })  # fmt: skip
+    asked = []
+    for question in scene_questions(record, catalog, config, forms=("questions",)):
+        if question["image"] and len(asked) < QUESTIONS_SHOWN:
+            asked.append([question["skill"], question["text"], gold_text(question)])
+    return {
+        "id": record["id"],
+        "resolution": record["render"]["resolution"],
+        "labels": labels,
+        "legend": legend(record),
+        "notes": list(notes),
+        "questions": asked,
+        "of": made_from(record),
+        "record": record,
+    }

@@ -1,0 +1,50 @@
+"""`tabletest verify`'s verdict kept beside the render (`verify.json`), for the gallery's verify filter.
+
+It names the metadata it judged by digest: once the folder changes (more scenes, a merge), the verdict no
+longer applies and its scenes read as not verified, until `tabletest verify` runs again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from tabletest.write.jsonl import atomic_bytes
+
+VERIFY_FILE = "verify.json"
+METADATA = "metadata.jsonl"
+
+
+def metadata_digest(root: Path) -> str:
+    sha = hashlib.sha256()
+    with open(root / METADATA, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def disputed_by_scene(disagreements: list[tuple[str, str, str]]) -> dict[str, list[str]]:
+    """(scene id, check, what) as each scene's list of "check: what"."""
+    disputed: dict[str, list[str]] = {}
+    for scene_id, kind, what in disagreements:
+        disputed.setdefault(scene_id, []).append(f"{kind}: {what}")
+    return disputed
+
+
+def write_verdicts(root: Path, images: int, disagreements: list[tuple[str, str, str]]) -> None:
+    """The scenes that disagree, each with what; every other scene of the folder agrees."""
+    report = {"metadata_sha256": metadata_digest(root), "images": images, "disagreements": disputed_by_scene(disagreements)}
+    atomic_bytes(root / VERIFY_FILE, (json.dumps(report, indent=1) + "\n").encode())
+
+
+def read_verdicts(root: Path) -> dict[str, list[str]] | None:
+    """The disputed scenes of the last verify of this very metadata, or None: never verified, or since changed."""
+    try:
+        report = json.loads((root / VERIFY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(report, dict) or report.get("metadata_sha256") != metadata_digest(root):
+        return None
+    disputed = report.get("disagreements")
+    return disputed if isinstance(disputed, dict) else None
