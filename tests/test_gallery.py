@@ -11,6 +11,7 @@ import shutil
 import time
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from conftest import run_cli
@@ -127,13 +128,16 @@ def test_each_filter_narrows_the_thumbnails_to_the_scenes_the_records_say(browse
     assert page.find_element(By.ID, "count").text == f"{len(records)} of {len(records)} images"
 
 
-def test_filters_combine(browser, site, records):
+def test_filters_combine_and_a_link_names_them_and_a_scene(browser, site, records):
     page = opened(browser, site)
     name = Counter(o["name"] for r in records for o in r["objects"]).most_common(1)[0][0]
     choose(page, "f-object", name)
     choose(page, "f-family", "other view")
     expected = [r["id"] for r in records if "view" in r and name in {o["name"] for o in r["objects"]}]
     assert shown_ids(page) == expected and expected
+    browser.get(f"{(site / 'index.html').as_uri()}#{urlencode({'object': name, 'family': 'other view', 'id': expected[-1]})}")
+    WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "detail").is_displayed())
+    assert shown_ids(browser) == expected and browser.find_element(By.ID, "d-title").text.startswith(expected[-1])
 
 
 def test_a_click_shows_the_scene_its_labels_questions_and_record(browser, site, records, tmp_path):

@@ -20,7 +20,21 @@ function tabletestIndex(doc) {
   $("prev").addEventListener("click", () => show(state.page - 1));
   $("next").addEventListener("click", () => show(state.page + 1));
   $("close").addEventListener("click", () => { $("detail").hidden = true; });
+  window.addEventListener("hashchange", fromLink);
+  fromLink();
+}
+
+// A link can name filters and a scene: index.html#object=mug&family=random&id=rnd0-0000007 (by their words).
+function fromLink() {
+  const wanted = new URLSearchParams(location.hash.slice(1));
+  for (const [key, id] of [["object", "f-object"], ["objects", "f-n"], ["relation", "f-relation"], ["family", "f-family"],
+                           ["hidden", "f-hidden"], ["verify", "f-verify"]]) {
+    const option = [...$(id).options].find((o) => o.text === wanted.get(key));
+    $(id).value = option ? option.value : "";  // a filter the link does not name is "any"
+  }
   filter();
+  const k = state.index.scenes.id.indexOf(wanted.get("id"));
+  if (k >= 0) open(k);
 }
 
 function fill(id, options) {
