@@ -146,7 +146,7 @@ def export_coco(job: Job) -> dict:
         "TableTest (COCO)",
         f"""Everyday objects side by side on a table as COCO {"instance segmentation" if segment else "detection"}:
 the 64 catalog objects are the categories; {"`segmentation` is each visible object's RLE mask, `bbox` the box of its visible pixels and `amodal_bbox` its whole projected box; an object the image does not show has no annotation" if segment else "`bbox` is each object's whole projected box from the render (no masks: render with `--masks` for segmentation and visible boxes)"}.
-Images keep their `scene_id`, annotations their `slot` (left, middle, right).
+Images keep their `scene_id`, annotations their `slot` (left, middle, right; null in random scenes).
 
 ```python
 from pycocotools.coco import COCO
