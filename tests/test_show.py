@@ -13,7 +13,7 @@ from PIL import Image
 
 from tabletest.config import Config
 from tabletest.layout.camera import PinholeCamera
-from tabletest.show.overlay import MIN_WIDTH_PX, PALETTE, overlay, projected_box
+from tabletest.show.overlay import CHANGE_COLOR, MIN_WIDTH_PX, PALETTE, changes, overlay, projected_box
 from tabletest.truth.rederive import recorded_camera
 
 TINY = ["--resolution", "64x48", "--samples", "1", "--masks", "--quiet"]
@@ -139,3 +139,34 @@ def test_a_merged_benchmark_keeps_its_camera(tmp_path, builtin_assets):
     for record in records(merged):
         camera = PinholeCamera.from_config(config, tuple(record["render"]["resolution"]))
         assert all(box_holds_the_pixels(record, mask_of(merged, record), camera)), record["id"]
+
+
+def test_a_partner_and_a_view_say_what_changed_from_their_scene(tmp_path, builtin_assets):
+    """Beside its scene, a counterfactual partner's overlay says in blue what changed (its kind, the relations
+    that now hold and no longer hold) and draws the objects the change names thicker; a view says where its
+    camera stands; the scene itself says neither."""
+    out = tmp_path / "pairs"
+    made = run_cli("render", "--scenes", "random", "--count", "3", "--seed", "0", "--counterfactuals", "swap", "--views", "2",
+                   "--assets", str(builtin_assets), "--out", str(out), *TINY)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    by_id = {r["id"]: r for r in records(out)}
+    partner = next(r for r in by_id.values() if "counterfactual" in r)
+    scene, view = by_id[partner["counterfactual"]["of"]], by_id[f"{partner['counterfactual']['of']}-view2"]
+    said = changes(partner, lines=100)
+    a, b = partner["counterfactual"]["objects"]
+    assert said[0] == f"swap of {a} and {b} (from {scene['id']})"
+    for side, word in (("became_true", "now"), ("became_false", "no longer")):
+        for x, y in partner["counterfactual"][side].get("left_of", []):
+            assert f"{word}: {x} left of {y}" in said
+    assert changes(view)[0].startswith(f"view 2 of {scene['id']}: camera at azimuth") and changes(scene) == []
+
+    def legend_in_blue(record: dict) -> int:
+        with Image.open(out / record["file_name"]) as image:
+            drawn = np.asarray(overlay(record, image, mask_of(out, record), recorded_camera(record["camera"])))
+        below = drawn[round(image.height * MIN_WIDTH_PX / image.width):]
+        return int(np.all(below == CHANGE_COLOR, axis=-1).sum())
+
+    assert legend_in_blue(partner) > 0 and legend_in_blue(view) > 0 and legend_in_blue(scene) == 0
+    shown = run_cli("show", "--dataset", str(out), "--id", scene["id"], "--id", partner["id"], "--id", view["id"],
+                    "--columns", "3", "--out", str(tmp_path / "pair.png"))  # fmt: skip
+    assert shown.returncode == 0 and Image.open(tmp_path / "pair.png").width > 3 * MIN_WIDTH_PX, shown.stderr

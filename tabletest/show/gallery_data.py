@@ -14,7 +14,7 @@ from tabletest.layout.camera import PinholeCamera
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.prompts.reading import made_from
-from tabletest.show.overlay import hidden_names, legend, projected_box
+from tabletest.show.overlay import changes, hidden_names, legend, projected_box
 
 # the relations a scene can be filtered by: it holds at least one pair of the kind
 RELATION_FILTERS = ("on", "inside", "touching", "next_to", "above", "between", "left_of", "in_front_of", "nearer", "bigger", "taller")
@@ -88,6 +88,7 @@ def details(record: dict, camera: PinholeCamera | None, notes: Iterable[str], ca
         "id": record["id"],
         "resolution": record["render"]["resolution"],
         "labels": labels,
+        "changes": changes(record, lines=40),
         "legend": legend(record),
         "notes": list(notes),
         "questions": asked,

@@ -23,7 +23,9 @@ PALETTE = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30
            (240, 50, 230), (210, 245, 60), (250, 190, 212), (0, 128, 128))
 HIDDEN_COLOR = (160, 160, 160)
 NOTE_COLOR = (200, 0, 0)
+CHANGE_COLOR = (0, 80, 220)  # what a counterfactual partner or another view changed from its scene
 LEGEND_LINES = 12
+CHANGE_LINES = 6
 # Relations in the legend, the rarer and more telling first, as "<a> <words> <b>".
 LEGEND = (("on", "on"), ("inside", "inside"), ("touching", "touching"), ("next_to", "next to"),
           ("left_of", "left of"), ("in_front_of", "in front of"))
@@ -69,15 +71,39 @@ def legend(record: dict, lines: int = LEGEND_LINES) -> list[str]:
     return said or ["(no relations)"]
 
 
+def changes(record: dict, lines: int = CHANGE_LINES) -> list[str]:
+    """What a counterfactual partner changed from its scene (its kind, then the relations that now hold and
+    no longer hold), or where another view's camera stands; nothing for a scene of its own."""
+    if view := record.get("view"):
+        camera = record.get("camera") or {}
+        where = f": camera at azimuth {camera['azimuth_deg']:.0f}°, elevation {camera['elevation_deg']:.0f}°" if camera else ""
+        return [f"view {view['number']} of {view['of']}{where}"]
+    change = record.get("counterfactual")
+    if not change:
+        return []
+    said = [
+        f"{word}: {a} {words} {b}"
+        for side, word in (("became_true", "now"), ("became_false", "no longer"))
+        for key, words in LEGEND
+        for a, b, *_ in change.get(side, {}).get(key) or ()
+        if key not in SYMMETRIC or a < b
+    ]
+    if len(said) > lines - 1:
+        said = [*said[: lines - 2], f"... and {len(said) - lines + 2} more"]
+    return [f"{change['kind']} of {' and '.join(change['objects'])} (from {change['of']})", *said]
+
+
 def overlay(
     record: dict, image: Image.Image, mask: np.ndarray | None, camera: PinholeCamera | None, notes: Sequence[str] = ()
 ) -> Image.Image:
     """The image, enlarged to at least MIN_WIDTH_PX wide, with every label drawn on it and the legend below;
-    `notes` (what `tabletest verify` disputes) head the legend in red."""
+    `notes` (what `tabletest verify` disputes) head the legend in red, then what a partner or view changed
+    from its scene in blue (the objects the change names drawn twice as thick)."""
     scale = max(1.0, MIN_WIDTH_PX / image.width)
     size = (round(image.width * scale), round(image.height * scale))
     font = ImageFont.load_default(size=max(12, size[0] // 48))
-    rows = [*notes, *legend(record)]
+    changed, named = changes(record), set((record.get("counterfactual") or {}).get("objects", ()))
+    rows = [*notes, *changed, *legend(record)]
     line_px = round(font.size * 1.3)
     canvas = Image.new("RGB", (size[0], size[1] + line_px * (len(rows) + 1)), "white")
     canvas.paste(image.convert("RGB").resize(size, Image.Resampling.NEAREST if scale >= 2 else Image.Resampling.BILINEAR))
@@ -86,18 +112,20 @@ def overlay(
     width = max(2, round(scale / 5))
     for position, obj in enumerate(record["objects"]):
         color = HIDDEN_COLOR if obj["name"] in hidden else PALETTE[position % len(PALETTE)]
+        thick = width * (2 if obj["name"] in named else 1)
         if mask is not None:
             _outline(canvas, mask == position + 1, scale, color)
         corners = projected_box(obj, camera) if camera is not None else None
         if corners is not None:
             for i, j in EDGES:
-                draw.line([tuple(corners[i] * scale), tuple(corners[j] * scale)], fill=color, width=width)
+                draw.line([tuple(corners[i] * scale), tuple(corners[j] * scale)], fill=color, width=thick)
         x0, y0, x1, y1 = (c * scale for c in obj["bbox_px"])
-        _rectangle(draw, (x0, y0, x1, y1), color, width, dashed=obj["name"] in hidden)
+        _rectangle(draw, (x0, y0, x1, y1), color, thick, dashed=obj["name"] in hidden)
         name = obj["name"] + (" (hidden)" if obj["name"] in hidden else "")
         _label(draw, (x0, max(0.0, y0 - line_px)), name, color, font)
+    colors = [(0, 0, 0), *[NOTE_COLOR] * len(notes), *[CHANGE_COLOR] * len(changed)]
     for k, row in enumerate([f"{record['id']}:", *rows]):
-        draw.text((8, size[1] + k * line_px + 2), row, fill=NOTE_COLOR if 0 < k <= len(notes) else (0, 0, 0), font=font)
+        draw.text((8, size[1] + k * line_px + 2), row, fill=colors[k] if k < len(colors) else (0, 0, 0), font=font)
     return canvas
 
 

@@ -123,6 +123,7 @@ function detail(k) {
     view.textContent = `image ${v.image[s.image[k]]}: ${d.record.file_name}`;
   }
   list("d-notes", d.notes);
+  list("d-changes", d.changes);
   list("d-legend", d.legend);
   const body = $("d-questions").tBodies[0];
   body.replaceChildren();
