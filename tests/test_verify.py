@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from PIL import Image
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.camera import PinholeCamera
+from tabletest.truth.verify_report import VERIFY_FILE, read_verdicts
 
 from conftest import run_cli
 
@@ -199,3 +201,29 @@ def test_folders_verify_cannot_read_get_one_line(copy, tmp_path):
     no_masks = verify(copy)
     assert no_masks.returncode == 2 and len(no_masks.stderr.strip().splitlines()) == 1
     assert "rendered without --masks" in no_masks.stderr and "re-render it with the same command plus --masks" in no_masks.stderr
+
+
+def test_the_verdict_is_kept_for_this_metadata_only_and_a_read_only_folder_is_verified_all_the_same(copy, tmp_path):
+    original, rows = records(copy), records(copy)
+    rows[0]["objects"][0]["bbox_px"] = [0.0, 0.0, 2.0, 2.0]
+    write_records(copy, rows)
+    assert verify(copy).returncode == 1
+    disputed = read_verdicts(copy)
+    assert list(disputed) == [rows[0]["id"]] and any("bbox" in what for what in disputed[rows[0]["id"]])
+    write_records(copy, rows[1:])  # the folder changed since: the verdict no longer applies
+    assert read_verdicts(copy) is None
+    frozen = tmp_path / "frozen"
+    frozen.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(frozen)], capture_output=True).returncode:
+        pytest.fail("this test mounts a read-only tmpfs: run it as root (the CI container is)")
+    try:
+        write_records(copy, original)
+        shutil.copytree(copy, frozen / "render")
+        (frozen / "render" / VERIFY_FILE).unlink()
+        subprocess.run(["mount", "-o", "remount,ro", str(frozen)], check=True)
+        result = verify(frozen / "render")
+        assert result.returncode == 0 and "0 disagreement(s)" in result.stdout, result.stdout + result.stderr
+        assert "the verdict was not kept" in result.stderr and "Traceback" not in result.stderr
+        assert not (frozen / "render" / VERIFY_FILE).exists()
+    finally:
+        subprocess.run(["umount", str(frozen)], check=True)
