@@ -23,6 +23,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tabletest.show.gallery import DETAIL_CHUNK  # noqa: E402
+
 REAL = 6  # scenes rendered for real; the rest are copies of them
 # the process's own peak memory at exit (VmHWM), as scripts/bench_export.py reports it
 MEASURED_CLI = """
@@ -110,7 +114,7 @@ def main() -> None:
         index = (site / "data" / "index.js").stat().st_size
         details = sorted(p.stat().st_size for p in (site / "data").glob("details-*.js"))
         print(f"a page loads data/index.js: {index / 2**20:.1f} MiB for {args.scenes + args.grow:,} scenes ({index / (args.scenes + args.grow):.0f} bytes a scene); "
-              f"a click loads one details file: median {details[len(details) // 2] / 2**10:.0f} KiB (100 scenes)")
+              f"a click loads one details file: median {details[len(details) // 2] / 2**10:.0f} KiB ({DETAIL_CHUNK} scenes)")
         print(f"site: {size(site) / 2**20:,.0f} MiB written besides the hard-linked images (thumbnails {size(site / 'thumbs') / 2**20:,.0f} MiB)")
         if shutil.which("chromedriver"):
             print(f"browser: {browse(site)}")

@@ -13,7 +13,9 @@ so the site can move. A missing or unreadable image is marked, never fatal.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -29,7 +31,7 @@ import typer
 from PIL import Image, UnidentifiedImageError
 
 from tabletest import __version__
-from tabletest.config import Config, load_catalog, load_config
+from tabletest.config import Catalog, Config, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.export.dataset import RenderDataset
 from tabletest.export.staging import place
@@ -42,7 +44,7 @@ from tabletest.write.jsonl import atomic_bytes
 
 SITE_FILES = ("index.html", "gallery.js", "gallery.css")
 THUMB_PX = 192  # the longer side of a thumbnail
-DETAIL_CHUNK = 100  # scenes per details file: a click loads one
+DETAIL_CHUNK = 25  # scenes per details file: a click loads one (about 250 KiB)
 DETAILS_MADE = "data/details-made.json"  # what each details file was made from, so a rebuild redoes only the changed
 
 
@@ -86,15 +88,21 @@ def build(render: RenderDataset, out: Path, per_page: int, workers: int, catalog
     outdated = [p for p in pictures if p.source.is_file() and not _up_to_date(p)]
     run, verdicts = run_config(render), read_verdicts(render.root)
     written = _read_json(out / DETAILS_MADE)  # chunk file -> the digest of what it was made from
-    chunks, made_from = [], {}
-    for k, records in _batched(render.records(), DETAIL_CHUNK):
-        chunk = Chunk(out / "data" / f"details-{k // DETAIL_CHUNK:05d}.js", k // DETAIL_CHUNK, records, verdicts or {}, run, catalog)
-        made_from[chunk.path.name] = chunk.digest()
-        if written.get(chunk.path.name) != made_from[chunk.path.name] or not chunk.path.is_file():
-            chunks.append(chunk)
-    with _pool(workers, len(outdated) + len(chunks)) as pool:
-        made = sum(pool.map(_thumbnail, outdated, chunksize=max(1, min(64, len(outdated) // (4 * workers) or 1))))
-        list(pool.map(_write_details, chunks))
+    made_from: dict[str, str] = {}
+
+    def changed_chunks() -> Iterator[Chunk]:
+        """The chunks whose file is missing or was made from other records, verdicts or settings (streamed)."""
+        for k, records in _batched(render.records(), DETAIL_CHUNK):
+            notes = {r["id"]: verdicts[r["id"]] for r in records if verdicts and r["id"] in verdicts}
+            chunk = Chunk(out / "data" / f"details-{k // DETAIL_CHUNK:05d}.js", k // DETAIL_CHUNK, records, notes, run, catalog)
+            made_from[chunk.path.name] = chunk.digest()
+            if written.get(chunk.path.name) != made_from[chunk.path.name] or not chunk.path.is_file():
+                yield chunk
+
+    with _pool(workers, len(outdated) + len(pictures) // DETAIL_CHUNK) as pool:
+        made = sum(_bounded(pool, _thumbnail, outdated, 64 * workers))
+        for _ in _bounded(pool, _write_details, changed_chunks(), 2 * workers):
+            pass
     atomic_bytes(out / DETAILS_MADE, json.dumps(made_from).encode())
     index = Index()
     for record, picture in zip(render.records(), pictures):
@@ -125,8 +133,14 @@ class Chunk:
         return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
 
 
+@functools.cache
+def _catalog_and_config(catalog: Path | None) -> tuple[Catalog, Config]:
+    """Read once per process, not once per chunk."""
+    return load_catalog(catalog), load_config()
+
+
 def _write_details(chunk: Chunk) -> None:
-    catalog, config = load_catalog(chunk.catalog), load_config()
+    catalog, config = _catalog_and_config(chunk.catalog)
     scenes = [details(r, camera_of(r, chunk.run), chunk.verdicts.get(r["id"], []), catalog, config) for r in chunk.records]
     _write_script(chunk.path, f"tabletestDetails({chunk.number}, ", scenes)
 
@@ -146,22 +160,29 @@ def _batched(records: Iterable[dict], size: int) -> Iterator[tuple[int, list[dic
         yield start, batch
 
 
-class _Inline:
-    """The calling process as a pool of one."""
-
-    @staticmethod
-    def map(function, items, chunksize: int = 1) -> Iterator:
-        return map(function, items)
-
-
 @contextlib.contextmanager
-def _pool(workers: int, tasks: int) -> Iterator:
-    """Processes for a large build; the calling process itself for one worker or a handful of tasks."""
+def _pool(workers: int, tasks: int) -> Iterator[ProcessPoolExecutor | None]:
+    """Processes for a large build; None (the calling process itself) for one worker or a handful of tasks."""
     if workers == 1 or tasks < 8:
-        yield _Inline
+        yield None
         return
     with ProcessPoolExecutor(workers) as pool:
         yield pool
+
+
+def _bounded(pool: ProcessPoolExecutor | None, function, items: Iterable, in_flight: int) -> Iterator:
+    """`function` of each item, in order, with at most `in_flight` items handed to the pool at a time (so a
+    100,000-scene folder is never all in memory, nor all pickled at once)."""
+    if pool is None:
+        yield from map(function, items)
+        return
+    waiting: collections.deque = collections.deque()
+    for item in items:
+        waiting.append(pool.submit(function, item))
+        if len(waiting) >= in_flight:
+            yield waiting.popleft().result()
+    while waiting:
+        yield waiting.popleft().result()
 
 
 def _up_to_date(picture: Picture) -> bool:
