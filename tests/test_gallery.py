@@ -19,6 +19,9 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from tabletest.export.dataset import RenderDataset
+from tabletest.show.gallery import build
+
 
 @pytest.fixture(scope="module")
 def render(tmp_path_factory, builtin_assets) -> Path:
@@ -189,3 +192,17 @@ def test_bad_input_is_one_line_and_nothing_is_lost(render, tmp_path, make, messa
     result = run_cli("gallery", str(source or render), "--out", str(out))
     assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert (sorted(p.name for p in out.iterdir()) if out.is_dir() else None) == before
+
+
+def test_every_scene_opens_from_its_details_file(browser, render, records, tmp_path):
+    """Details come in files of a few scenes: the first and last of each file open as themselves."""
+    site = tmp_path / "small-chunks"
+    build(RenderDataset.open(render), site, per_page=100, workers=1, chunk_size=5)
+    assert len(list((site / "data").glob("details-*.js"))) == -(-len(records) // 5)
+    page = opened(browser, site)
+    for k in sorted({0, 4, 5, 9, 10, len(records) - 1}):
+        page.execute_script("document.getElementById('detail').hidden = true")
+        page.find_elements(By.CSS_SELECTOR, "#grid figure")[k].click()
+        WebDriverWait(page, 10).until(lambda b: b.find_element(By.ID, "detail").is_displayed())
+        assert page.find_element(By.ID, "d-title").text.split(" ")[0] == records[k]["id"]
+

@@ -79,8 +79,10 @@ def gallery(
     )
 
 
-def build(render: RenderDataset, out: Path, per_page: int, workers: int, catalog: Path | None = None) -> dict:
-    """Thumbnails (only those missing or outdated) and the details of each chunk of scenes, in parallel;
+def build(
+    render: RenderDataset, out: Path, per_page: int, workers: int, catalog: Path | None = None, chunk_size: int = DETAIL_CHUNK
+) -> dict:
+    """Thumbnails (only those missing or outdated) and the details of each `chunk_size` scenes, in parallel;
     then the index, which needs every image's state."""
     pictures = [
         Picture(render.root / r["file_name"], out / r["file_name"], out / "thumbs" / f"{r['id']}.jpg") for r in render.records()
@@ -92,14 +94,14 @@ def build(render: RenderDataset, out: Path, per_page: int, workers: int, catalog
 
     def changed_chunks() -> Iterator[Chunk]:
         """The chunks whose file is missing or was made from other records, verdicts or settings (streamed)."""
-        for k, records in _batched(render.records(), DETAIL_CHUNK):
+        for k, records in _batched(render.records(), chunk_size):
             notes = {r["id"]: verdicts[r["id"]] for r in records if verdicts and r["id"] in verdicts}
-            chunk = Chunk(out / "data" / f"details-{k // DETAIL_CHUNK:05d}.js", k // DETAIL_CHUNK, records, notes, run, catalog)
+            chunk = Chunk(out / "data" / f"details-{k // chunk_size:05d}.js", k // chunk_size, records, notes, run, catalog)
             made_from[chunk.path.name] = chunk.digest()
             if written.get(chunk.path.name) != made_from[chunk.path.name] or not chunk.path.is_file():
                 yield chunk
 
-    with _pool(workers, len(outdated) + len(pictures) // DETAIL_CHUNK) as pool:
+    with _pool(workers, len(outdated) + len(pictures) // chunk_size) as pool:
         made = sum(_bounded(pool, _thumbnail, outdated, 64 * workers))
         for _ in _bounded(pool, _write_details, changed_chunks(), 2 * workers):
             pass
@@ -108,7 +110,7 @@ def build(render: RenderDataset, out: Path, per_page: int, workers: int, catalog
     for record, picture in zip(render.records(), pictures):
         verdict = "not verified" if verdicts is None else ("disagrees" if record["id"] in verdicts else "agrees")
         index.add(record, verdict, "missing" if not picture.source.is_file() else "ok" if _up_to_date(picture) else "unreadable")
-    _write_script(out / "data" / "index.js", "tabletestIndex(", index.document(per_page, DETAIL_CHUNK))
+    _write_script(out / "data" / "index.js", "tabletestIndex(", index.document(per_page, chunk_size))
     for name in SITE_FILES:
         with resources.as_file(resources.files("tabletest.show") / "site" / name) as source:
             shutil.copyfile(source, out / name)
@@ -117,7 +119,7 @@ def build(render: RenderDataset, out: Path, per_page: int, workers: int, catalog
 
 @dataclass(frozen=True)
 class Chunk:
-    """The details of DETAIL_CHUNK scenes, one file a click loads."""
+    """The details of a few scenes, one file a click loads."""
 
     path: Path
     number: int
