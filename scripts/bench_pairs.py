@@ -65,7 +65,7 @@ def dense_config(folder: Path) -> Path:
 
 
 def render_and_verify(args, assets: Path, out: Path) -> None:
-    command = [sys.executable, "-m", "tabletest.cli", "render", "--scenes", "random", "--count", str(args.scenes), "--seed", "0",
+    command = [sys.executable, "-m", "tabletest.cli", "render", "--scenes", "random", "--count", str(args.scenes), "--seed", str(args.seed),
                "--counterfactuals", args.kinds, "--resolution", args.resolution, "--samples", str(args.samples), "--masks",
                "--assets", str(assets), "--out", str(out), "--quiet"]  # fmt: skip
     if args.dense:
@@ -133,6 +133,7 @@ def main() -> None:
     parser.add_argument("--device", default="auto")
     parser.add_argument("--kinds", default=",".join(KINDS), help="the kinds of partner rendered and verified")
     parser.add_argument("--dense", action="store_true", help="scenes of 4 to 6 objects that stack and contain often")
+    parser.add_argument("--seed", type=int, default=0, help="the random set's seed (another seed: other scenes)")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f} at the start")
     with tempfile.TemporaryDirectory() as tmp:
