@@ -25,20 +25,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench_export import MEASURED_CLI  # noqa: E402  (scripts/ is on the path when a script runs)
+
 from tabletest.show.gallery import DETAIL_CHUNK  # noqa: E402
 
 REAL = 6  # scenes rendered for real; the rest are copies of them
-# the process's own peak memory at exit (VmHWM), as scripts/bench_export.py reports it
-MEASURED_CLI = """
-import atexit, sys
-from tabletest.cli import main
-def peak():
-    hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM"))
-    print(f"peak_kib={hwm.split()[1]}", file=sys.stderr)
-atexit.register(peak)
-sys.argv[0] = "tabletest"
-main()
-"""
 
 
 def cli(*args: str) -> tuple[float, str]:
