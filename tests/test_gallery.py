@@ -156,6 +156,7 @@ def test_a_click_shows_the_scene_its_labels_questions_and_record(browser, site, 
     assert json.loads(page.find_element(By.ID, "d-record").get_attribute("textContent")) == record
     rows = page.find_elements(By.CSS_SELECTOR, "#d-questions tbody tr")
     assert rows and all(len(row.find_elements(By.TAG_NAME, "td")) == 3 for row in rows)
+    assert len({row.find_elements(By.TAG_NAME, "td")[0].text for row in rows}) >= 3, "questions of several skills"
     page.save_screenshot(str(tmp_path / "detail.png"))
     assert not [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
 

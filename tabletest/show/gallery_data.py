@@ -7,6 +7,7 @@ folder of 100,000 scenes loads as one file of a few megabytes and filters in the
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 
 from tabletest.config import Catalog, Config
@@ -20,7 +21,7 @@ from tabletest.show.overlay import changes, hidden_names, legend, projected_box
 RELATION_FILTERS = ("on", "inside", "touching", "next_to", "above", "between", "left_of", "in_front_of", "nearer", "bigger", "taller")
 VERIFY = ("agrees", "disagrees", "not verified")
 IMAGE = ("ok", "missing", "unreadable")
-QUESTIONS_SHOWN = 60  # per scene in its details (the first ones, every skill early): enough to see, small to load
+QUESTIONS_SHOWN = 60  # per scene in its details, a question of each skill in turn: enough to see, small to load
 
 
 def family(record: dict) -> str:
@@ -80,10 +81,12 @@ def details(record: dict, camera: PinholeCamera | None, notes: Iterable[str], ca
             "box3d": None if corners is None else [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
             "hidden": obj["name"] in hidden,
         })  # fmt: skip
-    asked = []
+    by_skill: dict[str, list[dict]] = {}
     for question in scene_questions(record, catalog, config, forms=("questions",)):
-        if question["image"] and len(asked) < QUESTIONS_SHOWN:
-            asked.append([question["skill"], question["text"], gold_text(question)])
+        if question["image"]:
+            by_skill.setdefault(question["skill"], []).append(question)
+    turns = itertools.chain.from_iterable(itertools.zip_longest(*by_skill.values()))  # a question of each skill in turn
+    asked = [[q["skill"], q["text"], gold_text(q)] for q in itertools.islice(filter(None, turns), QUESTIONS_SHOWN)]
     return {
         "id": record["id"],
         "resolution": record["render"]["resolution"],
