@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabletest.assets.manifest import sha256_of
 from tabletest.errors import UserError
 from tabletest.prompts.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
@@ -86,11 +86,7 @@ class RenderDataset:
 
     def digest(self) -> str:
         """sha256 of the metadata: an interrupted export resumes only on the same render."""
-        sha = hashlib.sha256()
-        with open(self.metadata, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                sha.update(block)
-        return sha.hexdigest()
+        return sha256_of(self.metadata)
 
     def run_info(self) -> dict:
         """The record of the latest `tabletest render` into the folder ({} if it has none)."""

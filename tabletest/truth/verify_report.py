@@ -6,22 +6,14 @@ longer applies and its scenes read as not verified, until `tabletest verify` run
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+from tabletest.assets.manifest import sha256_of
 from tabletest.write.jsonl import atomic_bytes
+from tabletest.write.run_output import METADATA
 
 VERIFY_FILE = "verify.json"
-METADATA = "metadata.jsonl"
-
-
-def metadata_digest(root: Path) -> str:
-    sha = hashlib.sha256()
-    with open(root / METADATA, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
 
 
 def disputed_by_scene(disagreements: list[tuple[str, str, str]]) -> dict[str, list[str]]:
@@ -34,7 +26,7 @@ def disputed_by_scene(disagreements: list[tuple[str, str, str]]) -> dict[str, li
 
 def write_verdicts(root: Path, images: int, disagreements: list[tuple[str, str, str]]) -> None:
     """The scenes that disagree, each with what; every other scene of the folder agrees."""
-    report = {"metadata_sha256": metadata_digest(root), "images": images, "disagreements": disputed_by_scene(disagreements)}
+    report = {"metadata_sha256": sha256_of(root / METADATA), "images": images, "disagreements": disputed_by_scene(disagreements)}
     atomic_bytes(root / VERIFY_FILE, (json.dumps(report, indent=1) + "\n").encode())
 
 
@@ -44,7 +36,7 @@ def read_verdicts(root: Path) -> dict[str, list[str]] | None:
         report = json.loads((root / VERIFY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(report, dict) or report.get("metadata_sha256") != metadata_digest(root):
+    if not isinstance(report, dict) or report.get("metadata_sha256") != sha256_of(root / METADATA):
         return None
     disputed = report.get("disagreements")
     return disputed if isinstance(disputed, dict) else None
