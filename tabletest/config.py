@@ -89,6 +89,8 @@ class CatalogObject(Strict):
             raise ValueError("name is empty: give the object a name")
         if name != name.strip().lower():
             raise ValueError(f"name {name!r} must be lower case without outer spaces")
+        if "#" in name:
+            raise ValueError(f"name {name!r} has a '#', which numbers several objects of one kind (apple#2); drop it")
         return name
 
     @field_validator("candidates")

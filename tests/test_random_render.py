@@ -70,13 +70,13 @@ def test_same_seed_same_records_and_pixels_and_the_truth_matches_blender(tmp_pat
             x0, y0, x1, y1 = obj["bbox_px"]
             assert 0 < x0 < x1 < 64 and 0 < y0 < y1 < 48  # every object whole in the frame
             assert 0 <= obj["visible_fraction"] <= 1 and (mask == position + 1).any() == (obj["visible_fraction"] > 0)
-        names = [o["name"] for o in record["objects"]]
+        names = [o.get("instance") or o["name"] for o in record["objects"]]
         us = [o["center_px"][0] for o in record["objects"]]
         assert us == sorted(us)  # left to right as the camera sees them
         for left, right in record["relations"]["left_of"]:
             assert names.index(left) < names.index(right)
         assert record["scene"]["world"]["hdri"] and record["scene"]["config_sha256"]
-        hidden = [o["name"] for o in record["objects"] if o["visible_fraction"] < 0.25]  # the config's min_visible_fraction
+        hidden = [o.get("instance") or o["name"] for o in record["objects"] if o["visible_fraction"] < 0.25]  # the config's min_visible_fraction
         assert record["relations"]["hidden"] == hidden and record["relations"]["counts"]["objects"] == len(names) - len(hidden)
     text = run_cli(
         "vignettes", "--scenes", "random", "--count", "3", "--seed", "5", "--resolution", "64x48", "--only", ",".join(POOL),
@@ -161,9 +161,12 @@ def test_random_scenes_records_masks_depth_and_pixels_unchanged(tmp_path, builti
     surface and picked HDRIs by mix factors: six scenes with all four surfaces, five HDRIs, both
     backdrops and objects partly hidden."""
     golden, out = REPO / "tests" / "fixtures" / "random-golden", tmp_path / "random"
+    config = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    del config["objects"]["repeats"]  # drawn before several of a kind could be: the same digest, the same scenes
+    (tmp_path / "random.yaml").write_text(yaml.safe_dump(config))
     result = run_cli(
         "render", "--scenes", "random", "--count", "6", "--seed", "6", "--resolution", "64x48", "--samples", "4",
-        "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet",
+        "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet", "--random-config", str(tmp_path / "random.yaml"),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert (out / "metadata.jsonl").read_bytes() == (golden / "metadata.jsonl").read_bytes()  # visible fractions too
@@ -190,7 +193,7 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
 
     data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
     data["objects"]["count"] = [1, 2]  # few objects a scene, so holding one out leaves scenes to train on
-    del data["arrangements"]  # every object apart on the table: the scenes this test knows
+    del data["arrangements"], data["objects"]["repeats"]  # every object apart on the table, each kind once: the scenes this test knows
     config = tmp_path / "random.yaml"
     config.write_text(yaml.safe_dump(data))
     out = tmp_path / "render"

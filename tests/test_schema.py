@@ -46,7 +46,7 @@ def outputs(tmp_path_factory, builtin_assets) -> Path:
         assert result.returncode == 0, result.stderr
     for args in (
         ["vignettes", "--objects", "2", "--limit", "5", "--out", str(root / "vignettes.jsonl")],
-        ["vignettes", "--scenes", "random", "--count", "40", *assets, "--out", str(root / "random-vignettes.jsonl")],
+        ["vignettes", "--scenes", "random", "--count", "60", *assets, "--out", str(root / "random-vignettes.jsonl")],
         ["prompts", "--dataset", str(root / "bench"), "--out", str(root / "prompts.jsonl")],
         ["prompts", "--text-only", "--objects", "2", "--limit", "2", "--out", str(root / "text-prompts.jsonl")],
         ["questions", "--from", str(root / "random"), "--out", str(root / "questions.jsonl")],
@@ -62,6 +62,7 @@ def test_real_outputs_validate_against_their_schemas(outputs):
     assert_valid("random-record", lines(outputs / "random" / "metadata.jsonl"))
     random_vignettes = lines(outputs / "random-vignettes.jsonl")
     assert any(r["relations"]["on"] or r["relations"]["inside"] for r in random_vignettes)  # off the table plane too
+    assert any("instances" in r for r in random_vignettes)  # several of a kind too
     assert_valid("vignette", lines(outputs / "vignettes.jsonl") + random_vignettes)
     prompts = lines(outputs / "prompts.jsonl") + lines(outputs / "text-prompts.jsonl")
     assert {p["modality"] for p in prompts} == {"image", "text"}

@@ -21,7 +21,7 @@ from tabletest.export.vlmevalkit import OPEN
 from tabletest.prompts.reading import images_asked
 from tabletest.write.jsonl import atomic_output, dumps
 
-COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type"]
+COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type", "template", "phrasing"]
 
 
 def _skill_file(skill: str) -> str:

@@ -1,8 +1,8 @@
 """Questions of the hierarchy for the export formats, each with its gold answer worded one of several ways.
 
 `--variations all` writes every wording of each answer, `paper` one per question (seeded by its
-id), `one` one question per skill and scene; the viewer's frame is named in one of several ways.
-Every wording is read as correct by `tabletest score`.
+id), `one` one question per skill and scene; each question comes worded in one of its template's
+phrasings (`phrasing` records which). Every wording is read as correct by `tabletest score`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,9 @@ from functools import cache
 from tabletest.config import Catalog, Config, load_config
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.pairs import two_image_questions
-from tabletest.prompts.hierarchy.skills import VIEWER
 from tabletest.score.questions import NUMBER_WORDS
 from tabletest.truth.nouns import Nouns
 
-VIEWER_WORDINGS = (VIEWER, "As the camera sees it", "Seen from the camera")
 SPOKEN = {n: w for w, n in NUMBER_WORDS.items()}
 
 
@@ -58,9 +56,8 @@ def hierarchy_queries(record: dict, variations: str, seed: int, catalog: Catalog
         wordings = answer_wordings(q, nouns)
         chosen = list(enumerate(wordings)) if variations == "all" else [rng.choice(list(enumerate(wordings)))]
         for k, gold in chosen:
-            text = q["text"].replace(VIEWER, rng.choice(VIEWER_WORDINGS), 1)
             qid = f"{q['qid']}-a{k}" if variations == "all" else q["qid"]
-            yield {**q, "qid": qid, "text": text, "gold": gold}
+            yield {**q, "qid": qid, "gold": gold}
 
 
 @cache

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from tabletest.export.instruct import question_tally, write_balance
 from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_fields
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
+from tabletest.prompts.hierarchy.balance_report import AnswerTally
 from tabletest.prompts.reading import images_asked, made_from
 
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
@@ -165,6 +168,8 @@ CHAT_FIELDS = [
     ("messages", pa.list_(MESSAGE)),
     ("question_ids", pa.list_(pa.string())),
     ("categories", pa.list_(pa.string())),
+    ("templates", pa.list_(pa.string())),  # each question's template and phrasing (the hierarchy's; null for the study's)
+    ("phrasings", pa.list_(pa.int64())),
 ]
 TURNS = 16  # questions per conversation at most: a trainer cuts longer ones at its length limit, losing the rest
 CHAT = pa.schema(
@@ -186,12 +191,12 @@ class _ChatShard(_ParquetShard):
             super().write(row)
 
 
-def chat_rows(job: Job, record: dict) -> list[dict]:
+def chat_rows(job: Job, record: dict, queries: list[dict]) -> list[dict]:
     """The questions of one image as conversations of at most TURNS questions each (ids `<image>-q0`, `-q1`, ...).
     Questions about the image and its scene together (a partner's or view's) are rows of their own, of the
     two pictures (`<image>-with-<scene>-q0`, ...)."""
     by_images: dict[tuple[str, ...], list[dict]] = {}
-    for query in job.queries(record):
+    for query in queries:
         by_images.setdefault(tuple(images_asked(query)), []).append(query)
     rows = []
     for files, questions in by_images.items():
@@ -206,6 +211,8 @@ def chat_rows(job: Job, record: dict) -> list[dict]:
                 "messages": conversation(asked, len(files)),
                 "question_ids": [q["qid"] for q in asked],
                 "categories": [q.get("skill") or f"p{q['prompt_type']}" for q in asked],
+                "templates": [q.get("template") for q in asked],
+                "phrasings": [q.get("phrasing") for q in asked],
             })  # fmt: skip
     return rows
 
@@ -220,15 +227,28 @@ def conversation(asked: list[dict], pictures: int) -> list[dict]:
     return messages
 
 
+def _asked(job: Job, tally: AnswerTally | None) -> Iterator[tuple[str, tuple[dict, list[dict]]]]:
+    """Every scene with its questions, added to `tally`: a resumed export's skipped scenes too, whose questions
+    are in the shards it keeps, so that the balance report covers every shard."""
+    for split, record in job.scenes():
+        queries = list(job.queries(record))
+        if tally is not None:
+            for query in queries:
+                tally.add(query)
+        yield split, (record, queries)
+
+
 def export_hf_chat(job: Job) -> dict:
     shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", _ChatShard)
-    for split, record in pending(job.scenes(), shards):
-        rows = chat_rows(job, record)
+    tally = question_tally(job)
+    for split, (record, queries) in pending(_asked(job, tally), shards):
+        rows = chat_rows(job, record, queries)
         pictures = {image["path"]: len(image["bytes"]) for row in rows for image in row["images"]}
         shards[split].add(rows, sum(pictures.values()) + 2048 * len(rows))  # a row group stores a picture once
     files = {split: _final_names(job, names) for split, names in close_all(shards).items()}
     rows = {s: sum(pq.ParquetFile(job.staging.path / f).metadata.num_rows for f in files[s]) for s in files}
     data_files = [{"split": s, "path": f"data/{s}-*"} for s in job.split.names if files[s]]
+    balance = write_balance(job, tally)
     job.write_card(
         "TableTest (chat)",
         f"""Questions about where everyday objects stand on a table, with their true answers, as conversations
@@ -242,7 +262,7 @@ import datasets
 ds = datasets.load_dataset("{loadable(job.out)}", split="{job.split.names[0]}")
 text = processor.apply_chat_template(ds[0]["messages"])  # e.g. Qwen2-VL's or LLaVA-OneVision's processor
 inputs = processor(text=text, images=ds[0]["images"])
-```""",
+```{balance}""",
         {
             "task_categories": ["visual-question-answering"],
             **declared(data_files, [{"name": "images", "list": "image"}, *hf_features(CHAT_FIELDS)]),

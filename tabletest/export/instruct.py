@@ -16,11 +16,13 @@ from typing import IO
 
 from tabletest.export.run import Job
 from tabletest.export.split import TRAIN
+from tabletest.prompts.hierarchy.balance_report import AnswerTally, report, write_report
 from tabletest.prompts.reading import images_asked
 from tabletest.write.jsonl import atomic_output, dumps
 
 IMAGE_TOKEN = "<image>"
 MULTI_IMAGE = "_multi_image"  # `train_multi_image.json`: LLaVA's samples of two images, apart from its one-image ones
+BALANCE = "question_balance.md"
 
 
 def llava_sample(query: dict, image: str) -> dict:
@@ -34,6 +36,7 @@ def llava_sample(query: dict, image: str) -> dict:
             {"from": "human", "value": f"{IMAGE_TOKEN}\n" * len(images) + query["text"]},
             {"from": "gpt", "value": query["gold"]},
         ],
+        **wording(query),
     }
 
 
@@ -48,7 +51,13 @@ def sharegpt_sample(query: dict, image: str) -> dict:
             {"role": "assistant", "content": query["gold"]},
         ],
         "images": images,
+        **wording(query),
     }
+
+
+def wording(query: dict) -> dict:
+    """A question of the hierarchy's template and phrasing, so a user can hold phrasings out (none for the study's)."""
+    return {"template": query["template"], "phrasing": query["phrasing"]} if "template" in query else {}
 
 
 class _JsonArray:
@@ -77,9 +86,28 @@ class _JsonLines:
         pass
 
 
-def _write_samples(job: Job, suffix: str, writer: Callable, sample: Callable, apart: str = "") -> Counter[str]:
-    """Every question of every split as a sample; with `apart`, those about two images go to
-    `<split><apart><suffix>` instead (opened on the first), for tools that read one image per sample."""
+def question_tally(job: Job) -> AnswerTally | None:
+    """A tally of the samples' questions for `question_balance.md`: the hierarchy's (the study's prompts
+    have no answer types or templates to balance)."""
+    return AnswerTally(job.options.seed) if job.options.questions == "hierarchy" else None
+
+
+def write_balance(job: Job, tally: AnswerTally | None) -> str:
+    """Write `question_balance.md` of the tallied questions into the export; return the card's line linking it."""
+    if tally is None:
+        return ""
+    write_report(job.staging.file(BALANCE), report(job.options.seed, tally))
+    return (
+        f"\n\nHow far each skill's and question template's gold answers can be guessed without the image "
+        f"(chance, the best constant answer, a text-only prior): [{BALANCE}]({BALANCE})."
+    )
+
+
+def _write_samples(
+    job: Job, suffix: str, writer: Callable, sample: Callable, tally: AnswerTally | None, apart: str = ""
+) -> Counter[str]:
+    """Every question of every split as a sample (each added to `tally`); with `apart`, those about two images
+    go to `<split><apart><suffix>` instead (opened on the first), for tools that read one image per sample."""
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
 
@@ -97,6 +125,8 @@ def _write_samples(job: Job, suffix: str, writer: Callable, sample: Callable, ap
                         files[name] = opened(f"{name}{suffix}")
                 files[name].write(sample(query, image))
                 counts[name] += 1
+                if tally is not None:
+                    tally.add(query)
         for f in files.values():
             f.close()
     return counts
@@ -111,7 +141,9 @@ def _describe(job: Job) -> str:
 
 
 def export_llava(job: Job) -> dict:
-    counts = _write_samples(job, ".json", _JsonArray, llava_sample, apart=MULTI_IMAGE)
+    tally = question_tally(job)
+    counts = _write_samples(job, ".json", _JsonArray, llava_sample, tally, apart=MULTI_IMAGE)
+    balance = write_balance(job, tally)
     multi = ""
     if f"{TRAIN}{MULTI_IMAGE}" in counts:
         multi = f"""
@@ -132,7 +164,7 @@ conversation format (`id`, `image` relative to this folder, `conversations`).
 python llava/train/train_mem.py --data_path {job.out}/train.json --image_folder {job.out} ...
 ```{multi}
 
-{_describe(job)}""",
+{_describe(job)}{balance}""",
         {"task_categories": ["visual-question-answering"]},
         sum(counts.values()),
     )
@@ -140,7 +172,9 @@ python llava/train/train_mem.py --data_path {job.out}/train.json --image_folder 
 
 
 def export_sharegpt(job: Job) -> dict:
-    counts = _write_samples(job, ".jsonl", _JsonLines, sharegpt_sample)
+    tally = question_tally(job)
+    counts = _write_samples(job, ".jsonl", _JsonLines, sharegpt_sample, tally)
+    balance = write_balance(job, tally)
     info = {
         f"tabletest_{split}": {
             "file_name": f"{split}.jsonl",
@@ -161,7 +195,7 @@ def export_sharegpt(job: Job) -> dict:
 llamafactory-cli train --dataset_dir {job.out} --dataset tabletest_train --template qwen2_vl ...
 ```
 
-{_describe(job)}""",
+{_describe(job)}{balance}""",
         {"task_categories": ["visual-question-answering"]},
         sum(counts.values()),
     )

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabletest.errors import not_one_of
+from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import (
     Change,
@@ -80,6 +81,8 @@ class Candidates:
         if len(free) < 2:
             return None
         a, b = rng.sample(free, 2)
+        if kind_of(a.name) == kind_of(b.name):  # two apples swapped: the same picture
+            return None
         a2 = replace(a, position_m=b.position_m)
         b2 = replace(b, position_m=a.position_m)
         if not self._clear([a2, b2], scene, {a.name, b.name}):
@@ -93,6 +96,8 @@ class Candidates:
             return None
         moved = rng.choice(free)
         reference = rng.choice([o for o in scene.objects if o is not moved])
+        if kind_of(reference.name) == kind_of(moved.name):  # an apple past an apple: no change words could name
+            return None
         right = scene.camera.right_axis[:2]
         offset = float(np.dot(np.subtract(moved.position_m[:2], reference.position_m[:2]), right))
         x, y = np.subtract(moved.position_m[:2], 2 * offset * right)
@@ -116,7 +121,7 @@ class Candidates:
         if not free:
             return None
         old = rng.choice(free)
-        present = {o.name for o in scene.objects}
+        present = {kind_of(o.name) for o in scene.objects}
         longest = max(old.size_m)
         similar = [n for n in self.pool if n not in present and _similar(longest, max(self.sizes[n]))]
         if not similar:

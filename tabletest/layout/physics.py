@@ -26,6 +26,7 @@ import numpy as np
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Shape, region_m, support_heights
 from tabletest.layout.columns import model_mesh
+from tabletest.layout.instances import kind_of
 from tabletest.layout.random_scene import PlacedObject
 
 PROBE_M = 0.001  # an overlap that survives moving the objects this far apart is deeper than it
@@ -52,7 +53,7 @@ def plausibility(
 ) -> Plausibility:
     """Measure a placed scene: interpenetration and carried gaps with fcl, then `seconds` of MuJoCo (0: none)."""
     fcl = _import("fcl", "python-fcl")
-    bodies = {o.name: _fcl_object(fcl, shapes[o.name], o) for o in objects}
+    bodies = {o.name: _fcl_object(fcl, shapes[kind_of(o.name)], o) for o in objects}
     deepest, over = 0.0, 0
     for i, a in enumerate(objects):
         for b in objects[i + 1 :]:
@@ -85,7 +86,7 @@ def _scene_xml(objects: Sequence[PlacedObject], shapes: Mapping[str, Shape], car
     index = {o.name: k for k, o in enumerate(objects)}
     assets, bodies = [], []
     for k, obj in enumerate(objects):
-        shape = shapes[obj.name]
+        shape = shapes[kind_of(obj.name)]
         hull = _hull_vertices(shape.path, shape.sha256)
         assets.append(f'<mesh name="hull{k}" vertex="{_numbers(hull.ravel())}"/>')
         x, y, z = obj.position_m
@@ -193,9 +194,9 @@ def _depth(fcl, shapes: Mapping[str, Shape], a: PlacedObject, b: PlacedObject) -
     else:
         d = np.subtract(a.position_m[:2], b.position_m[:2])
         direction = np.r_[d / max(float(np.linalg.norm(d)), 1e-9), 0.0]
-    fixed = _fcl_object(fcl, shapes[b.name], b)
+    fixed = _fcl_object(fcl, shapes[kind_of(b.name)], b)
     for step in range(1, 201):
-        if not _collide(fcl, _fcl_object(fcl, shapes[a.name], a, direction * step * 1e-4), fixed):
+        if not _collide(fcl, _fcl_object(fcl, shapes[kind_of(a.name)], a, direction * step * 1e-4), fixed):
             return step * 1e-4
     return 0.02
 

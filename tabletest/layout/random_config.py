@@ -36,10 +36,19 @@ Color = tuple[
 ]
 
 
+class Repeats(Strict):
+    """Several objects of one kind (two mugs, three apples), so counting is worth learning: per scene of two
+    objects or more, the chance that one kind is drawn several times, and the most of one kind."""
+
+    chance: float = Field(0.0, ge=0, le=1)
+    max: int = Field(3, ge=2, le=10)
+
+
 class ObjectRanges(Strict):
     count: tuple[Annotated[int, Field(ge=1)], Annotated[int, Field(ge=1)]] = (1, 6)
     held_out: tuple[str, ...] = ()
     yaw_deg: Range = (0.0, 360.0)
+    repeats: Repeats = Repeats()
 
     @model_validator(mode="after")
     def _count_ordered(self) -> ObjectRanges:
@@ -189,12 +198,15 @@ class RandomConfig(Strict):
         """sha256 of the validated content (key order and comments do not matter). `min_visible_fraction`
         came later and only decides which labels a render keeps: at its default it is left out, so the sets
         drawn before it existed keep their scenes; any other value is in the digest. So are `arrangements`
-        while none is enabled (every object apart on the table, as before they existed)."""
+        while none is enabled (every object apart on the table, as before they existed), and `objects.repeats`
+        while its chance is 0 (every kind once)."""
         content = self.model_dump(mode="json")
         if content["relations"]["min_visible_fraction"] == MIN_VISIBLE_FRACTION:
             del content["relations"]["min_visible_fraction"]
         if not self.arrangements.enabled:
             del content["arrangements"]
+        if self.objects.repeats.chance == 0:
+            del content["objects"]["repeats"]
         text = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 

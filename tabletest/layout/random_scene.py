@@ -19,6 +19,7 @@ import numpy as np
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Pose, Shape, carry, clear, slide_to
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.instances import kind_of, numbered
 from tabletest.layout.random_config import RandomConfig
 
 Vec3 = tuple[float, float, float]
@@ -213,13 +214,14 @@ def sample_scene(
     for draw in range(1, config.placement.redraws + 1):
         rng = random.Random(f"{stream}:{draw}")
         arrange = _Arranger(config, random.Random(f"{stream}:{draw}:arrange"), shapes, table_height_m) if config.arrangements.enabled else None
-        objects = _place(config, rng, pool, sizes, table, table_height_m, work, arrange)
+        repeat = random.Random(f"{stream}:{draw}:repeat") if config.objects.repeats.chance else None
+        objects = _place(config, rng, pool, sizes, table, table_height_m, work, arrange, repeat)
         if objects is None:
             continue
         camera = _camera(config, rng, objects, sensor_width_mm, resolution, work)
         if camera is None:
             continue
-        ordered = left_to_right(objects, camera)
+        ordered = _labelled(left_to_right(objects, camera))
         return RandomScene(random_scene_id(seed, index), index, ordered, camera, table, _key_light(config, look, camera), _world(config, look), _backdrop(config, look), draw)
     raise UserError(
         f"random scene {index} did not fit after {config.placement.redraws} draws: the objects do not fit "
@@ -276,16 +278,35 @@ def _table(config: RandomConfig, rng: random.Random) -> TableLook:
     )
 
 
-def _place(
-    config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float,
-    work: _Work, arrange: _Arranger | None = None,
-) -> list[PlacedObject] | None:
-    """Draw how many objects, which, and where; None when one of them finds no free spot. With `arrange`,
-    an object may instead go on, into or beside one already placed (drawn from its own stream, so a config
-    without arrangements draws exactly the scenes it always did)."""
+def _labelled(objects: tuple[PlacedObject, ...]) -> tuple[PlacedObject, ...]:
+    """The objects with their labels numbered left to right (`instances.numbered`)."""
+    labels = numbered(kind_of(o.name) for o in objects)
+    return tuple(o if o.name == label else replace(o, name=label) for o, label in zip(objects, labels))
+
+
+def _kinds(config: RandomConfig, rng: random.Random, pool: Sequence[str], repeat: random.Random | None) -> list[str]:
+    """How many objects and of which kinds: distinct kinds, or with `repeat` (the config's `objects.repeats`, its
+    own stream, so a config without repeats draws exactly the scenes it always did) sometimes one kind 2 to `max`
+    times in place of others, the total unchanged."""
     lo, hi = config.objects.count
     n = rng.randint(min(lo, len(pool)), min(hi, len(pool)))
     names = rng.sample(list(pool), n)
+    repeats = config.objects.repeats
+    if repeat is None or n < 2 or repeat.random() >= repeats.chance:
+        return names
+    times = repeat.randint(2, min(repeats.max, n))
+    return [names[0]] * times + names[1 : n - times + 1]
+
+
+def _place(
+    config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float,
+    work: _Work, arrange: _Arranger | None = None, repeat: random.Random | None = None,
+) -> list[PlacedObject] | None:
+    """Draw how many objects, which, and where; None when one of them finds no free spot. With `arrange`,
+    an object may instead go on, into or beside one already placed (drawn from its own stream, so a config
+    without arrangements draws exactly the scenes it always did). Objects of one kind get labels (numbered
+    in the order drawn here, renumbered left to right once the camera is chosen)."""
+    names = numbered(_kinds(config, rng, pool, repeat))
     area_w, area_d = placement_bounds(config, table.width_m, table.depth_m)
     gap = config.placement.min_gap_m
     placed: list[PlacedObject] = []
@@ -293,7 +314,7 @@ def _place(
     if arrange is not None:  # what can carry or hold others is placed first, so anything drawn after may go on it
         names.sort(key=arrange.carries_nothing)
     for name in names:
-        size = tuple(sizes[name])
+        size = tuple(sizes[kind_of(name)])
         arranged = arrange.place(name, placed, (area_w, area_d), work) if arrange is not None and placed else None
         if arranged is not None:
             placed.append(arranged)
@@ -332,7 +353,7 @@ class _Arranger:
     levels: dict[str, int] = field(default_factory=dict)  # 0: on the table, 1: on or in something there, ...
 
     def carries_nothing(self, name: str) -> bool:
-        shape = self.shapes[name] if self.shapes is not None else None
+        shape = self.shapes[kind_of(name)] if self.shapes is not None else None
         return shape is None or (shape.support is None and shape.container is None)
 
     def place(self, name: str, placed: list[PlacedObject], bounds: tuple[float, float], work: _Work) -> PlacedObject | None:
@@ -346,16 +367,16 @@ class _Arranger:
         if self.shapes is None:
             raise ValueError("arrangements need the models' shapes")
         poses = {o.name: Pose(*o.position_m, o.yaw_deg) for o in placed}
-        shape = self.shapes[name]
+        shape = self.shapes[kind_of(name)]
         if kind == "touching":
             return self._touching(name, shape, placed, poses, bounds, work)
-        carriers = [o for o in placed if self.shapes[o.name].region(kind) is not None and self.levels[o.name] < a.max_levels]
+        carriers = [o for o in placed if self.shapes[kind_of(o.name)].region(kind) is not None and self.levels[o.name] < a.max_levels]
         if not carriers:
             return None
         carrier = self.rng.choice(carriers)
         work.spend(a.attempts * len(placed))
-        others = [(self.shapes[o.name], poses[o.name]) for o in placed if o is not carrier]
-        pose = carry(self.rng, kind, shape, self.shapes[carrier.name], poses[carrier.name], self.config.objects.yaw_deg, a.attempts, others, 2 * a.contact_m)
+        others = [(self.shapes[kind_of(o.name)], poses[o.name]) for o in placed if o is not carrier]
+        pose = carry(self.rng, kind, shape, self.shapes[kind_of(carrier.name)], poses[carrier.name], self.config.objects.yaw_deg, a.attempts, others, 2 * a.contact_m)
         if pose is None:
             return None
         self.levels[name] = self.levels[carrier.name] + 1
@@ -371,7 +392,7 @@ class _Arranger:
             work.spend(len(placed))
             neighbour = self.rng.choice(neighbours)
             yaw = round(_uniform(self.rng, self.config.objects.yaw_deg), 3)
-            pose = slide_to(shape, yaw, self.top, self.shapes[neighbour.name], poses[neighbour.name], self.rng.uniform(0.0, 360.0))
+            pose = slide_to(shape, yaw, self.top, self.shapes[kind_of(neighbour.name)], poses[neighbour.name], self.rng.uniform(0.0, 360.0))
             if pose is None:
                 continue
             candidate = PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
@@ -380,7 +401,7 @@ class _Arranger:
                 continue
             if all(
                 o is neighbour or (rects_apart(corners.tolist(), o.footprint().tolist(), gap) if self.levels[o.name] == 0
-                                   else clear(shape, pose, self.shapes[o.name], poses[o.name], 2 * a.contact_m))
+                                   else clear(shape, pose, self.shapes[kind_of(o.name)], poses[o.name], 2 * a.contact_m))
                 for o in placed
             ):
                 self.levels[name] = 0

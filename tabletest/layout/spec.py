@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Config
+from tabletest.layout.instances import kind_of
 from tabletest.layout.placement import place
 from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.selection import Scene
@@ -66,9 +67,9 @@ def random_spec(scene: RandomScene, seed: int, entries: dict[str, AssetEntry], a
         SpecObject(
             name=o.name,
             slot=None,
-            source=entries[o.name].source,
-            uid=entries[o.name].uid,
-            asset=str((assets_dir / entries[o.name].file).resolve()),
+            source=entries[kind_of(o.name)].source,
+            uid=entries[kind_of(o.name)].uid,
+            asset=str((assets_dir / entries[kind_of(o.name)].file).resolve()),
             position_m=o.position_m,
             yaw_deg=o.yaw_deg,
             size_m=o.size_m,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tabletest.config import Catalog
 from tabletest.errors import UserError
+from tabletest.layout.instances import SEPARATOR
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.prompts.battery import SceneInput
 from tabletest.prompts.reading import read_records, require
@@ -76,14 +77,20 @@ def _read_dataset(path: Path, n_objects: int | None) -> Iterator[SceneInput]:
 
 def scene_input(record: dict) -> SceneInput:
     """What the prompt battery needs of a render record; of a random scene also its unambiguous
-    left/right pairs, its objects' table sides and what is inside what."""
+    left/right pairs, its objects' table sides and what is inside what. The study's prompts name objects, so
+    one of several of a kind (apple#2) is left out of them."""
     names = tuple(o if isinstance(o, str) else o["name"] for o in record["objects"])
     relations = record.get("relations", {})
     extra = {}
     if "ambiguous" in relations:
         extra = {
-            "left_of": tuple(tuple(pair) for pair in relations["left_of"]),
-            "sides": tuple(dict(relations["table_side"]).items()),
-            "inside": tuple(tuple(pair) for pair in relations.get("inside", ())),
+            "left_of": _named(relations["left_of"]),
+            "sides": _named(dict(relations["table_side"]).items()),
+            "inside": _named(relations.get("inside", ())),
         }
     return SceneInput(record["id"], record["index"], names, record["vignettes"], record.get("file_name"), **extra)
+
+
+def _named(pairs) -> tuple[tuple[str, str], ...]:
+    """The pairs that name no object of a kind the scene holds several of."""
+    return tuple(tuple(pair) for pair in pairs if not any(SEPARATOR in part for part in pair))

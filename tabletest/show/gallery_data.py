@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from tabletest.config import Catalog, Config
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.instances import label_of
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.prompts.reading import made_from
@@ -76,10 +77,10 @@ def details(record: dict, camera: PinholeCamera | None, notes: Iterable[str], ca
     for obj in record["objects"]:
         corners = projected_box(obj, camera) if camera is not None else None
         labels.append({
-            "name": obj["name"],
+            "name": label_of(obj),
             "bbox": obj["bbox_px"],
             "box3d": None if corners is None else [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
-            "hidden": obj["name"] in hidden,
+            "hidden": label_of(obj) in hidden,
         })  # fmt: skip
     by_skill: dict[str, list[dict]] = {}
     for question in scene_questions(record, catalog, config, forms=("questions",)):

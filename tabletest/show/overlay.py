@@ -15,6 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from tabletest.config import Config
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.instances import label_of
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.truth.rederive import recorded_camera
 
@@ -43,7 +44,7 @@ def camera_of(record: dict, config: Config | None) -> PinholeCamera | None:
 
 def projected_box(obj: dict, camera: PinholeCamera) -> np.ndarray | None:
     """The object's box corners in pixels (8 × 2), or None where a corner lies behind the camera."""
-    corners = PlacedObject(obj["name"], tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj["size_m"])).box_corners()
+    corners = PlacedObject(label_of(obj), tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj["size_m"])).box_corners()
     if (camera.depth(corners) <= 0).any():
         return None
     return camera.project(corners)
@@ -111,8 +112,9 @@ def overlay(
     hidden = hidden_names(record)
     width = max(2, round(scale / 5))
     for position, obj in enumerate(record["objects"]):
-        color = HIDDEN_COLOR if obj["name"] in hidden else PALETTE[position % len(PALETTE)]
-        thick = width * (2 if obj["name"] in named else 1)
+        label = label_of(obj)
+        color = HIDDEN_COLOR if label in hidden else PALETTE[position % len(PALETTE)]
+        thick = width * (2 if label in named else 1)
         if mask is not None:
             _outline(canvas, mask == position + 1, scale, color)
         corners = projected_box(obj, camera) if camera is not None else None
@@ -120,8 +122,8 @@ def overlay(
             for i, j in EDGES:
                 draw.line([tuple(corners[i] * scale), tuple(corners[j] * scale)], fill=color, width=thick)
         x0, y0, x1, y1 = (c * scale for c in obj["bbox_px"])
-        _rectangle(draw, (x0, y0, x1, y1), color, thick, dashed=obj["name"] in hidden)
-        name = obj["name"] + (" (hidden)" if obj["name"] in hidden else "")
+        _rectangle(draw, (x0, y0, x1, y1), color, thick, dashed=label in hidden)
+        name = label + (" (hidden)" if label in hidden else "")
         _label(draw, (x0, max(0.0, y0 - line_px)), name, color, font)
     colors = [(0, 0, 0), *[NOTE_COLOR] * len(notes), *[CHANGE_COLOR] * len(changed)]
     for k, row in enumerate([f"{record['id']}:", *rows]):

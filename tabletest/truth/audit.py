@@ -23,6 +23,7 @@ from PIL import Image
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.prompts.reading import read_records
@@ -289,7 +290,7 @@ def _projects_small(obj: dict, camera: _Camera | None) -> bool:
 
 def _check_named(result: Audit, scene_id: str, relations: dict, objects: list[dict]) -> None:
     """Every object a relation names is in the scene and not hidden (a hidden one is in no relation)."""
-    names = {o["name"] for o in objects}
+    names = {label_of(o) for o in objects}
     hidden = set(relations.get("hidden") or ())
     result.check("named", scene_id, hidden <= names, f"hidden names {sorted(hidden - names)}, not in the scene")
     for key, items in relations.items():
@@ -330,7 +331,7 @@ def _check_visibility(result: Audit, scene_id: str, objects: list[dict], pixels:
 def _check_covered(result: Audit, scene_id: str, objects: list[dict], pixels: list[np.ndarray]) -> None:
     """`covered_by`: each object it names is in the scene and shows inside the covered object's box (it is
     seen where the covered one would be)."""
-    positions = {o["name"]: i for i, o in enumerate(objects)}
+    positions = {label_of(o): i for i, o in enumerate(objects)}
     for obj in objects:
         covering = obj.get("covered_by")
         if not isinstance(covering, list) or not covering:
@@ -398,8 +399,8 @@ def _touches_other(p: np.ndarray, pixels: list[np.ndarray]) -> bool:
 
 def _resolver(objects: list[dict]) -> dict:
     """Relation term (name, or position) -> object position; a name two objects share resolves to neither."""
-    names = Counter(o["name"] for o in objects)
-    terms: dict = {o["name"]: i for i, o in enumerate(objects) if names[o["name"]] == 1}
+    names = Counter(label_of(o) for o in objects)
+    terms: dict = {label_of(o): i for i, o in enumerate(objects) if names[label_of(o)] == 1}
     terms.update({i: i for i in range(len(objects))})
     return terms
 
@@ -574,7 +575,7 @@ def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: 
 def _placed(obj: dict) -> PlacedObject:
     """The object as placed: its origin on the table under its 3D box's centre."""
     center, size, yaw = _box3d(obj)
-    return PlacedObject(obj["name"], tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size))
+    return PlacedObject(label_of(obj), tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size))
 
 
 def _box3d(obj: dict) -> tuple[np.ndarray, np.ndarray, float]:

@@ -18,6 +18,7 @@ import numpy as np
 from scipy import ndimage
 
 from tabletest.config import excerpt
+from tabletest.layout.instances import label_of
 from tabletest.layout.random_scene import Change
 from tabletest.truth.pairs import aimed_change_happened, relation_difference
 from tabletest.truth.rederive import MARGIN_SLACK, Derivation, placed_relations_of
@@ -121,7 +122,7 @@ def _check_pixels(check: Check, load: Load, pid: str, original: dict, partner: d
     if any(m is None for m in masks) or masks[0].shape != masks[1].shape:
         return  # unreadable or mis-sized files are the record checks' disagreements
     named = set(change["objects"])
-    labels = [{o["name"]: i + 1 for i, o in enumerate(r["objects"])} for r in (original, partner)]
+    labels = [{label_of(o): i + 1 for i, o in enumerate(r["objects"])} for r in (original, partner)]
     changed = np.zeros(masks[0].shape, bool)
     for mask, label in zip(masks, labels):
         for name in named & set(label):
@@ -157,7 +158,7 @@ def _camera(record: dict) -> dict:
 
 def _objects(record: dict) -> dict[str, tuple]:
     """Each object's pose: where it stands, how it is turned, its size."""
-    return {o["name"]: (tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in record["objects"]}
+    return {label_of(o): (tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in record["objects"]}
 
 
 def _moved(kind: str, named: list[str]) -> list[str]:

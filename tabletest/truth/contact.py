@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from tabletest.layout.arrangements import Pose, Shape, horizontal_gap, near, region_m, surface_gap, to_own, vertical_gap, within
+from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import Arrangements
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.truth.relations import CONTACT_KEYS
@@ -26,7 +27,7 @@ def contact_relations(
     """The relations among `objs` (those not hidden) and the pairs withheld inside a margin."""
     c = arrangements.contact_m
     poses = [Pose(*o.position_m, o.yaw_deg) for o in objs]
-    shape = [shapes[o.name] for o in objs]
+    shape = [shapes[kind_of(o.name)] for o in objs]
     names = [o.name for o in objs]
     rel: dict[str, list] = {key: [] for key in CONTACT_KEYS}
     ambiguous: list[list[str]] = []

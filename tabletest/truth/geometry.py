@@ -18,6 +18,7 @@ import numpy as np
 
 from tabletest.layout.arrangements import Contact
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.truth.contact import contact_relations, stacked_pairs
@@ -120,7 +121,7 @@ def scene_relations(
     bigger = [[names[i], names[j]] for i, j in pairs if big[i] >= margins.size_ratio * big[j]]
     taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]
     table_x = float(camera.axes[0] @ (np.array([0.0, 0.0, table_top]) - np.asarray(camera.position)))
-    kind_counts = {kind: sum(1 for n in names if kinds[n] == kind) for kind in ("natural", "artifact")}
+    kind_counts = {kind: sum(1 for n in names if kinds[kind_of(n)] == kind) for kind in ("natural", "artifact")}
     relations = {
         "left_of": rel["left_of"],
         "right_of": rel["right_of"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 
 from tabletest.layout.arrangements import Contact
+from tabletest.layout.instances import kind_of, repeated
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.random_set import RandomSet
@@ -65,7 +66,8 @@ def random_vignette_records(
             "id": scene.id,
             "index": scene.index,
             "n_objects": len(scene.objects),
-            "objects": [o.name for o in scene.objects],
+            "objects": [kind_of(o.name) for o in scene.objects],
+            **({"instances": [o.name for o in scene.objects]} if repeated(o.name for o in scene.objects) else {}),
             **random_truth(scene, resolution, scenes.config.relations, kinds, nouns=Nouns(frozenset(scenes.pair_nouns)), contact=contact),
             **companion_fields(scene),
         }

@@ -20,6 +20,7 @@ from tabletest.config import Config, excerpt
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Contact, Shape
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.instances import label_of
 from tabletest.layout.placement import place
 from tabletest.layout.random_config import Arrangements, RelationMargins
 from tabletest.layout.random_scene import PlacedObject
@@ -96,15 +97,15 @@ def differences(record: dict, derivation: Derivation) -> Iterator[str]:
 def _random_differences(record: dict, objects: list[dict], derivation: Derivation) -> Iterator[str]:
     camera = recorded_camera(record["camera"])
     yield from _compare("camera", {k: record["camera"][k] for k in ("K", "world_to_camera", "resolution")}, camera_record(camera))
-    placed = [PlacedObject(o["name"], tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
+    placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
     for obj, item in zip(objects, placed):
-        yield from _compare_fields(obj["name"], obj, object_geometry(camera, item))
+        yield from _compare_fields(label_of(obj), obj, object_geometry(camera, item))
     yield from _centers(objects, camera, [(p.position_m, p.size_m) for p in placed])
     recorded = record.get("relations") or {}
     hidden = frozenset(recorded.get("hidden") or ())
     if derivation.margins is not None and derivation.ground and not (derivation.unmeasured and "on" in recorded):
         threshold = derivation.margins.min_visible_fraction
-        measured = [o["name"] for o in objects if o["visible_fraction"] < threshold]
+        measured = [label_of(o) for o in objects if o["visible_fraction"] < threshold]
         yield from _compare("relations.hidden", sorted(hidden), sorted(measured))
         hidden = frozenset(measured)
         kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
@@ -114,7 +115,7 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
         ]
         if not any(_same({k: recorded.get(k) for k in c}, c) for c in candidates):
             yield from _compare_fields("relations", recorded, candidates[0])
-    seen = tuple(o["name"] for o in objects if o["name"] not in hidden)
+    seen = tuple(label_of(o) for o in objects if label_of(o) not in hidden)
     yield from _compare_fields("vignettes", record.get("vignettes"), relation_vignettes(seen, recorded, derivation.nouns))
 
 
@@ -124,7 +125,7 @@ def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0
     if derivation.margins is None or not derivation.ground or derivation.unmeasured or not isinstance(record.get("camera"), dict):
         return None
     objects = record["objects"]
-    placed = [PlacedObject(o["name"], tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
+    placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
     kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
     camera = recorded_camera(record["camera"])
     return scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)

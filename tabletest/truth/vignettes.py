@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tabletest.layout.instances import kind_of
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import CONVERSE, table_sides
 
@@ -27,7 +28,12 @@ def relation_vignettes(objects: tuple[str, ...], relations: dict, nouns: Nouns =
     right (`left_first`) or right to left (`right_first`), each stating the pair's left/right relation, or
     where that is withheld by the margin, its front/behind relation, else that they stand next to each
     other; then one sentence for each object on or in another ("The apple is in the bowl."). A pair noun
-    (`nouns`) takes "are"."""
+    (`nouns`) takes "are". Of a kind the scene holds several of, each object is called by its place among them
+    from the left ("the second apple from the left"), as `objects` lists them."""
+    called = _called(objects)
+    relations = {key: [[called.get(n, n) for n in item] if isinstance(item, list) else item for item in value]
+                 if isinstance(value, list) else value for key, value in relations.items()}
+    objects = tuple(called.get(n, n) for n in objects)
     carried = {a: f"on the {b}" for a, b in relations.get("on", [])} | {a: f"in the {b}" for a, b in relations.get("inside", [])}
     standing = tuple(o for o in objects if o not in carried)
     held = [f"The {a} is {carried[a]}." for a in objects if a in carried]
@@ -40,6 +46,20 @@ def relation_vignettes(objects: tuple[str, ...], relations: dict, nouns: Nouns =
         "left_first": nouns.agree(" ".join([*(_sentence(fact) for fact in stated), *held])),
         "right_first": nouns.agree(" ".join([*(_sentence(fact) for fact in backwards), *held[::-1]])),
     }
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+
+def _called(labels: tuple[str, ...]) -> dict[str, str]:
+    """What a vignette calls each labelled object (apple#2) of a kind listed several times: its place among them."""
+    called, seen = {}, {}
+    for label in labels:
+        kind = kind_of(label)
+        if kind != label:
+            seen[kind] = seen.get(kind, 0) + 1
+            called[label] = f"{ORDINALS[seen[kind] - 1]} {kind} from the left"
+    return called
 
 
 def neighbour_facts(objects: tuple[str, ...], relations: dict) -> list[tuple[str, str | None, str]]:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from tabletest.layout.arrangements import Contact
+from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.spec import SceneSpec
 from tabletest.truth.geometry import camera_record, object_geometry
@@ -40,7 +41,8 @@ def _files(spec: SceneSpec, mask: bool) -> dict:
 def _objects(spec: SceneSpec, measured: list[dict]) -> list[dict]:
     return [
         {
-            "name": obj.name,
+            "name": kind_of(obj.name),
+            **({"instance": obj.name} if obj.name != kind_of(obj.name) else {}),
             "slot": obj.slot,
             "source": obj.source,
             "uid": obj.uid,
@@ -64,7 +66,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
     objects = _objects(spec, measured)
     for obj, placed, facts in zip(objects, scene.objects, measured):
         obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"], covered_by=facts["covered_by"])
-    hidden = frozenset(o["name"] for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
+    hidden = frozenset(label_of(o) for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
     text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden, truth.nouns, truth.contact)
     pose = scene.camera
     appearance = {

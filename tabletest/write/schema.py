@@ -57,6 +57,11 @@ class Box3D(_Closed):
 
 
 class RandomSceneObject(SceneObject):
+    instance: str | None = Field(
+        None,
+        description="where the scene holds several of its kind: its label, the name and its number from the left as "
+        "the scene shows them (apple#2); relations, hidden and covered_by name it by this",
+    )
     box3d: Box3D
     center_camera_m: Vec3 = Field(description="the box centre in the camera frame (x right, y down, z forward)")
     depth_m: float = Field(description="the box centre's z in the camera frame")
@@ -215,6 +220,9 @@ class RandomVignette(BenchmarkVignette):
     relations: RandomRelations
     counterfactual: Counterfactual | None = Field(None, description="only on a counterfactual partner")
     view: View | None = Field(None, description="only on a scene's second (third, ...) view")
+    instances: list[str] | None = Field(
+        None, description="only where the scene holds several of a kind (text records): each object's label (apple#2), as relations name it"
+    )
 
 
 class BenchmarkRecord(_Files, BenchmarkVignette):
@@ -286,6 +294,8 @@ class Question(_Closed):
     image: str | None
     context: str | None
     text: str
+    template: str = Field(description="the question's family: the questions worded from one pattern, whatever they name")
+    phrasing: int = Field(ge=0, description="which of its template's phrasings words it (0: the plainest)")
     skill: str
     level: Literal["single", "multi", "reasoning"]
     frame: Literal["viewer", "intrinsic"] | None

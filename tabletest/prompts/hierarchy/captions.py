@@ -15,10 +15,9 @@ from __future__ import annotations
 import itertools
 
 from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
+from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.skills import FACT, OTHER, PHRASE, named
-
-ASK = 'Is this caption true of the image: "{}"'
 
 
 def _may_hold_in_its_own_frame(g: SceneGeometry, relatum: Thing, subject: Thing, word: str) -> bool:
@@ -48,7 +47,7 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                     caption = f"The {x.name} is {PHRASE[word]} the {y.name}."
                     ask.ask(
                         f"cap-{word}-{x.name}-{y.name}",
-                        ASK.format(caption),
+                        Wording("caption-position", {"caption": caption}),
                         skill="position",
                         level="single",
                         frame="viewer",
@@ -68,7 +67,7 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
             for word, phrase in (("front", "facing"), ("behind", "facing away from")):
                 ask.ask(
                     f"cap-facing-{word}-{x.name}-{y.name}",
-                    ASK.format(f"The {x.name} is {phrase} the {y.name}."),
+                    Wording("caption-orientation", {"caption": f"The {x.name} is {phrase} the {y.name}."}),
                     skill="orientation",
                     level="single",
                     frame="intrinsic",
@@ -93,7 +92,7 @@ def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
                 for x, y in ((a, b), (b, a)):
                     ask.ask(
                         f"cap-{key}-{x.name}-{y.name}",
-                        ASK.format(f"The {x.name} is {word} the {y.name}."),
+                        Wording("caption-support", {"caption": f"The {x.name} is {word} the {y.name}."}),
                         skill="support",
                         level="single",
                         frame=None,
@@ -113,7 +112,7 @@ def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
             for x, y, gold in ((a, b, True), (c, d, False)):
                 ask.ask(
                     f"cap-{key}-{x.name}-{y.name}",
-                    ASK.format(f"The {x.name} is {word} the {y.name}."),
+                    Wording(f"caption-{'support' if category == 'topological' else 'distance'}", {"caption": f"The {x.name} is {word} the {y.name}."}),
                     skill="support" if category == "topological" else "distance",
                     level="single",
                     frame=None,

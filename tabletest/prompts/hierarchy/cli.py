@@ -12,8 +12,11 @@ import typer
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.options import CatalogOpt, ConfigOpt, LimitOpt
+from tabletest.prompts.hierarchy.balance import BalancePlan
+from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
 from tabletest.prompts.hierarchy.generate import FORMS, scene_questions
 from tabletest.prompts.hierarchy.pairs import with_pair_questions
+from tabletest.prompts.hierarchy.record import Phrasings
 from tabletest.prompts.reading import read_records, require
 from tabletest.truth.nouns import Nouns
 from tabletest.write.jsonl import dumps, write_lines
@@ -35,7 +38,26 @@ def questions(
     text_only: Annotated[
         bool, typer.Option("--text-only", help="Only text questions (vignettes and stories), no image questions.")
     ] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Seeds trick names, story wording and order.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", help="Seeds trick names, story wording and order, and which questions --balance keeps."),
+    ] = 0,
+    balance: Annotated[
+        bool,
+        typer.Option(
+            "--balance", help="Drop questions whose answer is over-represented in their template (CLEVR's rejection)."
+        ),
+    ] = False,
+    balance_report: Annotated[
+        Path | None,
+        typer.Option(
+            "--report", help="Write the answers' balance per cell and template: JSON for a .json path, else Markdown."
+        ),
+    ] = None,
+    phrasings: Annotated[
+        Phrasings,
+        typer.Option("--phrasings", help="one: each question in one of its template's phrasings; all: in every one."),
+    ] = "one",
     limit: LimitOpt = None,
     config: ConfigOpt = None,
     catalog: CatalogOpt = None,
@@ -46,6 +68,8 @@ def questions(
     if unknown or not chosen:
         raise UserError(f"--forms {forms!r}: choose from {', '.join(FORMS)}, e.g. --forms questions,stories")
     path = source / "metadata.jsonl" if source.is_dir() else source
+    if balance_report is not None:
+        check_report(balance_report, path, out)
     cat, cfg = load_catalog(catalog), load_config(config)
 
     def records():
@@ -54,13 +78,40 @@ def questions(
             yield record
 
     def asked(record: dict) -> Iterator[dict]:
-        return scene_questions(record, cat, cfg, seed, chosen, text_only)
+        return scene_questions(record, cat, cfg, seed, chosen, text_only, phrasings)
 
-    scenes = itertools.islice(records(), limit)
-    if "questions" in chosen and not text_only:  # a render's counterfactual pairs are also asked of together
-        made = with_pair_questions(scenes, asked, Nouns.of(cat))
-    else:
-        made = (q for r in scenes for q in asked(r))
-    count = write_lines(out, (dumps(q) for q in made))
+    def generated() -> Iterator[dict]:
+        scenes = itertools.islice(records(), limit)
+        if "questions" in chosen and not text_only:  # a render's counterfactual pairs are also asked of together
+            return with_pair_questions(scenes, asked, Nouns.of(cat))
+        return (q for r in scenes for q in asked(r))
+
+    before = AnswerTally(seed) if balance and balance_report is not None else None
+    made, plan = generated(), None
+    if balance:  # two passes over the same deterministic stream: count, then keep
+        plan = BalancePlan.of(before.through(made) if before else made, seed)
+        made = (q for q in generated() if plan.keeps(q))
+    written = AnswerTally(seed) if balance_report is not None else None
+    count = write_lines(out, (dumps(q) for q in (written.through(made) if written else made)))
     if str(out) != "-":
-        typer.echo(f"wrote {count} questions to {out}", err=True)
+        kept = f" (--balance kept {count} of {plan.questions})" if plan else ""
+        typer.echo(f"wrote {count} questions to {out}{kept}", err=True)
+    if written is not None:
+        made_report = report(seed, written, before)
+        write_report(balance_report, made_report)
+        typer.echo(f"question balance in {balance_report}: {one_line(made_report)}", err=True)
+
+
+def check_report(target: Path, source: Path, out: Path) -> None:
+    """A report path must be a file in a folder that exists, and neither the input nor the output."""
+    if str(target) == "-":
+        return
+    if target.is_dir():
+        raise UserError(f"--report {target} is a folder; give a file in it, e.g. --report {target / 'balance.md'}")
+    if not target.parent.is_dir():
+        raise UserError(
+            f"--report {target}: folder {target.parent} does not exist; create it or give a path in an existing folder"
+        )
+    for flag, taken in (("--from", source), ("--out", out)):
+        if str(taken) != "-" and taken.resolve() == target.resolve():
+            raise UserError(f"--report {target} is also the {flag} file; give the report a path of its own")

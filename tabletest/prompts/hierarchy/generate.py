@@ -15,7 +15,7 @@ from tabletest.config import Catalog, Config
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.captions import captions
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
-from tabletest.prompts.hierarchy.record import Asker
+from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
 from tabletest.prompts.reading import made_from
 from tabletest.truth.nouns import Nouns
@@ -30,10 +30,11 @@ def scene_questions(
     seed: int = 0,
     forms: tuple[str, ...] = FORMS,
     text_only: bool = False,
+    phrasings: Phrasings = "one",
 ) -> Iterator[dict]:
-    """Every question of the scene. A counterfactual partner's or another view's name the scene it was
+    """Every question of the scene, each in one of its phrasings (`phrasings="all"`: in every one). A counterfactual partner's or another view's name the scene it was
     made from (`scene_of`), whose same questions they are compared with."""
-    made = _scene_questions(record, catalog, config, seed, forms, text_only)
+    made = _scene_questions(record, catalog, config, seed, forms, text_only, phrasings)
     of = made_from(record)
     return made if of is None else ({**question, "scene_of": of} for question in made)
 
@@ -45,13 +46,14 @@ def _scene_questions(
     seed: int = 0,
     forms: tuple[str, ...] = FORMS,
     text_only: bool = False,
+    phrasings: Phrasings = "one",
 ) -> Iterator[dict]:
     g = SceneGeometry.from_record(record, catalog, config)
     nouns = Nouns.of(catalog)
     scene_id = record["id"]
     scene_objects = list(dict.fromkeys(t.name for t in g.things))
     if g.has_geometry and not text_only:
-        ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"), nouns=nouns)
+        ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"), nouns=nouns, seed=seed, phrasings=phrasings)
         if "questions" in forms:
             skills.position_pairs(ask, g, g.viewer_lateral, "lr")
             skills.position_pairs(ask, g, g.viewer_depth, "fb")
@@ -71,8 +73,9 @@ def _scene_questions(
     random_text = told and "in_front_of" in record.get("relations", {})  # a random scene's: sentences, not an order
     if "questions" in forms and told:
         order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"
-        text = SceneGeometry(g.things, None, [t.name for t in g.things])
-        ask = Asker(scene_id, "text", scene_objects, context=nouns.agree(record["vignettes"][order]), nouns=nouns)
+        text = SceneGeometry(g.things, None, [t.label for t in g.things])
+        context = nouns.agree(record["vignettes"][order])
+        ask = Asker(scene_id, "text", scene_objects, context=context, nouns=nouns, seed=seed, phrasings=phrasings)
         if not random_text:  # a benchmark vignette names each object's side: the order follows from it
             skills.position_pairs(ask, text, text.viewer_lateral, "lr")
             skills.between(ask, text)

@@ -22,6 +22,7 @@ import numpy as np
 from tabletest.config import Catalog, Config
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RelationMargins
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
@@ -51,6 +52,11 @@ class Thing:
     has_front: bool
     visible_fraction: float | None
     covered_by: tuple[str, ...] | None = None  # what the render saw covering it (random renders since `covered_by`)
+    label: str = ""  # its label where the scene holds several of its kind (apple#2; `layout.instances`), else its name
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
 
     def corners(self) -> np.ndarray:
         return (UNIT_CORNERS * self.size) @ _turn(self.yaw_deg).T + self.center
@@ -138,18 +144,19 @@ class SceneGeometry:
         fronts = {o.name: o.has_front for o in catalog.objects}
         objects = record["objects"]
         if all(isinstance(o, str) for o in objects):
-            things = [Thing(n, np.zeros(3), (0.0, 0.0, 0.0), 0.0, fronts.get(n, False), None) for n in objects]
-            return cls(things, None, list(objects))  # listed left to right
+            labels = record.get("instances") or objects  # a text record lists names, and labels where kinds repeat
+            things = [Thing(n, np.zeros(3), (0.0, 0.0, 0.0), 0.0, fronts.get(n, False), None, label=label) for n, label in zip(objects, labels)]
+            return cls(things, None, list(labels))  # listed left to right
         relations = record.get("relations", {})
         hidden = set(relations.get("hidden", ()))  # measured as hidden by the render: never asked about
-        things = [_thing(record, o, fronts.get(o.get("name"), False)) for o in objects if o.get("name") not in hidden]
+        things = [_thing(record, o, fronts.get(o.get("name"), False)) for o in objects if _label(o) not in hidden]
         if "camera" in record:
             view = View.from_record(record["camera"])
         else:  # a benchmark render: the config's camera at the render's resolution
             resolution = record.get("render", {}).get("resolution") or config.render.resolution
             view = View.from_config(config, tuple(resolution))
         geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), tuple(n for n in hidden if isinstance(n, str)))
-        unique = len({t.name for t in things}) == len(things)  # stored pairs name objects by name
+        unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             kept = [key for key in STORED if key in relations]
             geometry.stored = {key: {tuple(p[:2]) for p in relations[key]} for key in kept}
@@ -160,12 +167,12 @@ class SceneGeometry:
         return self.view is not None
 
     def _withheld(self, a: Thing, b: Thing, axis: str) -> bool:
-        pair = frozenset((a.name, b.name))
+        pair = frozenset((a.label, b.label))
         return (pair, axis) in self._ambiguous or (pair, None) in self._ambiguous
 
     def lateral_key(self, a: Thing) -> float:
         """Where a stands along the viewer's left-right axis (a text record: its place in the listing)."""
-        return float(self._order.index(a.name) if self.view is None else self._sight(a)[0][0])
+        return float(self._order.index(a.label) if self.view is None else self._sight(a)[0][0])
 
     def depth_key(self, a: Thing) -> float:
         """How far a stands from the camera along its view on the table."""
@@ -175,7 +182,7 @@ class SceneGeometry:
     def viewer_lateral(self, a: Thing, b: Thing) -> str | None:
         """`left` if a is to the left of b as the camera sees it (in 3D and in the image), `right`, or None."""
         if self.view is None:
-            i, j = self._order.index(a.name), self._order.index(b.name)
+            i, j = self._order.index(a.label), self._order.index(b.label)
             return "left" if i < j else "right"
         if self._withheld(a, b, "lateral"):
             return None
@@ -218,7 +225,7 @@ class SceneGeometry:
         without relations off the table plane, or a pair it withholds."""
         if self.stored is None or key not in self.stored or self._withheld(a, b, key):
             return None
-        return (a.name, b.name) in self.stored[key]
+        return (a.label, b.label) in self.stored[key]
 
     def viewer_distance(self, a: Thing) -> float:
         return float(np.linalg.norm(a.center - self.view.position))
@@ -320,16 +327,16 @@ class SceneGeometry:
         if self.hidden(a) is not True:
             return None
         if a.covered_by is not None:
-            by_name = {t.name: t for t in self.things}
-            named = [by_name.get(n) for n in a.covered_by]
-            unique = all(sum(t.name == n for t in self.things) == 1 for n in a.covered_by)
+            by_label = {t.label: t for t in self.things}
+            named = [by_label.get(n) for n in a.covered_by]
+            unique = all(sum(t.name == t2.name for t2 in self.things) == 1 for t in named if t is not None)
             return named if None not in named and unique else None
         candidates = self.overlapping(a)
         return candidates if len(candidates) == 1 else None
 
 
 def _stored(pairs: set[tuple[str, str]], a: Thing, b: Thing, holds: str, converse: str) -> str | None:
-    return holds if (a.name, b.name) in pairs else converse if (b.name, a.name) in pairs else None
+    return holds if (a.label, b.label) in pairs else converse if (b.label, a.label) in pairs else None
 
 
 def _compare(da: float, db: float, margin: float, less: str, more: str) -> str | None:
@@ -361,7 +368,12 @@ def _thing(record: dict, obj: dict, has_front: bool) -> Thing:
         has_front,
         obj.get("visible_fraction"),
         tuple(obj["covered_by"]) if isinstance(obj.get("covered_by"), list) else None,
+        _label(obj),
     )
+
+
+def _label(obj: dict) -> str | None:
+    return label_of(obj) if isinstance(obj, dict) and "name" in obj else None
 
 
 def _withheld(ambiguous: list) -> frozenset:

@@ -6,7 +6,8 @@ relation item that holds in exactly one of them; "Is the answer to 'Is the mug t
 the same in both images?" of each item that changed or held in both; "What changed?" with a closed set of
 answers, one per kind of change. Of a view, from the two records: "Which photo was taken from further
 left?", and whether a relation still holds from the second camera (left and right may turn round; on, in
-and which is bigger do not). The yes/no families keep as many yes as no answers per pair.
+and which is bigger do not). The yes/no families keep as many yes as no answers per pair. An object of a
+kind the scene holds several of is never named.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator
 
+from tabletest.layout.instances import SEPARATOR, label_of
+from tabletest.prompts.hierarchy.phrasings import one
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.reading import made_from
 from tabletest.truth.nouns import Nouns
@@ -76,7 +79,7 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[d
     """The questions of a scene (the first image) and its partner (the second)."""
     change = partner["counterfactual"]
     hidden = {*scene["relations"].get("hidden", []), *partner["relations"].get("hidden", [])}
-    both = [o["name"] for o in scene["objects"] if o["name"] in {p["name"] for p in partner["objects"]}]
+    both = [label for label in _named(scene) if label in _named(partner)]
     shown = list(dict.fromkeys([*(o["name"] for o in scene["objects"]), *(o["name"] for o in partner["objects"])]))
     ask = Asker(partner["id"], "images", shown, images=[scene["file_name"], partner["file_name"]], nouns=nouns)
     for side, image in (("became_false", "first"), ("became_true", "second")):
@@ -85,7 +88,7 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[d
                 if a in hidden or b in hidden or a not in both or b not in both:
                     continue
                 ask.ask(
-                    f"which-{key}-{a}-{b}", f"Which image shows the {a} {words} the {b}, the first or the second?",
+                    f"which-{key}-{a}-{b}", one("which-image", f"Which image shows the {a} {words} the {b}, the first or the second?"),
                     skill="which image", level="multi", frame=frame, relation=key, answer_type="choice",
                     options=list(WHICH), answer=image, objects=[a, b],
                 )  # fmt: skip
@@ -100,15 +103,20 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[d
         words, frame = WORDED[key]
         inner = nouns.agree(f"Is the {a} {words} the {b}?")
         ask.ask(
-            f"same-{key}-{a}-{b}", f"Is the answer to \"{inner}\" the same in both images?", skill="same answer",
+            f"same-{key}-{a}-{b}", one("same-answer", f"Is the answer to \"{inner}\" the same in both images?"), skill="same answer",
             level="multi", frame=frame, relation=key, answer_type="yes/no", answer=answer, objects=[a, b],
         )  # fmt: skip
     if not hidden & set(change["objects"]):
         ask.ask(
-            "what-changed", WHAT_CHANGED, skill="what changed", level="multi", frame=None, relation=change["kind"],
+            "what-changed", one("what-changed", WHAT_CHANGED), skill="what changed", level="multi", frame=None, relation=change["kind"],
             answer_type="choice", options=list(CHANGED.values()), answer=CHANGED[change["kind"]], objects=list(change["objects"]),
         )  # fmt: skip
     return ask.made
+
+
+def _named(record: dict) -> list[str]:
+    """The objects of a record questions may name: those of a kind it holds once."""
+    return [label for label in map(label_of, record["objects"]) if SEPARATOR not in label]
 
 
 def _answered_in_both(change: dict, side: str, key: str, pair: list[str]) -> bool:
@@ -123,12 +131,13 @@ def _answered_in_both(change: dict, side: str, key: str, pair: list[str]) -> boo
 def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict]:
     """The questions of a scene (the first photo) and another view of it (the second)."""
     hidden = {*scene["relations"].get("hidden", []), *view["relations"].get("hidden", [])}
-    names = [o["name"] for o in scene["objects"]]
+    names = list(dict.fromkeys(o["name"] for o in scene["objects"]))
+    named = set(_named(scene))
     ask = Asker(view["id"], "images", names, images=[scene["file_name"], view["file_name"]], nouns=nouns)
     turn = view["camera"]["azimuth_deg"] - scene["camera"]["azimuth_deg"]
     if abs(turn) >= FURTHER_LEFT_DEG:
         ask.ask(
-            "further-left", "Both photos show the same table. Which photo was taken from further left, the first or the second?",
+            "further-left", one("further-left", "Both photos show the same table. Which photo was taken from further left, the first or the second?"),
             skill="viewpoint", level="multi", frame="viewer", relation="azimuth", answer_type="choice", options=list(WHICH),
             answer="second" if turn < 0 else "first", objects=[],
         )  # fmt: skip
@@ -136,14 +145,14 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict
         (key, a, b, [a, b] in view["relations"].get(key, []))
         for key in VIEW_WORDED
         for a, b in scene["relations"].get(key, [])
-        if not {a, b} & hidden
+        if not {a, b} & hidden and {a, b} <= named
         # withheld from the second camera (within a margin): no answer to give
         and ([a, b] in view["relations"].get(key, []) or key not in CONVERSE or [a, b] in view["relations"].get(CONVERSE[key], []))
     ]
     for key, a, b, held in balanced(still, view["id"]):
         words, frame = VIEW_WORDED[key]
         ask.ask(
-            f"still-{key}-{a}-{b}", nouns.agree(f"In the first photo the {a} is {words} the {b}. Is it still {words} the {b} in the second photo?"),
+            f"still-{key}-{a}-{b}", one("still-holds", nouns.agree(f"In the first photo the {a} is {words} the {b}. Is it still {words} the {b} in the second photo?")),
             skill="viewpoint", level="multi", frame=frame, relation=key, answer_type="yes/no", answer=held, objects=[a, b],
         )  # fmt: skip
     return ask.made

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tabletest.prompts.hierarchy.phrasings import Wording, drawn
 from tabletest.truth.nouns import Nouns
 
 AnswerType = Literal["yes/no", "choice", "number", "names"]
@@ -14,12 +15,14 @@ INSTRUCTION = {
     "names": "Answer with the name of each such object.",
 }
 QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
+Phrasings = Literal["one", "all"]
 
 
 @dataclass
 class Asker:
     """Builds the question records of one scene in one modality (`image`, `text` with a context, or `images`:
-    a scene and its counterfactual partner, asked together)."""
+    a scene and its counterfactual partner, asked together). Each question is asked in one of its template's
+    phrasings, drawn from `seed` and its id, or with `phrasings="all"` in every one (ids ending `-p0`, `-p1`, ...)."""
 
     scene_id: str
     modality: Literal["image", "text", "images"]
@@ -28,12 +31,14 @@ class Asker:
     images: list[str] | None = None
     context: str | None = None
     nouns: Nouns = Nouns()  # a pair noun ("scissors") takes "are"
+    seed: int = 0
+    phrasings: Phrasings = "one"
     made: list[dict] = field(default_factory=list)
 
     def ask(
         self,
         key: str,
-        question: str,
+        question: Wording,
         *,
         skill: str,
         level: str,
@@ -49,42 +54,48 @@ class Asker:
         pair: str | None = None,
         form: str = "question",
         stated: list[list[str]] | None = None,
-    ) -> dict:
+    ) -> None:
         """Record a question; `pair` names the question and its inverse, whose answers must agree; `stated`
         holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps."""
         instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
-        text = self.nouns.agree(f"{question} {instruction}")
         code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
-        record = {
-            "qid": f"{self.scene_id}-{code}-{key}",
-            "scene_id": self.scene_id,
-            "family": "hierarchy",
-            "form": form,
-            "modality": self.modality,
-            "image": self.image,
-            "context": self.context,
-            "text": f"{self.context}\n\n{text}" if self.context else text,
-            "skill": skill,
-            "level": level,
-            "frame": frame,
-            "relation": relation,
-            "answer_type": answer_type,
-            "options": options,
-            "answer": answer,
-            "objects": objects,
-            "scene_objects": self.scene_objects,
-            "derivation": {
-                "facts": facts or [],
-                "rules": rules or [],
-                "hops": hops,
-                **({"stated": stated} if stated else {}),
-            },
-            "pair": f"{self.scene_id}-{code}-{pair}" if pair else None,
-            **({"images": self.images} if self.images else {}),
-        }
-        self.made.append(record)
-        return record
+        qid = f"{self.scene_id}-{code}-{key}"
+        count = len(question.phrasings())
+        chosen = [(drawn(self.seed, qid, count), "")] if self.phrasings == "one" else [(k, f"-p{k}") for k in range(count)]
+        for phrasing, suffix in chosen:
+            text = self.nouns.agree(f"{question.text(phrasing)} {instruction}")
+            self.made.append(
+                {
+                    "qid": qid + suffix,
+                    "scene_id": self.scene_id,
+                    "family": "hierarchy",
+                    "form": form,
+                    "modality": self.modality,
+                    "image": self.image,
+                    "context": self.context,
+                    "text": f"{self.context}\n\n{text}" if self.context else text,
+                    "template": question.template,
+                    "phrasing": phrasing,
+                    "skill": skill,
+                    "level": level,
+                    "frame": frame,
+                    "relation": relation,
+                    "answer_type": answer_type,
+                    "options": options,
+                    "answer": answer,
+                    "objects": objects,
+                    "scene_objects": self.scene_objects,
+                    "derivation": {
+                        "facts": facts or [],
+                        "rules": rules or [],
+                        "hops": hops,
+                        **({"stated": stated} if stated else {}),
+                    },
+                    "pair": f"{self.scene_id}-{code}-{pair}{suffix}" if pair else None,
+                    **({"images": self.images} if self.images else {}),
+                }
+            )
 
 
 def _choose(options: list[str], scene_objects: list[str]) -> str:

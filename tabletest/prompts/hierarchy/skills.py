@@ -4,16 +4,24 @@ Every yes/no and choice question comes with its inverse (`pair`): the same relat
 way round, whose gold is the other answer (occlusion pairs a hidden object with a visible one, and
 each count of a kind present has a trick count of a kind absent). So each cell of the report (a
 level, a skill, a frame, an answer type) holds as many `yes` as `no` golds and as many `left` as
-`right`, and a responder that always says one of them scores chance exactly. Only objects whose name is unique in the scene are named.
+`right`, and a responder that always says one of them scores chance exactly. Only objects whose name is
+unique in the scene are named, and where a scene holds several of a kind, the leftmost and rightmost of
+them in questions of position and support ("the leftmost apple") when the scene decides which they are;
+the others are counted, never singled out. Each question is worded one of its template's phrasings
+(`phrasings.PHRASINGS`).
 """
 
 from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
+from tabletest.layout.instances import kind_of
 from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
+from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 
 PHRASE = {"left": "to the left of", "right": "to the right of", "front": "in front of", "behind": "behind"}
@@ -27,19 +35,32 @@ CHOICE = {
 }
 WORD = {"left": "left", "right": "right", "front": "in front", "behind": "behind"}
 AXIS = {"lr": ("left", "right"), "fb": ("front", "behind")}
-VIEWER = "From the viewer's point of view"
+OWN_WHERE = {"left": "on its left", "right": "on its right", "front": "in front of it", "behind": "behind it"}
 
 
-def own(of: str) -> str:
-    return f"From the {of}'s own point of view (facing where its front faces)"
+def kinds(geometry: SceneGeometry) -> Counter:
+    """How many objects of each kind the scene holds, the hidden ones included."""
+    return Counter([t.name for t in geometry.things] + [kind_of(h) for h in geometry.hidden_names])
 
 
 def named(geometry: SceneGeometry) -> list[Thing]:
     """The objects a question may name: those whose name no other object in the scene shares."""
-    counts = {}
-    for t in geometry.things:
-        counts[t.name] = counts.get(t.name, 0) + 1
+    counts = kinds(geometry)
     return [t for t in geometry.things if counts[t.name] == 1]
+
+
+def placed_by_side(geometry: SceneGeometry) -> list[Thing]:
+    """`named`, and of each kind the scene holds several of (none hidden), the leftmost and the rightmost where
+    the scene decides them, named so ("leftmost apple")."""
+    counts, hidden = kinds(geometry), {kind_of(h) for h in geometry.hidden_names}
+    extra = []
+    for kind in (k for k, n in counts.items() if n > 1 and k not in hidden):
+        same = [t for t in geometry.things if t.name == kind]
+        for t in same:
+            sides = {geometry.viewer_lateral(t, u) for u in same if u is not t}
+            if len(sides) == 1 and None not in sides:
+                extra.append(replace(t, name=f"{sides.pop()}most {kind}"))
+    return named(geometry) + extra
 
 
 def _key(*parts: object) -> str:
@@ -48,11 +69,11 @@ def _key(*parts: object) -> str:
 
 def position_pairs(ask: Asker, g: SceneGeometry, relate: Callable[[Thing, Thing], str | None], kind: str) -> None:
     """Viewer left/right (`kind` lr) or front/behind (fb) of every decided pair: yes/no both ways, and a choice."""
-    things = named(g)
+    things = placed_by_side(g)
     for i, j in itertools.combinations(range(len(things)), 2):
         a, b = things[i], things[j]
         rel = relate(a, b)
-        if rel is None:
+        if rel is None or (kind == "lr" and kind_of(a.label) == kind_of(b.label)):  # the leftmost apple is left of the rightmost
             continue
         inv = OTHER[rel]
         fact = [a.name, FACT[rel], b.name]
@@ -64,7 +85,7 @@ def position_pairs(ask: Asker, g: SceneGeometry, relate: Callable[[Thing, Thing]
                 truth = (x, y) == first
                 ask.ask(
                     _key("pos", kind, "yn", word, x.name, y.name),
-                    f"{VIEWER}, is the {x.name} {PHRASE[word]} the {y.name}?",
+                    Wording("position-yes/no", {"x": x.name, "rel": PHRASE[word], "y": y.name}),
                     relation=word,
                     answer_type="yes/no",
                     answer=truth,
@@ -77,7 +98,7 @@ def position_pairs(ask: Asker, g: SceneGeometry, relate: Callable[[Thing, Thing]
         for x, y, gold in ((a, b, rel), (b, a, inv)):
             ask.ask(
                 _key("pos", kind, "ch", x.name, y.name),
-                f"{VIEWER}, is the {x.name} {words} the {y.name}?",
+                Wording("position-choice", {"x": x.name, "rel": words, "y": y.name}),
                 relation=gold,
                 answer_type="choice",
                 options=CHOICE[rel],
@@ -98,15 +119,9 @@ def intrinsic(ask: Asker, g: SceneGeometry) -> None:
                 if rel is None:
                     continue
                 for word in (rel, OTHER[rel]):
-                    where = {
-                        "left": "on its left",
-                        "right": "on its right",
-                        "front": "in front of it",
-                        "behind": "behind it",
-                    }
                     ask.ask(
                         _key("own", kind, word, x.name, y.name),
-                        f"{own(x.name)}, is the {y.name} {where[word]}?",
+                        Wording("own-position-yes/no", {"of": x.name, "y": y.name, "rel": OWN_WHERE[word]}),
                         skill="position",
                         level="single",
                         frame="intrinsic",
@@ -137,7 +152,7 @@ def distance(ask: Asker, g: SceneGeometry) -> None:
         for word, gold in (("nearer to", near), ("farther from", far)):
             ask.ask(
                 _key("dist", "ch", word.split()[0], a.name, b.name),
-                f"Which is {word} the viewer, the {a.name} or the {b.name}?",
+                Wording("distance-choice", {"rel": word, "x": a.name, "y": b.name}),
                 relation=word.split()[0],
                 answer_type="choice",
                 options=[a.name, b.name],
@@ -149,7 +164,7 @@ def distance(ask: Asker, g: SceneGeometry) -> None:
         for x, y in ((near, far), (far, near)):
             ask.ask(
                 _key("dist", "yn", x.name, y.name),
-                f"Is the {x.name} nearer to the viewer than the {y.name}?",
+                Wording("distance-yes/no", {"x": x.name, "y": y.name}),
                 relation="nearer",
                 answer_type="yes/no",
                 answer=x is near,
@@ -167,7 +182,7 @@ def distance(ask: Asker, g: SceneGeometry) -> None:
             for word, gold in (("nearer to", near), ("farther from", far)):
                 ask.ask(
                     _key("dist", "obj", word.split()[0], to.name, a.name, b.name),
-                    f"Which is {word} the {to.name}, the {a.name} or the {b.name}?",
+                    Wording("distance-object-choice", {"rel": word, "z": to.name, "x": a.name, "y": b.name}),
                     skill="distance",
                     level="single",
                     frame=None,
@@ -199,7 +214,7 @@ def size(ask: Asker, g: SceneGeometry) -> None:
             for word, gold in ((words[0], big), (words[1], small)):
                 ask.ask(
                     _key("size", word, a.name, b.name),
-                    f"Which is {word} in real life, the {a.name} or the {b.name}?",
+                    Wording("size-choice", {"rel": word, "x": a.name, "y": b.name}),
                     skill="distance+size" if constancy else "size",
                     level="multi" if constancy else "single",
                     frame=None,
@@ -215,7 +230,8 @@ def size(ask: Asker, g: SceneGeometry) -> None:
 
 
 def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed: int) -> None:
-    """How many objects, how many of a kind, and as many trick questions whose answer is zero.
+    """How many objects, how many of each kind (one, or several where the scene holds several), and as many
+    trick questions whose answer is zero.
 
     A hidden object is on the table though the image hides it: a count it would change is not asked
     (the total, its kind), and a trick kind comes from outside everything on the table."""
@@ -223,7 +239,7 @@ def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed:
     if not g.hidden_names:
         ask.ask(
             "count-all",
-            "How many objects are on the table?",
+            Wording("count-all"),
             skill="counting",
             level="single",
             frame=None,
@@ -231,19 +247,20 @@ def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed:
             answer_type="number",
             answer=len(names),
             objects=[],
-            facts=[[n, "on", "table"] for n in names],
+            facts=[[t.label, "on", "table"] for t in g.things],
             rules=["count"],
         )
-    on_table = set(names) | set(g.hidden_names)
+    on_table = kinds(g)
+    hidden = {kind_of(h) for h in g.hidden_names}
     absent = [n for n in catalog_names if n not in on_table]
     rng = random.Random(f"{seed}:{ask.scene_id}:count")
-    kinds = [n for n in dict.fromkeys(names) if n not in g.hidden_names]
-    tricks = rng.sample(absent, min(len(absent), len(kinds)))
-    for kind, trick in zip(kinds, tricks):
+    present = [n for n in dict.fromkeys(names) if n not in hidden]
+    tricks = rng.sample(absent, min(len(absent), len(present)))
+    for kind, trick in zip(present, tricks):
         for name, relation in ((kind, "kind"), (trick, "absent")):
             ask.ask(
                 _key("count", relation, name),
-                f"How many {ask.nouns.plural(name)} are on the table?",
+                Wording("count-kind", {"xs": ask.nouns.plural(name)}),
                 skill="counting",
                 level="single",
                 frame=None,
@@ -251,65 +268,59 @@ def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed:
                 answer_type="number",
                 answer=names.count(name),
                 objects=[name],
-                facts=[[name, "on", "table"]] * names.count(name),
+                facts=[[t.label, "on", "table"] for t in g.things if t.name == name],
                 rules=["count"],
             )
 
 
 def position_counting(ask: Asker, g: SceneGeometry) -> None:
-    """How many objects stand to one side of an object, in either frame; asked only when every object is decided
-    and none is hidden (a hidden one may stand on that side too)."""
+    """How many objects stand to one side of an object, in either frame, and how many of a kind the scene holds
+    several of; asked only when every object counted is decided and none is hidden (a hidden one may stand on
+    that side too)."""
     if g.hidden_names:
         return
+    several = [k for k, n in kinds(g).items() if n > 1]
     for x in named(g):
         others = [t for t in g.things if t is not x]
         if not others:
             continue
-        frames = [
-            (
-                "viewer",
-                "lr",
-                [g.viewer_lateral(t, x) for t in others],
-                VIEWER + ", how many objects are {} the " + x.name + "?",
-            )
-        ]
-        if g.has_geometry:
-            frames.append(
-                (
-                    "viewer",
-                    "fb",
-                    [g.viewer_depth(t, x) for t in others],
-                    VIEWER + ", how many objects are {} the " + x.name + "?",
-                )
-            )
+        for kind, relate in [("lr", g.viewer_lateral)] + ([("fb", g.viewer_depth)] if g.has_geometry else []):
+            _count_sides(ask, x, others, [relate(t, x) for t in others], "viewer", kind, "count-position", "objects")
+            for plural in several:
+                same = [t for t in others if t.name == plural]
+                _count_sides(ask, x, same, [relate(t, x) for t in same], "viewer", kind, "count-kind-position", plural)
         if x.has_front and g.has_geometry:
             sides = [g.intrinsic(x, t) for t in others]
-            frames.append(("intrinsic", "lr", [s for s, _ in sides], own(x.name) + ", how many objects are {} it?"))
-            frames.append(("intrinsic", "fb", [f for _, f in sides], own(x.name) + ", how many objects are {} it?"))
-        for frame, kind, rels, template in frames:
-            if None in rels:
-                continue
-            for word in AXIS[kind]:
-                phrase = (
-                    PHRASE[word]
-                    if frame == "viewer"
-                    else {"left": "on the left of", "right": "on the right of"}.get(word, PHRASE[word])
-                )
-                chosen = [t.name for t, r in zip(others, rels) if r == word]
-                relation = FACT[word] if frame == "viewer" else f"own_{FACT[word]}"
-                ask.ask(
-                    _key("poscount", frame[0], word, x.name),
-                    template.format(phrase),
-                    skill="position+counting",
-                    level="multi",
-                    frame=frame,
-                    relation=word,
-                    answer_type="number",
-                    answer=len(chosen),
-                    objects=[x.name],
-                    facts=[[n, relation, x.name] for n in chosen],
-                    rules=["count"],
-                )
+            for kind, rels in (("lr", [s for s, _ in sides]), ("fb", [f for _, f in sides])):
+                _count_sides(ask, x, others, rels, "intrinsic", kind, "count-own-position", "objects")
+
+
+def _count_sides(
+    ask: Asker, x: Thing, counted: list[Thing], rels: list[str | None], frame: str, kind: str, template: str, what: str
+) -> None:
+    """How many of `counted` stand on each side of x along one axis (`what`: `objects`, or the kind counted)."""
+    if None in rels:
+        return
+    for word in AXIS[kind]:
+        if frame == "viewer":
+            phrase, relation = PHRASE[word], FACT[word]
+        else:
+            phrase, relation = {"left": "on the left of", "right": "on the right of"}.get(word, PHRASE[word]), f"own_{FACT[word]}"
+        chosen = [t.label for t, r in zip(counted, rels) if r == word]
+        words = {"x": x.name, "of": x.name, "rel": phrase, "ys": what if what == "objects" else ask.nouns.plural(what)}
+        ask.ask(
+            _key("poscount", frame[0], word, x.name) if what == "objects" else _key("poscount", frame[0], word, what, x.name),
+            Wording(template, words),
+            skill="position+counting",
+            level="multi",
+            frame=frame,
+            relation=word,
+            answer_type="number",
+            answer=len(chosen),
+            objects=[x.name] if what == "objects" else [what, x.name],
+            facts=[[n, relation, x.name] for n in chosen],
+            rules=["count"],
+        )
 
 
 def distance_counting(ask: Asker, g: SceneGeometry) -> None:
@@ -322,10 +333,10 @@ def distance_counting(ask: Asker, g: SceneGeometry) -> None:
         if not others or None in rels:
             continue
         for word, phrase in (("nearer", "nearer to"), ("farther", "farther from")):
-            chosen = [t.name for t, r in zip(others, rels) if r == word]
+            chosen = [t.label for t, r in zip(others, rels) if r == word]
             ask.ask(
                 _key("distcount", word, x.name),
-                f"How many objects are {phrase} the viewer than the {x.name}?",
+                Wording("count-distance", {"rel": phrase, "x": x.name}),
                 skill="distance+counting",
                 level="multi",
                 frame="viewer",
@@ -348,7 +359,7 @@ def between(ask: Asker, g: SceneGeometry) -> None:
         for x, y, z in ((m, a, b), (a, m, b)):
             ask.ask(
                 _key("between", x.name, y.name, z.name),
-                f"{VIEWER}, is the {x.name} between the {y.name} and the {z.name}?",
+                Wording("between-yes/no", {"x": x.name, "y": y.name, "z": z.name}),
                 answer_type="yes/no",
                 answer=x is m,
                 objects=[x.name, y.name, z.name],
@@ -356,11 +367,11 @@ def between(ask: Asker, g: SceneGeometry) -> None:
                 rules=["combination"] if x is m else ["combination", "exclusion"],
                 pair=_key("between", a.name, m.name, b.name),
             )
-        verdicts = {t.name: g.between(t, a, b) for t in g.things if t is not a and t is not b}
-        if None not in verdicts.values() and [n for n, v in verdicts.items() if v] == [m.name]:
+        verdicts = {t.label: g.between(t, a, b) for t in g.things if t is not a and t is not b}
+        if None not in verdicts.values() and [n for n, v in verdicts.items() if v] == [m.label]:
             ask.ask(
                 _key("between", "which", a.name, b.name),
-                f"{VIEWER}, which object is between the {a.name} and the {b.name}?",
+                Wording("between-which", {"x": a.name, "y": b.name}),
                 answer_type="names",
                 answer=[m.name],
                 objects=[a.name, b.name],
@@ -378,7 +389,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
         for x in (h, c):
             ask.ask(
                 _key("occl", x.name),
-                f"Is the {x.name} partly hidden by another object?",
+                Wording("occlusion-yes/no", {"x": x.name}),
                 skill="occlusion",
                 level="reasoning",
                 frame="viewer",
@@ -395,7 +406,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
         if occluders := g.occluders(h):
             ask.ask(
                 _key("occl", "by", h.name),
-                f"Which object hides part of the {h.name}?",
+                Wording("occlusion-which", {"x": h.name}),
                 skill="occlusion",
                 level="reasoning",
                 frame="viewer",
@@ -420,7 +431,7 @@ def support(ask: Asker, g: SceneGeometry) -> None:
     """Objects off the table plane: is one on top of, inside or above another (yes/no both ways, and the
     choice between the relation and its converse), and are two touching (each touching pair asked beside a
     pair that is not, so yes and no come in equal numbers)."""
-    things = named(g)
+    things = placed_by_side(g)
     for a, b in itertools.permutations(things, 2):
         for key, (word, converse) in SUPPORT.items():
             if not g.off_plane(key, a, b):
@@ -431,7 +442,7 @@ def support(ask: Asker, g: SceneGeometry) -> None:
             for x, y, gold in ((a, b, True), (b, a, False)):
                 ask.ask(
                     _key("sup", key, "yn", x.name, y.name),
-                    f"Is the {x.name} {word} the {y.name}?",
+                    Wording("support-yes/no", {"x": x.name, "rel": word, "y": y.name}),
                     relation=key,
                     answer_type="yes/no",
                     answer=gold,
@@ -443,7 +454,7 @@ def support(ask: Asker, g: SceneGeometry) -> None:
             for x, y, gold in ((a, b, word), (b, a, converse)):
                 ask.ask(
                     _key("sup", key, "ch", x.name, y.name),
-                    f"Is the {x.name} {word} or {converse} the {y.name}?",
+                    Wording("support-choice", {"x": x.name, "rel": f"{word} or {converse}", "y": y.name}),
                     relation=key,
                     answer_type="choice",
                     options=[word, converse],
@@ -459,7 +470,7 @@ def support(ask: Asker, g: SceneGeometry) -> None:
         for x, y, gold in ((a, b, True), (c, d, False)):
             ask.ask(
                 _key("sup", "touch", x.name, y.name),
-                f"Is the {x.name} touching the {y.name}?",
+                Wording("touching-yes/no", {"x": x.name, "y": y.name}),
                 skill="support",
                 level="single",
                 frame=None,

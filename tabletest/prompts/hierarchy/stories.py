@@ -17,10 +17,12 @@ from __future__ import annotations
 import itertools
 import random
 
+from tabletest.layout.instances import SEPARATOR
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
 from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation, holds
+from tabletest.prompts.hierarchy.phrasings import VIEWER, one
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, VIEWER, named
+from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, named
 from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.vignettes import neighbour_facts
@@ -77,10 +79,12 @@ def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int, 
 
 def vignette_story(record: dict, nouns: Nouns = Nouns()) -> list[dict]:
     """The questions a random scene's vignette (its text record) answers: what its sentences entail. Its
-    order of mention is no fact (a pair it calls "next to" may stand either way), so nothing else is asked."""
-    objects = tuple(record["objects"])
-    stated = [(a, r, b) for a, r, b in neighbour_facts(objects, record["relations"]) if r is not None]
-    return told(record["id"], stated, record["vignettes"]["left_first"], list(objects), nouns)
+    order of mention is no fact (a pair it calls "next to" may stand either way), so nothing else is asked, and
+    nothing of an object whose kind the scene holds several of."""
+    labels = tuple(record.get("instances") or record["objects"])
+    facts = neighbour_facts(labels, record["relations"])
+    stated = [(a, r, b) for a, r, b in facts if r is not None and SEPARATOR not in a + b]  # one of several apples: not named
+    return told(record["id"], stated, record["vignettes"]["left_first"], list(dict.fromkeys(record["objects"])), nouns)
 
 
 def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[str], nouns: Nouns) -> list[dict]:
@@ -100,7 +104,7 @@ def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[st
         for relation, truth in ((r, True), (CONVERSE[r], False)):
             ask.ask(
                 f"story-yn-{x}-{relation}-{y}",
-                question(x, relation, y),
+                one("story-yes/no", question(x, relation, y)),
                 relation=WORD[relation],
                 answer_type="yes/no",
                 answer=truth,
@@ -117,7 +121,7 @@ def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[st
                 f, ru = derivation(known, (a, rel, b))
                 ask.ask(
                     f"story-ch-{r[:4]}-{a}-{b}",
-                    _framed(rel, f"is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?"),
+                    one("story-choice", _framed(rel, f"is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?")),
                     relation=WORD[rel],
                     answer_type="choice",
                     options=OPTIONS[rel],
@@ -163,7 +167,7 @@ def _combinations(ask: Asker, known: dict, said: set, common: dict) -> None:
         for depth_relation, truth in ((ahead[1], True), (CONVERSE[ahead[1]], False)):
             ask.ask(
                 f"story-both-{x}-{depth_relation}-{y}",
-                f"{VIEWER}, is the {x} both {SENTENCE[side[1]]} and {SENTENCE[depth_relation]} the {y}?",
+                one("story-both", f"{VIEWER}, is the {x} both {SENTENCE[side[1]]} and {SENTENCE[depth_relation]} the {y}?"),
                 relation=f"{WORD[side[1]]}+{WORD[depth_relation]}",
                 answer_type="yes/no",
                 answer=truth,
@@ -193,7 +197,7 @@ def _choose_object(ask: Asker, known: dict, said: set, common: dict) -> None:
             for asked, gold in ((relation, yes), (CONVERSE[relation], no)):
                 ask.ask(
                     f"story-co-{asked}-{z}-{x}-{y}",
-                    f"{VIEWER}, which is {SENTENCE[asked]} the {z}, the {x} or the {y}?",
+                    one("story-which", f"{VIEWER}, which is {SENTENCE[asked]} the {z}, the {x} or the {y}?"),
                     relation=WORD[asked],
                     answer_type="choice",
                     options=[x, y],

@@ -1,0 +1,161 @@
+"""Several wordings of each question template, all meaning the same, so a model learns the relation and not the
+sentence (the study's point is that models should not care how a question is put).
+
+`PHRASINGS[template]` lists a template's phrasings, the first its plainest; each is a format string over the
+same words (`x`, `y`: the objects' names, `rel`: the relation's words, ...). A question records its `template`
+and the number of the `phrasing` it was asked in, drawn from the seed and its id (`Asker`), so a user can hold
+phrasings out.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+VIEWER = "From the viewer's point of view"
+VIEWERS = (VIEWER, "As the camera sees it", "Seen from the camera", "From the viewer's perspective", "From where the camera stands")
+OWN = (
+    "From the {of}'s own point of view (facing where its front faces)",
+    "Facing the way the {of}'s front faces",
+    "Relative to the {of}'s own front",
+    "From where the {of} stands, facing its own front",
+    "From the {of}'s point of view, looking where its front faces",
+)
+CAPTION = (
+    'Is this caption true of the image: "{caption}"',
+    'Does this caption describe the image correctly: "{caption}"',
+    'Is the following caption a true description of the image: "{caption}"',
+    'Does the image match this caption: "{caption}"',
+    'Here is a caption: "{caption}" Is it true of the image?',
+)
+
+
+def _viewer(asked: str) -> tuple[str, ...]:
+    """`asked` after each way of naming the viewer's frame, and once with the frame named at its end."""
+    tail = asked[0].upper() + asked[1:-1] + ", as the viewer sees it?"
+    return (*(f"{v}, {asked}" for v in VIEWERS), tail)
+
+
+PHRASINGS: dict[str, tuple[str, ...]] = {
+    "position-yes/no": _viewer("is the {x} {rel} the {y}?"),
+    "position-choice": _viewer("is the {x} {rel} the {y}?"),
+    "own-position-yes/no": tuple(f"{own}, is the {{y}} {{rel}}?" for own in OWN),
+    "between-yes/no": _viewer("is the {x} between the {y} and the {z}?"),
+    "between-which": _viewer("which object is between the {x} and the {y}?"),
+    "distance-choice": (
+        "Which is {rel} the viewer, the {x} or the {y}?",
+        "Which is {rel} the camera, the {x} or the {y}?",
+        "Of the {x} and the {y}, which is {rel} the viewer?",
+        "Which object is {rel} the viewer: the {x} or the {y}?",
+        "Between the {x} and the {y}, which one is {rel} the camera?",
+    ),
+    "distance-yes/no": (
+        "Is the {x} nearer to the viewer than the {y}?",
+        "Is the {x} closer to the viewer than the {y}?",
+        "Is the {x} nearer to the camera than the {y}?",
+        "Compared with the {y}, is the {x} nearer to the viewer?",
+        "Is the {x} at a shorter distance from the camera than the {y}?",
+    ),
+    "distance-object-choice": (
+        "Which is {rel} the {z}, the {x} or the {y}?",
+        "Of the {x} and the {y}, which is {rel} the {z}?",
+        "Which object is {rel} the {z}: the {x} or the {y}?",
+        "Between the {x} and the {y}, which one is {rel} the {z}?",
+        "Which stands {rel} the {z}, the {x} or the {y}?",
+    ),
+    "size-choice": (
+        "Which is {rel} in real life, the {x} or the {y}?",
+        "In reality, which is {rel}, the {x} or the {y}?",
+        "Which object is {rel} in real life: the {x} or the {y}?",
+        "Of the {x} and the {y}, which is {rel} in real life?",
+        "However they look in the picture, which is {rel} in reality, the {x} or the {y}?",
+    ),
+    "count-all": (
+        "How many objects are on the table?",
+        "How many objects are there on the table?",
+        "Count the objects on the table. How many are there?",
+        "What is the number of objects on the table?",
+        "How many objects does the table hold?",
+    ),
+    "count-kind": (
+        "How many {xs} are on the table?",
+        "How many {xs} are there on the table?",
+        "Count the {xs} on the table. How many are there?",
+        "What is the number of {xs} on the table?",
+        "How many {xs} does the table hold?",
+    ),
+    "count-position": _viewer("how many objects are {rel} the {x}?"),
+    "count-kind-position": _viewer("how many {ys} are {rel} the {x}?"),
+    "count-own-position": tuple(f"{own}, how many objects are {{rel}} it?" for own in OWN),
+    "count-distance": (
+        "How many objects are {rel} the viewer than the {x}?",
+        "How many objects are {rel} the camera than the {x}?",
+        "What is the number of objects {rel} the viewer than the {x}?",
+        "How many objects are there {rel} the camera than the {x}?",
+        "Counting every object but the {x}, how many are {rel} the viewer than it?",
+    ),
+    "occlusion-yes/no": (
+        "Is the {x} partly hidden by another object?",
+        "Is part of the {x} hidden behind another object?",
+        "Is the {x} partly covered by another object in the picture?",
+        "Does another object hide part of the {x}?",
+        "Is some of the {x} out of sight behind another object?",
+    ),
+    "occlusion-which": (
+        "Which object hides part of the {x}?",
+        "What object is covering part of the {x}?",
+        "Which object blocks part of the {x} from view?",
+        "Part of the {x} is hidden: which object hides it?",
+        "Which object stands in front of part of the {x}, hiding it?",
+    ),
+    "support-yes/no": (
+        "Is the {x} {rel} the {y}?",
+        "Looking at the table, is the {x} {rel} the {y}?",
+        "Would you say the {x} is {rel} the {y}?",
+        "Is it true that the {x} is {rel} the {y}?",
+        "In the picture, is the {x} {rel} the {y}?",
+    ),
+    "support-choice": (
+        "Is the {x} {rel} the {y}?",
+        "Looking at the table, is the {x} {rel} the {y}?",
+        "Which is it: is the {x} {rel} the {y}?",
+        "Is the {x} {rel} the {y}, in the picture?",
+        "Tell which holds: is the {x} {rel} the {y}?",
+    ),
+    "touching-yes/no": (
+        "Is the {x} touching the {y}?",
+        "Is the {x} in contact with the {y}?",
+        "Are the {x} and the {y} touching?",
+        "Is there contact between the {x} and the {y}?",
+        "Do the {x} and the {y} touch each other?",
+    ),
+    "caption-position": CAPTION,
+    "caption-orientation": CAPTION,
+    "caption-support": CAPTION,
+    "caption-distance": CAPTION,
+}
+ONE = ("{text}",)  # a template worded one way (stories, questions across two images): the text as made
+
+
+@dataclass(frozen=True)
+class Wording:
+    """A question before it is worded: its template and the words that fill it."""
+
+    template: str
+    words: dict[str, str] = field(default_factory=dict)
+
+    def phrasings(self) -> tuple[str, ...]:
+        return PHRASINGS.get(self.template, ONE)
+
+    def text(self, phrasing: int) -> str:
+        return self.phrasings()[phrasing].format(**self.words)
+
+
+def one(template: str, text: str) -> Wording:
+    """A question of a template with a single wording."""
+    return Wording(template, {"text": text})
+
+
+def drawn(seed: int, qid: str, count: int) -> int:
+    """Which of `count` phrasings question `qid` is asked in: fixed by the seed and the id alone."""
+    return random.Random(f"{seed}:{qid}:phrasing").randrange(count)
