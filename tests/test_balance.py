@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import run_cli
+import yaml
+from conftest import REPO, run_cli
 from hierarchy_scenes import random_scene
 from PIL import Image
 from test_questions import benchmark_records
@@ -92,24 +93,31 @@ def recount(questions: list[dict], key) -> dict:
 
 
 def text_prior(questions: list[dict], seed: int = 0) -> dict:
-    """The text prior's accuracy per template, fitted here: majority per (template, objects) on the training
+    """The text prior's accuracy per template, fitted here: majority per (template, objects, relation said) on the training
     scenes, else per template, else overall, scored on the validation scenes."""
     split = Split(by="scene", val_fraction=0.2, seed=seed)
     train = [q for q in questions if split.of(q["scene_id"], ()) == "train"]
 
-    def majority(qs):
-        counts = Counter(gold(q) for q in qs)
+    def majority(qs, options=None):  # of a choice, the most common of its options
+        counts = Counter(gold(q) for q in qs if options is None or gold(q) in options)
         return min(counts, key=lambda a: (-counts[a], a)) if counts else None
+
+    def said(q):  # the objects, and the relation where the question's own words state it and it is no option
+        asked, options = q["text"].split("\n\n")[-1], q.get("options") or []
+        stated = re.search(rf"\b{re.escape(q['relation'])}\b", asked) and not [o for o in options if q["relation"] in o]
+        return (*q["objects"], q["relation"] if stated else "")
 
     keyed, templates = defaultdict(list), defaultdict(list)
     for q in train:
-        keyed[q["template"], tuple(q["objects"])].append(q)
+        keyed[q["template"], said(q)].append(q)
         templates[q["template"]].append(q)
     overall = majority(train)
     scored = defaultdict(lambda: [0, 0])
     for q in (q for q in questions if split.of(q["scene_id"], ()) != "train"):
         template = q["template"]
-        guess = majority(keyed.get((template, tuple(q["objects"])), [])) or majority(templates.get(template, []))
+        options = q["options"] if q["answer_type"] == "choice" else None
+        fitted = (keyed.get((template, said(q)), []), templates.get(template, []), train)
+        guess = next((m for qs in fitted if (m := majority(qs, options))), options[0] if options else None)
         scored[template][0] += 1
         scored[template][1] += (guess or overall) == gold(q)
     return {t: right / n for t, (n, right) in scored.items()}
@@ -189,8 +197,9 @@ def test_the_text_prior_is_fitted_on_training_scenes_only():
     held = [i for i in ids if split.of(i, ()) == "validation"]
 
     def question(scene, template, objects, answer):
-        return {"qid": f"{scene}-{template}", "scene_id": scene, "template": template, "skill": "position",
-                "answer_type": "yes/no", "frame": "viewer", "answer": answer, "objects": objects}  # fmt: skip
+        return {"qid": f"{scene}-{template}", "scene_id": scene, "template": template, "phrasing": 0, "skill": "position",
+                "answer_type": "yes/no", "frame": "viewer", "answer": answer, "objects": objects, "relation": "left",
+                "text": "Is the mug to the left of the lamp?"}  # fmt: skip
 
     stream = [question(s, "t", ["mug", "lamp"], True) for s in train[:3]]
     stream += [question(train[3], "t", ["fan", "vase"], False)]
@@ -227,8 +236,9 @@ def test_cap_selection_on_hand_made_counts():
     assert choose_caps({"yes": 50, "no": 50}, yes_no=True) == {"yes": 50, "no": 50}
     assert choose_caps({"yes": 51, "no": 49}, yes_no=True) == {"yes": 51, "no": 49}  # 51% is within 2 points
     assert choose_caps({"yes": 80, "no": 20}, yes_no=True) == {"yes": 21, "no": 20}  # 21 / 41 = 51.2%
-    assert choose_caps({0: 90, 1: 10, 2: 5}, yes_no=False) == {0: 10, 1: 10}  # 20 kept beats 6 + 6 + 5
-    assert choose_caps({0: 40, 1: 40, 2: 38, 3: 2}, yes_no=False) == {0: 40, 1: 40, 2: 38}
+    assert choose_caps({0: 90, 1: 10, 2: 5}, yes_no=False) == {0: 6, 1: 6, 2: 5}  # the rare answer stays: 6 / 17 < 1/3 + 2 %
+    assert choose_caps({0: 990, 1: 100, 2: 5}, yes_no=False) == {0: 108, 1: 100}  # 5 of 1,095 is under 1 %: dropped
+    assert choose_caps({0: 400, 1: 400, 2: 380, 3: 2}, yes_no=False) == {0: 400, 1: 400, 2: 380}
     assert choose_caps({"a": 5, "b": 5, "c": 5}, yes_no=False) == {"a": 5, "b": 5, "c": 5}
     assert choose_caps({"yes": 7}, yes_no=True) == {}  # chance is one half: a lone answer cannot stay
     assert choose_caps({0: 7}, yes_no=False) == {0: 7}  # one answer, chance 1: nothing to balance
@@ -289,3 +299,21 @@ def test_a_resumed_hf_chat_export_reports_every_shard(render, tmp_path, monkeypa
     shards = [pq.read_table(shard) for shard in (out / "data").glob("*.parquet")]
     rows = [ids for table in shards for ids in table["question_ids"].to_pylist()]
     assert reported_count(out) == sum(map(len, rows)) > 100
+
+
+def test_a_2000_scene_training_set_balanced_keeps_every_template_near_chance_and_its_rare_counts(tmp_path):
+    """`tabletest vignettes --scenes random --count 2000` (every object apart on the table, so it takes seconds)
+    asked and balanced: each template's best constant answer within 5 points of chance over what is kept, and
+    the counts of several of a kind (2, 3) kept rather than balanced away."""
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    del data["arrangements"]
+    (tmp_path / "random.yaml").write_text(yaml.safe_dump(data))
+    scenes = tmp_path / "scenes.jsonl"
+    made = run_cli("vignettes", "--scenes", "random", "--count", "2000", "--random-config", str(tmp_path / "random.yaml"), "--out", str(scenes))
+    assert made.returncode == 0, made.stderr
+    before, _, _ = ask(scenes, tmp_path)
+    assert recount(before, template)["count-kind"]["best_constant"] > 0.45  # unbalanced: "zero" or "one" wins
+    questions, _, _ = ask(scenes, tmp_path, "--balance")
+    for name, figures in recount(questions, template).items():
+        assert figures["best_constant"] <= figures["chance"] + 0.05, (name, figures)
+    assert set(by_template(questions)["count-kind"]) == {"0", "1", "2", "3"}

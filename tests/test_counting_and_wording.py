@@ -312,3 +312,16 @@ def test_training_exports_record_each_questions_template_and_phrasing(render, tm
         assert (sample["template"], sample["phrasing"]) == (q["template"], q["phrasing"])
         assert sample["messages"][0]["content"].endswith(q["text"])
     assert len({s["phrasing"] for s in samples}) >= 5
+
+
+def test_a_balanced_export_keeps_what_tabletest_questions_balance_keeps(render, tmp_path):
+    asked = run_cli("questions", "--from", str(render), "--forms", "questions,captions", "--balance", "--out", str(tmp_path / "q.jsonl"))
+    assert asked.returncode == 0, asked.stderr
+    kept = [json.loads(line)["qid"] for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+    out = tmp_path / "sharegpt"
+    result = run_cli("export", "--dataset", str(render), "--format", "sharegpt", "--questions", "hierarchy", "--balance", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert [json.loads(line)["id"] for line in (out / "train.jsonl").read_text().splitlines()] == kept
+    study = run_cli("export", "--dataset", str(render), "--format", "sharegpt", "--balance", "--out", str(tmp_path / "study"))
+    assert study.returncode == 2 and study.stderr.count("\n") == 1 and "add --questions hierarchy" in study.stderr
+    assert not (tmp_path / "study").exists()

@@ -14,7 +14,7 @@ from tabletest.export.split import check_fraction
 from tabletest.options import CatalogOpt
 from tabletest.prompts.battery import parse_types
 
-QUESTIONS = {"variations", "types", "questions"}
+QUESTIONS = {"variations", "types", "questions", "balance"}
 HIERARCHY = {"vlmevalkit": "hierarchy:export_vlmevalkit_hierarchy", "lmms-eval": "hierarchy:export_lmms_eval_hierarchy"}
 SPLITS = {"split_by", "val_fraction"}
 SHARDS = {"shard_size", "shard_mb"}
@@ -61,7 +61,11 @@ def export(
         Literal["study", "hierarchy"],
         typer.Option(help="study: the paper's prompt types; hierarchy: `tabletest questions` (per skill in eval sets)."),
     ] = "study",
-    seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order and --variations one.")] = 0,
+    balance: Annotated[
+        bool,
+        typer.Option("--balance", help="With --questions hierarchy: drop questions whose answer their template over-represents."),
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order, --variations one and --balance.")] = 0,
     shard_size: Annotated[
         int, typer.Option("--shard-size", min=1, help="Most images per shard (parquet, webdataset), or images whose questions a shard holds (hf-chat).")
     ] = 1000,
@@ -96,6 +100,8 @@ def export(
         why = " (an evaluation set: every scene is a test item)" if fmt in EVALUATION and name in SPLITS else ""
         option = "--" + name.replace("_", "-")
         raise UserError(f"{option} does not apply to --format {fmt}{why}; drop it")
+    if balance and questions != "hierarchy":
+        raise UserError("--balance balances the question hierarchy's answers; add --questions hierarchy, or drop it")
     options = ExportOptions(
         variations=variations,
         types=parse_types(types),
@@ -108,6 +114,7 @@ def export(
         segmentation=segmentation,
         evaluation=fmt in EVALUATION,
         questions=questions,
+        balance=balance,
     )
     if questions == "hierarchy":
         target = HIERARCHY.get(fmt, target)

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from pathlib import Path
 
 from tabletest import __version__
@@ -19,11 +20,12 @@ from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
 from tabletest.export.dataset import DEPTH, MASK, RenderDataset, names
-from tabletest.export.hierarchy_queries import hierarchy_queries
+from tabletest.export.hierarchy_queries import hierarchy_queries, hierarchy_questions
 from tabletest.export.queries import Variations, queries
 from tabletest.export.split import TEST, TRAIN, Split, SplitBy, looks, make_split
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
+from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.pairs import Companions
 from tabletest.prompts.reading import made_from
 from tabletest.prompts.sources import scene_input
@@ -43,6 +45,7 @@ class ExportOptions:
     segmentation: bool | None = None  # COCO masks: None takes them when the render has them
     evaluation: bool = False  # an evaluation set: its one split is `test`
     questions: str = "study"  # study: the prompt battery; hierarchy: `tabletest questions`
+    balance: bool = False  # hierarchy: keep only what `tabletest questions --balance` keeps
 
 
 class Job:
@@ -121,8 +124,16 @@ class Job:
         partner also those asked of it and its scene together (`images`: both)."""
         if self.options.questions == "hierarchy":
             scene = self._made_from[1] if self._made_from[0] == record["id"] else None
-            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene)
+            keep = self._balance.keeps if self.options.balance else None
+            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene, keep)
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
+
+    @cached_property
+    def _balance(self) -> BalancePlan:
+        """What `--balance` keeps, from a first pass over every question of the render (`prompts.hierarchy.balance`)."""
+        companions = Companions()
+        asked = (q for r in self.dataset.records() for q in hierarchy_questions(r, self.options.seed, self.catalog, companions.scene_of(r)))
+        return BalancePlan.of(asked, self.options.seed)
 
     def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:
         """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,

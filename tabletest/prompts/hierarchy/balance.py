@@ -5,9 +5,11 @@ The rule, per template (one wording pattern, whatever objects it names and whate
 
 1. count its questions per gold answer (a first pass over the stream);
 2. keep its k most frequent answers, at most c questions each, with k and c chosen to keep the most questions
-   while no kept answer's share exceeds 1/k + TOLERANCE; k is at least 2 where two answers exist, since one
-   answer would meet the bound only by making the template a constant. A yes/no template with one answer
-   only is dropped (its chance is one half); any other template with one answer is kept whole (chance 1);
+   while no kept answer's share exceeds 1/k + TOLERANCE; every answer given to at least MIN_SHARE of its
+   questions is kept (dropping the rare answers, "three apples", would keep more questions and teach less),
+   and k is at least 2 where two answers exist, since one answer would meet the bound only by making the
+   template a constant. A yes/no template with one answer only is dropped (its chance is one half); any other
+   template with one answer is kept whole (chance 1);
 3. of an answer over its cap, the c questions with the smallest hash of (seed, qid) are kept (a second pass).
 
 The decision depends only on the counts, the seed and the question's id: the same stream and seed keep the same
@@ -26,6 +28,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 TOLERANCE = 0.02  # how far above 1/k a kept answer's share may be
+MIN_SHARE = 0.01  # an answer given to this share of a template's questions stays: a rarer one may be dropped
 
 
 def answer_key(answer: bool | int | str | list[str]) -> Hashable:
@@ -57,7 +60,8 @@ def choose_caps(counts: dict[Hashable, int], yes_no: bool, tolerance: float = TO
     if len(ranked) == 1:
         return {} if yes_no else dict(ranked)
     sizes = Ranked([n for _, n in ranked])
-    caps = {k: sizes.largest_cap(k, 1 / k + tolerance) for k in range(2, len(ranked) + 1)}
+    common = max(2, sum(n >= MIN_SHARE * sum(counts.values()) for _, n in ranked))  # never balanced away
+    caps = {k: sizes.largest_cap(k, 1 / k + tolerance) for k in range(common, len(ranked) + 1)}
     k = max(caps, key=lambda k: (sizes.kept(k, caps[k]), -k))  # the most questions; of equals, the fewest answers
     return {answer: min(n, caps[k]) for answer, n in ranked[:k]}
 

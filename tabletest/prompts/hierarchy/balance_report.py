@@ -1,8 +1,8 @@
 """How well a question stream's gold answers can be guessed without looking at the scene, per cell (skill, answer
 type, frame) and per template: the answers' spread, chance, the best constant answer, and a text-only prior.
 
-The prior is the most common answer per (template, objects named) on the training scenes, else per template,
-else overall, scored on the validation scenes (a scene split, as `tabletest export --split-by scene` makes
+The prior is the most common answer per (template, objects named, relation asked where the question's words say
+it: "bigger" or "smaller") on the training scenes, else per template, else overall, scored on the validation scenes (a scene split, as `tabletest export --split-by scene` makes
 it): a model that reads only the question would reach about its accuracy. Everything streams: memory grows
 with the distinct groups, keys and answers, never with the number of questions.
 """
@@ -10,6 +10,7 @@ with the distinct groups, keys and answers, never with the number of questions.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator
 from pathlib import Path
@@ -31,10 +32,11 @@ class AnswerTally:
         self.cells: dict[Cell, Counter] = defaultdict(Counter)
         self.templates: dict[str, Counter] = defaultdict(Counter)
         self.template_cells: dict[str, dict[Cell, None]] = defaultdict(dict)  # a wording may serve several skills
-        self.trained: dict[tuple[str, tuple[str, ...]], Counter] = defaultdict(Counter)  # (template, objects)
+        self.phrasings: dict[str, set[int]] = defaultdict(set)  # the distinct phrasings each template was asked in
+        self.trained: dict[tuple[str, tuple], Counter] = defaultdict(Counter)  # (template, what the question says)
         self.trained_templates: dict[str, Counter] = defaultdict(Counter)
         self.trained_overall: Counter = Counter()
-        self.held_out: Counter = Counter()  # (cell, template, objects, answer) of the validation scenes
+        self.held_out: Counter = Counter()  # (cell, template, what it says, its options, answer) of the validation scenes
         self._scene: tuple[str, str] = ("", TRAIN)  # the last scene's split: a scene's questions come together
 
     def add(self, question: dict) -> None:
@@ -43,13 +45,14 @@ class AnswerTally:
         self.cells[cell][answer] += 1
         self.templates[template][answer] += 1
         self.template_cells[template][cell] = None
-        objects = tuple(question["objects"])
+        self.phrasings[template].add(question["phrasing"])
+        said = read_alone(question)
         if self._split_of(question["scene_id"]) == TRAIN:
-            self.trained[template, objects][answer] += 1
+            self.trained[template, said][answer] += 1
             self.trained_templates[template][answer] += 1
             self.trained_overall[answer] += 1
         else:
-            self.held_out[cell, template, objects, answer] += 1
+            self.held_out[cell, template, said, offered(question), answer] += 1
 
     def through(self, questions: Iterable[dict]) -> Iterator[dict]:
         """The questions, unchanged, each added on its way through."""
@@ -62,19 +65,22 @@ class AnswerTally:
             self._scene = (scene_id, self.split.of(scene_id, ()))
         return self._scene[1]
 
-    def predict(self, template: str, objects: tuple[str, ...]) -> Hashable | None:
-        """The text-only prior's answer: fitted on the training scenes only."""
-        fitted = (self.trained.get((template, objects)), self.trained_templates.get(template), self.trained_overall)
+    def predict(self, template: str, said: tuple, options: tuple = ()) -> Hashable | None:
+        """The text-only prior's answer, fitted on the training scenes only; of a choice, one of its options (the
+        first where training never gave any of them)."""
+        fitted = (self.trained.get((template, said)), self.trained_templates.get(template), self.trained_overall)
         for counts in fitted:
+            if counts and options:
+                counts = Counter({a: n for a, n in counts.items() if a in options})
             if counts:
                 return majority(counts)
-        return None
+        return options[0] if options else None
 
     def summary(self) -> dict:
         """The report section of what was added: every cell and every template, those furthest above chance first."""
         scored: dict[Hashable, list[int]] = defaultdict(lambda: [0, 0])  # group -> validation questions, right
-        for (cell, template, objects, answer), n in self.held_out.items():
-            right = n if self.predict(template, objects) == answer else 0
+        for (cell, template, said, options, answer), n in self.held_out.items():
+            right = n if self.predict(template, said, options) == answer else 0
             for key in (cell, template, None):
                 scored[key][0] += n
                 scored[key][1] += right
@@ -83,7 +89,8 @@ class AnswerTally:
         for template, answers in self.templates.items():
             of = self.template_cells[template]
             answer_type = next(iter(of))[1]
-            templates.append({"template": template, **named(*of), **group(answers, answer_type, scored[template])})
+            figures = group(answers, answer_type, scored[template])
+            templates.append({"template": template, **named(*of), "phrasings": len(self.phrasings[template]), **figures})
         return {
             "questions": sum(sum(answers.values()) for answers in self.cells.values()),
             "validation_questions": scored[None][0],
@@ -91,6 +98,21 @@ class AnswerTally:
             "cells": sorted(cells, key=lambda g: (g["skill"], g["answer_type"], str(g["frame"]))),
             "templates": sorted(templates, key=lambda g: (g["chance"] - g["best_constant"], g["template"])),
         }
+
+
+def offered(question: dict) -> tuple:
+    """A choice's options as answers are counted (none for other questions)."""
+    return tuple(answer_key(o) for o in question.get("options") or ()) if question["answer_type"] == "choice" else ()
+
+
+def read_alone(question: dict) -> tuple:
+    """What a reader of the question alone knows of it beyond its template: the objects it names, and the relation
+    where its words state it and it is not one of the options ("Which is smaller ...?"; not "kind" or "absent",
+    which a count never says, nor the "left" of "left or right?", which is its answer)."""
+    asked = question["text"].rsplit("\n\n", 1)[-1]  # a text question's context is no part of the question
+    relation, options = question["relation"], question.get("options") or ()
+    stated = re.search(rf"\b{re.escape(relation)}\b", asked) and not any(relation in option for option in options)
+    return (*question["objects"], relation if stated else "")
 
 
 def named(*cells: Cell) -> dict:
@@ -159,8 +181,8 @@ def markdown(made: dict) -> str:
         "- **chance**: 50% for yes/no, else one over the distinct gold answers of the group;",
         "- **best constant**: the share of the group's most common gold answer (what always giving it scores);",
         f"- **text prior**: the accuracy on the validation scenes ({split['val_fraction']:.0%} of the scenes, seed "
-        f"{split['seed']}) of the most common answer per template and objects named on the training scenes (else "
-        "per template, else overall): what a model that reads only the question can reach.",
+        f"{split['seed']}) of the most common answer per template, objects named and relation the words state on the "
+        "training scenes (else per template, else overall): what a model that reads only the question can reach.",
     ]
     if before is not None:
         kept = after["questions"] / before["questions"] if before["questions"] else 0.0
@@ -178,11 +200,14 @@ def markdown(made: dict) -> str:
 def _table(keys: tuple[str, ...], after: list[dict], before: list[dict] | None) -> list[str]:
     """Rows in `before`'s order where there is one (a group balancing dropped shows 0 kept), else `after`'s."""
     kept = {tuple(g[k] for k in keys): g for g in after}
-    columns = [k.replace("_", " ") for k in keys] + ["n", *(["kept"] if before else []), "chance", "best constant"]
+    wordings = any("phrasings" in g for g in after)  # templates: how many phrasings their questions came in
+    columns = [k.replace("_", " ") for k in keys] + [*(["phrasings"] if wordings else []), "n", *(["kept"] if before else []), "chance", "best constant"]
     rows = ["| " + " | ".join([*columns, "text prior", "answers"]) + " |", "|" + " --- |" * (len(columns) + 2)]
     for first in before or after:
         now = kept.get(tuple(first[k] for k in keys)) if before else first
         cells = [_escape(str(first[k]) if first[k] is not None else "–") for k in keys]
+        if wordings:
+            cells.append(str(first["phrasings"]))
         if before:
             share = now["n"] / first["n"] if now else 0.0
             cells += [f"{first['n']} → {now['n'] if now else 0}", f"{share:.0%}"]

@@ -83,4 +83,4 @@ def _scene_questions(
         skills.counting(ask, text, catalog.names, seed)
         yield from ask.made
     if "stories" in forms:
-        yield from vignette_story(record, nouns) if random_text else story(scene_id, g, scene_objects, seed, nouns)
+        yield from vignette_story(record, nouns, seed, phrasings) if random_text else story(scene_id, g, scene_objects, seed, nouns, phrasings)

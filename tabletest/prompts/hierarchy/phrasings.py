@@ -134,7 +134,15 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
     "caption-support": CAPTION,
     "caption-distance": CAPTION,
 }
-ONE = ("{text}",)  # a template worded one way (stories, questions across two images): the text as made
+STORY = (  # a question about a story, as the story's question puts it, or pointing at the story first
+    "{asked}",
+    "According to the story, {asked_lower}",
+    "Going by the description, {asked_lower}",
+    "From what the text says, {asked_lower}",
+    "Based on these sentences, {asked_lower}",
+)
+PHRASINGS |= {f"story-{kind}": STORY for kind in ("yes/no", "choice", "both", "which")}
+ONE = ("{text}",)  # a template worded one way (questions across two images): the text as made
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,11 @@ class Wording:
 def one(template: str, text: str) -> Wording:
     """A question of a template with a single wording."""
     return Wording(template, {"text": text})
+
+
+def about_story(template: str, asked: str) -> Wording:
+    """A question about a story: `asked` as it stands, or after words that point at the story."""
+    return Wording(template, {"asked": asked, "asked_lower": asked[0].lower() + asked[1:]})
 
 
 def drawn(seed: int, qid: str, count: int) -> int:

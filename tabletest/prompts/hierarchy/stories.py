@@ -20,8 +20,8 @@ import random
 from tabletest.layout.instances import SEPARATOR
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
 from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation, holds
-from tabletest.prompts.hierarchy.phrasings import VIEWER, one
-from tabletest.prompts.hierarchy.record import Asker
+from tabletest.prompts.hierarchy.phrasings import VIEWER, about_story
+from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, named
 from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
 from tabletest.truth.nouns import Nouns
@@ -69,29 +69,33 @@ def _framed(relation: str, asked: str) -> str:
     return asked[0].upper() + asked[1:] if relation in VERTICAL else f"{VIEWER}, {asked}"
 
 
-def story(scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int, nouns: Nouns = Nouns()) -> list[dict]:
+def story(
+    scene_id: str, g: SceneGeometry, scene_objects: list[str], seed: int, nouns: Nouns = Nouns(), phrasings: Phrasings = "one"
+) -> list[dict]:
     """A story told of the scene's geometry, and its questions."""
     rng = random.Random(f"{seed}:{scene_id}:story")
     stated = stated_facts(g, rng)
     context = nouns.agree(" ".join([INTRO, *(sentence(x, r, y) for x, r, y in stated)]))
-    return told(scene_id, stated, context, scene_objects, nouns)
+    return told(scene_id, stated, context, scene_objects, nouns, seed, phrasings)
 
 
-def vignette_story(record: dict, nouns: Nouns = Nouns()) -> list[dict]:
+def vignette_story(record: dict, nouns: Nouns = Nouns(), seed: int = 0, phrasings: Phrasings = "one") -> list[dict]:
     """The questions a random scene's vignette (its text record) answers: what its sentences entail. Its
     order of mention is no fact (a pair it calls "next to" may stand either way), so nothing else is asked, and
     nothing of an object whose kind the scene holds several of."""
     labels = tuple(record.get("instances") or record["objects"])
     facts = neighbour_facts(labels, record["relations"])
     stated = [(a, r, b) for a, r, b in facts if r is not None and SEPARATOR not in a + b]  # one of several apples: not named
-    return told(record["id"], stated, record["vignettes"]["left_first"], list(dict.fromkeys(record["objects"])), nouns)
+    return told(record["id"], stated, record["vignettes"]["left_first"], list(dict.fromkeys(record["objects"])), nouns, seed, phrasings)
 
 
-def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[str], nouns: Nouns) -> list[dict]:
+def told(
+    scene_id: str, stated: list[Fact], context: str, scene_objects: list[str], nouns: Nouns, seed: int = 0, phrasings: Phrasings = "one"
+) -> list[dict]:
     """The questions whose answers follow from `stated` (told in `context`) by at least one inference."""
     if not stated:
         return []
-    ask = Asker(scene_id, "text", scene_objects, context=context, nouns=nouns)
+    ask = Asker(scene_id, "text", scene_objects, context=context, nouns=nouns, seed=seed, phrasings=phrasings)
     known = closure(stated)
     said = set(stated)
     common = {"skill": "multi-hop", "level": "reasoning", "frame": "viewer", "form": "story"}
@@ -104,7 +108,7 @@ def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[st
         for relation, truth in ((r, True), (CONVERSE[r], False)):
             ask.ask(
                 f"story-yn-{x}-{relation}-{y}",
-                one("story-yes/no", question(x, relation, y)),
+                about_story("story-yes/no", question(x, relation, y)),
                 relation=WORD[relation],
                 answer_type="yes/no",
                 answer=truth,
@@ -121,7 +125,7 @@ def told(scene_id: str, stated: list[Fact], context: str, scene_objects: list[st
                 f, ru = derivation(known, (a, rel, b))
                 ask.ask(
                     f"story-ch-{r[:4]}-{a}-{b}",
-                    one("story-choice", _framed(rel, f"is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?")),
+                    about_story("story-choice", _framed(rel, f"is the {a} {' or '.join(SENTENCE[o] for o in _pair(rel))} the {b}?")),
                     relation=WORD[rel],
                     answer_type="choice",
                     options=OPTIONS[rel],
@@ -167,7 +171,7 @@ def _combinations(ask: Asker, known: dict, said: set, common: dict) -> None:
         for depth_relation, truth in ((ahead[1], True), (CONVERSE[ahead[1]], False)):
             ask.ask(
                 f"story-both-{x}-{depth_relation}-{y}",
-                one("story-both", f"{VIEWER}, is the {x} both {SENTENCE[side[1]]} and {SENTENCE[depth_relation]} the {y}?"),
+                about_story("story-both", f"{VIEWER}, is the {x} both {SENTENCE[side[1]]} and {SENTENCE[depth_relation]} the {y}?"),
                 relation=f"{WORD[side[1]]}+{WORD[depth_relation]}",
                 answer_type="yes/no",
                 answer=truth,
@@ -197,7 +201,7 @@ def _choose_object(ask: Asker, known: dict, said: set, common: dict) -> None:
             for asked, gold in ((relation, yes), (CONVERSE[relation], no)):
                 ask.ask(
                     f"story-co-{asked}-{z}-{x}-{y}",
-                    one("story-which", f"{VIEWER}, which is {SENTENCE[asked]} the {z}, the {x} or the {y}?"),
+                    about_story("story-which", f"{VIEWER}, which is {SENTENCE[asked]} the {z}, the {x} or the {y}?"),
                     relation=WORD[asked],
                     answer_type="choice",
                     options=[x, y],
