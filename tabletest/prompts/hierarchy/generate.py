@@ -32,8 +32,9 @@ def scene_questions(
     text_only: bool = False,
     phrasings: Phrasings = "one",
 ) -> Iterator[dict]:
-    """Every question of the scene, each in one of its phrasings (`phrasings="all"`: in every one). A counterfactual partner's or another view's name the scene it was
-    made from (`scene_of`), whose same questions they are compared with."""
+    """Every question of the scene, each in one of its phrasings (`phrasings="all"`: in every one). A
+    counterfactual partner's or another view's name the scene it was made from (`scene_of`), whose same
+    questions they are compared with."""
     made = _scene_questions(record, catalog, config, seed, forms, text_only, phrasings)
     of = made_from(record)
     return made if of is None else ({**question, "scene_of": of} for question in made)

@@ -22,7 +22,7 @@ import numpy as np
 from tabletest.config import Catalog, Config
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
-from tabletest.layout.instances import label_of
+from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
@@ -329,7 +329,8 @@ class SceneGeometry:
         if a.covered_by is not None:
             by_label = {t.label: t for t in self.things}
             named = [by_label.get(n) for n in a.covered_by]
-            unique = all(sum(t.name == t2.name for t2 in self.things) == 1 for t in named if t is not None)
+            kinds = [t.name for t in self.things] + [kind_of(h) for h in self.hidden_names]
+            unique = all(kinds.count(t.name) == 1 for t in named if t is not None)
             return named if None not in named and unique else None
         candidates = self.overlapping(a)
         return candidates if len(candidates) == 1 else None
