@@ -325,3 +325,33 @@ def test_a_balanced_export_keeps_what_tabletest_questions_balance_keeps(render, 
     study = run_cli("export", "--dataset", str(render), "--format", "sharegpt", "--balance", "--out", str(tmp_path / "study"))
     assert study.returncode == 2 and study.stderr.count("\n") == 1 and "add --questions hierarchy" in study.stderr
     assert not (tmp_path / "study").exists()
+
+
+def test_the_score_report_measures_whether_the_wording_changes_the_answer(render, tmp_path):
+    """Every question in every phrasing: an oracle answers alike in all of them; a responder that turns its yes/no
+    answers round unless a question is in its plainest phrasing answers alike only where it cannot turn round."""
+    import csv
+
+    from tabletest.prompts.hierarchy.record import gold_text
+
+    asked = run_cli("questions", "--from", str(render), "--forms", "questions", "--phrasings", "all", "--out", str(tmp_path / "q.jsonl"))
+    assert asked.returncode == 0, asked.stderr
+    questions = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+    assert all(q["qid"].endswith(f"-p{q['phrasing']}") for q in questions)
+
+    def swayed(q):
+        if q["answer_type"] != "yes/no" or q["phrasing"] == 0:
+            return gold_text(q)
+        return "No." if q["answer"] else "Yes."
+
+    for model, answer in (("oracle", gold_text), ("swayed", swayed)):
+        (tmp_path / f"{model}.jsonl").write_text("".join(json.dumps({"qid": q["qid"], "response": answer(q)}) + "\n" for q in questions))
+    scored = run_cli("score", "--prompts", str(tmp_path / "q.jsonl"), "--responses", str(tmp_path / "oracle.jsonl"),
+                     "--responses", str(tmp_path / "swayed.jsonl"), "--out", str(tmp_path / "report"))  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    with open(tmp_path / "report" / "phrasing_consistency.csv") as fh:
+        share = {row["model"]: float(row["share"]) for row in csv.DictReader(fh)}
+    stems = {q["qid"].rpartition("-p")[0]: q["answer_type"] for q in questions}
+    assert share["oracle"] == 1.0
+    assert share["swayed"] == pytest.approx(sum(t != "yes/no" for t in stems.values()) / len(stems))
+    assert "## Consistency across phrasings" in (tmp_path / "report" / "report.md").read_text()

@@ -46,6 +46,11 @@ def q(answer_type: str, answer, options=None, scene=("mug", "lamp", "banana")) -
         (q("choice", "mug", ["mug", "lamp"]), "The cup.", "correct"),
         (q("choice", "mug", ["mug", "lamp"]), "The mug, not the lamp.", "correct"),
         (q("choice", "mug", ["mug", "lamp"]), "The lamp is.", "wrong"),
+        (q("choice", "on top of", ["on top of", "under"]), "On top of.", "correct"),
+        (q("choice", "under", ["on top of", "under"]), "It is underneath the book.", "correct"),
+        (q("choice", "holding", ["inside", "holding"]), "The bowl is holding it.", "correct"),
+        (q("choice", "inside", ["inside", "holding"]), "Holding.", "wrong"),
+        (q("choice", "below", ["above", "below"]), "Below.", "correct"),
         (q("names", ["mug", "lamp"]), "The lamp and the coffee cup.", "correct"),
         (q("names", ["mug"]), "The mug and the banana.", "wrong"),
         (q("names", ["mug"]), "I cannot tell.", "unparsed"),
@@ -98,7 +103,7 @@ def test_oracle_scores_one_in_every_cell(scored):
     _, rows, unanswered = scored
     assert unanswered == 0
     oracle = [c for c in cells(rows) if c["model"] == "oracle"]
-    assert {c["dimension"] for c in oracle} == {"level", "skill", "frame", "hops", "form", "modality"}
+    assert {c["dimension"] for c in oracle} == {"level", "skill", "frame", "hops", "form", "modality", "phrasing"}
     assert {c["value"] for c in oracle if c["dimension"] == "level"} == {"single", "multi", "reasoning"}
     assert all(c["accuracy"] == 1.0 for c in oracle), [c for c in oracle if c["accuracy"] < 1]
     assert consistency(rows)[2]["share"] == 1.0  # oracle

@@ -60,6 +60,13 @@ OPTION = {
     "right": r"\bright\b",
     "in front": r"\bin\s+front\b|\bfront\b",
     "behind": r"\bbehind\b|\bin\s+back\b|\bback\b",
+    # off the table plane: on top of or under, inside or holding, above or below
+    "on top of": r"\bon\s+top\b|\b(?:resting|sitting|standing)\s+on\b",
+    "under": r"\bunder(?:neath)?\b|\bbeneath\b",
+    "inside": r"\binside\b|\bwithin\b",
+    "holding": r"\bholding\b|\bholds\b|\bcontain(?:s|ing)?\b",
+    "above": r"\babove\b|\bover\b",
+    "below": r"\bbelow\b|\bbeneath\b|\bunder(?:neath)?\b",
     # which of two images
     "first": r"\bfirst\b|\b1st\b|\bimage\s+(?:1|one)\b",
     "second": r"\bsecond\b|\b2nd\b|\bimage\s+(?:2|two)\b",

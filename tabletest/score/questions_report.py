@@ -1,6 +1,7 @@
 """The report of the question hierarchy: accuracy per model by level (SPHERE's single / multi / reasoning),
 skill, frame of reference, hop count and form, each split by answer kind, with the chance level of each
-cell; consistency across each question and its inverse; and, where the questions were asked of
+cell; consistency across each question and its inverse; across the phrasings of one question, where it was
+asked in several (`tabletest questions --phrasings all`); and, where the questions were asked of
 counterfactual partners or other views, whether answers flip between two images as the truth does.
 
 A cell holds one answer kind (yes/no, a choice of left/right, of in front/behind, of objects, a number,
@@ -19,7 +20,7 @@ from tabletest.score.escape import markdown_cell, spreadsheet_cell
 from tabletest.score.questions import ScoredQuestion
 from tabletest.write.jsonl import atomic_output
 
-DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality")
+DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality", "phrasing")
 LEVELS = {"single": 0, "multi": 1, "reasoning": 2}
 
 
@@ -44,6 +45,8 @@ def value(question: dict, dimension: str) -> str | None:
         return None if hops is None else str(hops)
     if dimension == "frame":
         return question["frame"] or "none"
+    if dimension == "phrasing":  # questions written before phrasings were recorded have none
+        return None if question.get("phrasing") is None else str(question["phrasing"])
     return question[dimension]
 
 
@@ -81,7 +84,7 @@ def cells(rows: list[ScoredQuestion]) -> list[dict]:
 
 def _order(item: tuple) -> tuple:
     (model, dimension, v, kind), _ = item
-    rank = LEVELS.get(v, 9) if dimension == "level" else int(v) if dimension == "hops" else 0
+    rank = LEVELS.get(v, 9) if dimension == "level" else int(v) if dimension in ("hops", "phrasing") else 0
     return (DIMENSIONS.index(dimension), rank, v, kind, model)
 
 
@@ -98,6 +101,23 @@ def consistency(rows: list[ScoredQuestion]) -> list[dict]:
             per_model[model][0] += 1
             per_model[model][1] += len(set(statuses)) == 1
     return [{"model": m, "pairs": n, "consistent": k, "share": k / n} for m, (n, k) in sorted(per_model.items())]
+
+
+def phrasing_consistency(rows: list[ScoredQuestion]) -> list[dict]:
+    """Per model: of the questions asked in several phrasings (ids ending `-p0`, `-p1`, ...) and answered readably
+    in each, the share answered alike in every phrasing (all right or all wrong): a model that does not care
+    how a question is put scores 1."""
+    asked: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for row in rows:
+        stem, mark, number = row.question["qid"].rpartition("-p")
+        if mark and number.isdigit() and row.question.get("phrasing") == int(number):
+            asked[(row.model, stem)].append(row.judged.status)
+    per_model: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for (model, _), statuses in asked.items():
+        if len(statuses) >= 2 and "unparsed" not in statuses:
+            per_model[model][0] += 1
+            per_model[model][1] += len(set(statuses)) == 1
+    return [{"model": m, "questions": n, "alike": k, "share": k / n} for m, (n, k) in sorted(per_model.items())]
 
 
 def pair_consistency(rows: list[ScoredQuestion]) -> list[dict]:
@@ -129,14 +149,16 @@ def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path
     table = cells(rows)
     agree = consistency(rows)
     flips = pair_consistency(rows)
+    worded = phrasing_consistency(rows)
     written = [out / "report.md", out / "accuracy.csv", out / "consistency.csv", out / "scored.csv"]
     with atomic_output(written[0]) as fh:
-        fh.write(markdown(table, agree, unanswered, flips))
+        fh.write(markdown(table, agree, unanswered, flips, worded))
     _csv(written[1], table)
     _csv(written[2], agree)
-    if flips:
-        written.append(out / "pair_consistency.csv")
-        _csv(written[-1], flips)
+    for name, found in (("pair_consistency.csv", flips), ("phrasing_consistency.csv", worded)):
+        if found:
+            written.append(out / name)
+            _csv(written[-1], found)
     _csv(
         written[3],
         [
@@ -154,7 +176,7 @@ def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path
     return written
 
 
-def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[dict] = ()) -> str:
+def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[dict] = (), worded: list[dict] = ()) -> str:
     models = sorted({c["model"] for c in table})
     names = [markdown_cell(m) for m in models]
     lines = ["# Question hierarchy: accuracy", ""]
@@ -191,6 +213,17 @@ def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[
             "| --- | --- | --- | --- |",
         ]
         lines += [f"| {markdown_cell(f['model'])} | {f['pairs']} | {f['flip_as_truth']} | {f['share']:.2f} |" for f in flips]
+    if worded:
+        lines += [
+            "",
+            "## Consistency across phrasings",
+            "",
+            "Of the questions asked in several phrasings, the share answered alike in every one (all right or all wrong).",
+            "",
+            "| model | questions | answered alike | share |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [f"| {markdown_cell(w['model'])} | {w['questions']} | {w['alike']} | {w['share']:.2f} |" for w in worded]
     if unanswered:
         lines += ["", f"{unanswered} questions had no answer from any model and are left out."]
     return "\n".join(lines) + "\n"

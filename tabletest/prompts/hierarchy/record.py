@@ -22,7 +22,8 @@ Phrasings = Literal["one", "all"]
 class Asker:
     """Builds the question records of one scene in one modality (`image`, `text` with a context, or `images`:
     a scene and its counterfactual partner, asked together). Each question is asked in one of its template's
-    phrasings, drawn from `seed` and its id, or with `phrasings="all"` in every one (ids ending `-p0`, `-p1`, ...)."""
+    phrasings, drawn from `seed` and its id (its pair's, which its inverse shares), or with `phrasings="all"` in
+    every one (ids ending `-p0`, `-p1`, ...)."""
 
     scene_id: str
     modality: Literal["image", "text", "images"]
@@ -62,7 +63,9 @@ class Asker:
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
         qid = f"{self.scene_id}-{code}-{key}"
         count = len(question.phrasings())
-        chosen = [(drawn(self.seed, qid, count), "")] if self.phrasings == "one" else [(k, f"-p{k}") for k in range(count)]
+        # a question and its inverse share a phrasing, so every phrasing holds as many yes as no answers
+        drawn_for = f"{self.scene_id}-{code}-{pair}" if pair else qid
+        chosen = [(drawn(self.seed, drawn_for, count), "")] if self.phrasings == "one" else [(k, f"-p{k}") for k in range(count)]
         for phrasing, suffix in chosen:
             text = self.nouns.agree(f"{question.text(phrasing)} {instruction}")
             self.made.append(
