@@ -301,7 +301,7 @@ def test_a_resumed_hf_chat_export_reports_every_shard(render, tmp_path, monkeypa
     assert reported_count(out) == sum(map(len, rows)) > 100
 
 
-def test_a_2000_scene_training_set_balanced_keeps_every_template_near_chance_and_its_rare_counts(tmp_path):
+def test_a_2000_scene_training_set_balanced_keeps_every_template_near_chance_and_its_rare_counts(tmp_path, builtin_assets):
     """`tabletest vignettes --scenes random --count 2000` (every object apart on the table, so it takes seconds)
     asked and balanced: each template's best constant answer within 5 points of chance over what is kept, and
     the counts of several of a kind (2, 3) kept rather than balanced away."""
@@ -309,7 +309,10 @@ def test_a_2000_scene_training_set_balanced_keeps_every_template_near_chance_and
     del data["arrangements"]
     (tmp_path / "random.yaml").write_text(yaml.safe_dump(data))
     scenes = tmp_path / "scenes.jsonl"
-    made = run_cli("vignettes", "--scenes", "random", "--count", "2000", "--random-config", str(tmp_path / "random.yaml"), "--out", str(scenes))
+    made = run_cli(
+        "vignettes", "--scenes", "random", "--count", "2000", "--random-config", str(tmp_path / "random.yaml"),
+        "--assets", str(builtin_assets), "--out", str(scenes),
+    )  # fmt: skip
     assert made.returncode == 0, made.stderr
     before, _, _ = ask(scenes, tmp_path)
     assert recount(before, template)["count-kind"]["best_constant"] > 0.45  # unbalanced: "zero" or "one" wins

@@ -90,13 +90,13 @@ def test_bad_repeats_are_refused_in_one_line(tmp_path, repeats, message):
     assert str(err.value).startswith(f"{path}: {message}") and "\n" not in str(err.value)
 
 
-def test_a_catalog_name_with_the_instance_mark_is_refused(tmp_path):
+def test_a_catalog_name_with_the_instance_mark_is_refused(tmp_path, builtin_assets):
     catalog = yaml.safe_load((REPO / "tabletest" / "configs" / "objects.yaml").read_text())
     first = catalog["objects"][0] if isinstance(catalog, dict) else catalog[0]
     first["name"] = "apple#2"
     path = tmp_path / "objects.yaml"
     path.write_text(yaml.safe_dump(catalog))
-    result = run_cli("vignettes", "--scenes", "random", "--count", "1", "--catalog", str(path))
+    result = run_cli("vignettes", "--scenes", "random", "--count", "1", "--catalog", str(path), "--assets", str(builtin_assets))
     assert result.returncode != 0 and "has a '#'" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -196,6 +196,8 @@ READ = {
     "support-choice": r"(?:is|are) the (?P<x>.+?) (?P<rel>on top of or under|inside or holding|above or below) the (?P<y>.+?)(?:, in the picture)?\?",
     "touching-yes/no": r"(?:(?:is|are) the (?P<x>.+?) (?:touching|in contact with) the (?P<y>.+?)|(?:Are|Do) the (?P<x2>.+?) and the (?P<y2>.+?) (?:touching|touch each other)|contact between the (?P<x3>.+?) and the (?P<y3>.+?))\?",
     "caption-position": rf'"The (?P<x>.+?) (?:is|are) {SIDE} the (?P<y>.+?)\."',
+    "size-choice": r"(?P<rel>bigger|smaller|taller|shorter)\b.*?the (?P<x>[a-z ]+?) (?:or|and) the (?P<y>[a-z ]+?)(?:,| in real life)?\?|"
+    r"the (?P<x2>[a-z ]+?) and the (?P<y2>[a-z ]+?), which is (?P<rel2>bigger|smaller|taller|shorter)",
 }
 SUPPORT_KEY = {"on top of": "on", "inside": "inside", "above": "above"}
 
@@ -251,6 +253,11 @@ class Reading:
             return (self.label(_pick(m, "x", "x2", "x3")), self.label(_pick(m, "y", "y2", "y3"))) in self.holds["touching"]
         if template == "caption-position":
             return (self.label(m["x"]), self.label(m["y"])) in self.holds[RELATION[m["rel"]]]
+        if template == "size-choice":
+            x, y, word = _pick(m, "x", "x2"), _pick(m, "y", "y2"), _pick(m, "rel", "rel2")
+            key = "bigger" if word in ("bigger", "smaller") else "taller"
+            more = x if (self.label(x), self.label(y)) in self.holds[key] else y if (self.label(y), self.label(x)) in self.holds[key] else None
+            return more if word in ("bigger", "taller") else ({x, y} - {more}).pop()
         raise AssertionError(template)
 
 
