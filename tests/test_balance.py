@@ -320,3 +320,20 @@ def test_a_2000_scene_training_set_balanced_keeps_every_template_near_chance_and
     for name, figures in recount(questions, template).items():
         assert figures["best_constant"] <= figures["chance"] + 0.05, (name, figures)
     assert set(by_template(questions)["count-kind"]) == {"0", "1", "2", "3"}
+
+
+def test_a_scenes_views_and_partners_fall_in_its_split_for_the_text_prior():
+    """A view or partner repeats most of its scene's answers: split apart from it, the prior would score its
+    memory of the scene, not of the words."""
+    split = Split(by="scene", val_fraction=0.2, seed=0)
+    scene = next(s for s in (f"rnd0-{i:07d}" for i in range(1000)) if split.of(s, ()) == "train" and split.of(f"{s}-view2", ()) != "train")
+
+    def question(scene_id, **extra):
+        return {"qid": f"{scene_id}-img-pos", "scene_id": scene_id, "template": "t", "phrasing": 0, "skill": "position",
+                "answer_type": "yes/no", "frame": "viewer", "answer": True, "objects": ["mug", "lamp"], "relation": "left",
+                "text": "Is the mug to the left of the lamp?", **extra}  # fmt: skip
+
+    tally = AnswerTally(0)
+    for q in (question(scene), question(f"{scene}-view2", scene_of=scene), question(f"{scene}-swap", scene_of=scene)):
+        tally.add(q)
+    assert tally.summary()["validation_questions"] == 0  # all three trained on, none scored

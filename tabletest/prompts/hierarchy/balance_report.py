@@ -3,7 +3,7 @@ type, frame) and per template: the answers' spread, chance, the best constant an
 
 The prior is the most common answer per (template, objects named, relation asked where the question's words say
 it: "bigger" or "smaller") on the training scenes, else per template, else overall, scored on the validation scenes (a scene split, as `tabletest export --split-by scene` makes
-it): a model that reads only the question would reach about its accuracy. Everything streams: memory grows
+it, that keeps a scene's views and counterfactual partners with it: they repeat most of its answers): a model that reads only the question would reach about its accuracy. Everything streams: memory grows
 with the distinct groups, keys and answers, never with the number of questions.
 """
 
@@ -47,7 +47,7 @@ class AnswerTally:
         self.template_cells[template][cell] = None
         self.phrasings[template].add(question["phrasing"])
         said = read_alone(question)
-        if self._split_of(question["scene_id"]) == TRAIN:
+        if self._split_of(question.get("scene_of") or question["scene_id"]) == TRAIN:  # a scene with its views and partners
             self.trained[template, said][answer] += 1
             self.trained_templates[template][answer] += 1
             self.trained_overall[answer] += 1

@@ -69,10 +69,12 @@ def with_pair_questions(records: Iterable[dict], questions, nouns: Nouns = Nouns
 
 
 def two_image_questions(scene: dict, record: dict, nouns: Nouns = Nouns()) -> list[dict]:
-    """The questions of a scene and its partner or view, asked together; none unless both were rendered."""
+    """The questions of a scene and its partner or view, asked together (`scene_of`: the scene, as the partner's
+    or view's own questions name it); none unless both were rendered."""
     if "file_name" not in scene or "file_name" not in record:
         return []
-    return (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
+    made = (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
+    return [{**question, "scene_of": scene["id"]} for question in made]
 
 
 def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[dict]:
