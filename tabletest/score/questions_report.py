@@ -95,12 +95,18 @@ def consistency(rows: list[ScoredQuestion]) -> list[dict]:
     for row in rows:
         if row.question.get("pair"):
             pairs[(row.model, row.question["pair"])].append(row.judged.status)
+    return [{"model": m, "pairs": n, "consistent": k, "share": k / n} for m, (n, k) in _alike(pairs)]
+
+
+def _alike(groups: dict[tuple[str, str], list[str]]) -> list[tuple[str, tuple[int, int]]]:
+    """Per model, of its groups of answers (model, group) -> statuses answered readably in full (two or more),
+    how many there are and how many are answered alike (all right or all wrong); by model."""
     per_model: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for (model, _), statuses in pairs.items():
+    for (model, _), statuses in groups.items():
         if len(statuses) >= 2 and "unparsed" not in statuses:
             per_model[model][0] += 1
             per_model[model][1] += len(set(statuses)) == 1
-    return [{"model": m, "pairs": n, "consistent": k, "share": k / n} for m, (n, k) in sorted(per_model.items())]
+    return [(m, (n, k)) for m, (n, k) in sorted(per_model.items())]
 
 
 def phrasing_consistency(rows: list[ScoredQuestion]) -> list[dict]:
@@ -112,12 +118,7 @@ def phrasing_consistency(rows: list[ScoredQuestion]) -> list[dict]:
         stem, mark, number = row.question["qid"].rpartition("-p")
         if mark and number.isdigit() and row.question.get("phrasing") == int(number):
             asked[(row.model, stem)].append(row.judged.status)
-    per_model: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for (model, _), statuses in asked.items():
-        if len(statuses) >= 2 and "unparsed" not in statuses:
-            per_model[model][0] += 1
-            per_model[model][1] += len(set(statuses)) == 1
-    return [{"model": m, "questions": n, "alike": k, "share": k / n} for m, (n, k) in sorted(per_model.items())]
+    return [{"model": m, "questions": n, "alike": k, "share": k / n} for m, (n, k) in _alike(asked)]
 
 
 def pair_consistency(rows: list[ScoredQuestion]) -> list[dict]:

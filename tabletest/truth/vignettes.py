@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tabletest.layout.instances import kind_of
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import CONVERSE, table_sides
@@ -30,36 +32,33 @@ def relation_vignettes(objects: tuple[str, ...], relations: dict, nouns: Nouns =
     other; then one sentence for each object on or in another ("The apple is in the bowl."). A pair noun
     (`nouns`) takes "are". Of a kind the scene holds several of, each object is called by its place among them
     from the left ("the second apple from the left"), as `objects` lists them."""
-    called = _called(objects)
-    relations = {key: [[called.get(n, n) for n in item] if isinstance(item, list) else item for item in value]
-                 if isinstance(value, list) else value for key, value in relations.items()}
-    objects = tuple(called.get(n, n) for n in objects)
-    carried = {a: f"on the {b}" for a, b in relations.get("on", [])} | {a: f"in the {b}" for a, b in relations.get("inside", [])}
+    say = _called(objects)  # objects are named by label in the relations, by these words in the text
+    carried = {a: f"on the {say(b)}" for a, b in relations.get("on", [])} | {a: f"in the {say(b)}" for a, b in relations.get("inside", [])}
     standing = tuple(o for o in objects if o not in carried)
-    held = [f"The {a} is {carried[a]}." for a in objects if a in carried]
+    held = [f"The {say(a)} is {carried[a]}." for a in objects if a in carried]
     if len(standing) == 1:
-        sentence = f"The {standing[0]} is on the table."
+        sentence = f"The {say(standing[0])} is on the table."
         return {"left_first": nouns.agree(" ".join([sentence, *held])), "right_first": nouns.agree(" ".join([sentence, *held[::-1]]))}
-    stated = neighbour_facts(standing, relations)
+    stated = [(say(a), r, say(b)) for a, r, b in neighbour_facts(standing, relations)]
     backwards = [(b, CONVERSE.get(r), a) for a, r, b in reversed(stated)]
     return {
         "left_first": nouns.agree(" ".join([*(_sentence(fact) for fact in stated), *held])),
         "right_first": nouns.agree(" ".join([*(_sentence(fact) for fact in backwards), *held[::-1]])),
     }
 
-
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 
 
-def _called(labels: tuple[str, ...]) -> dict[str, str]:
-    """What a vignette calls each labelled object (apple#2) of a kind listed several times: its place among them."""
+def _called(labels: tuple[str, ...]) -> Callable[[str], str]:
+    """What a vignette calls each object: its name, or for one of a kind listed several times (apple#2), its place
+    among them from the left."""
     called, seen = {}, {}
     for label in labels:
         kind = kind_of(label)
         if kind != label:
             seen[kind] = seen.get(kind, 0) + 1
             called[label] = f"{ORDINALS[seen[kind] - 1]} {kind} from the left"
-    return called
+    return lambda label: called.get(label, label)
 
 
 def neighbour_facts(objects: tuple[str, ...], relations: dict) -> list[tuple[str, str | None, str]]:

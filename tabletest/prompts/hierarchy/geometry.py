@@ -15,6 +15,7 @@ A fact inside its margin is None: questions about it are withheld, never guessed
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -161,6 +162,10 @@ class SceneGeometry:
             kept = [key for key in STORED if key in relations]
             geometry.stored = {key: {tuple(p[:2]) for p in relations[key]} for key in kept}
         return geometry
+
+    def kinds(self) -> Counter:
+        """How many objects of each kind the scene holds, the hidden ones included."""
+        return Counter([t.name for t in self.things] + [kind_of(h) for h in self.hidden_names])
 
     @property
     def has_geometry(self) -> bool:
@@ -329,8 +334,8 @@ class SceneGeometry:
         if a.covered_by is not None:
             by_label = {t.label: t for t in self.things}
             named = [by_label.get(n) for n in a.covered_by]
-            kinds = [t.name for t in self.things] + [kind_of(h) for h in self.hidden_names]
-            unique = all(kinds.count(t.name) == 1 for t in named if t is not None)
+            kinds = self.kinds()
+            unique = all(kinds[t.name] == 1 for t in named if t is not None)
             return named if None not in named and unique else None
         candidates = self.overlapping(a)
         return candidates if len(candidates) == 1 else None

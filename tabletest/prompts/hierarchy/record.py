@@ -61,11 +61,10 @@ class Asker:
         instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
         code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
-        qid = f"{self.scene_id}-{code}-{key}"
+        qid, pair_id = f"{self.scene_id}-{code}-{key}", pair and f"{self.scene_id}-{code}-{pair}"
         count = len(question.phrasings())
         # a question and its inverse share a phrasing, so every phrasing holds as many yes as no answers
-        drawn_for = f"{self.scene_id}-{code}-{pair}" if pair else qid
-        chosen = [(drawn(self.seed, drawn_for, count), "")] if self.phrasings == "one" else [(k, f"-p{k}") for k in range(count)]
+        chosen = [(drawn(self.seed, pair_id or qid, count), "")] if self.phrasings == "one" else [(k, f"-p{k}") for k in range(count)]
         for phrasing, suffix in chosen:
             text = self.nouns.agree(f"{question.text(phrasing)} {instruction}")
             self.made.append(
@@ -95,7 +94,7 @@ class Asker:
                         "hops": hops,
                         **({"stated": stated} if stated else {}),
                     },
-                    "pair": f"{self.scene_id}-{code}-{pair}{suffix}" if pair else None,
+                    "pair": f"{pair_id}{suffix}" if pair_id else None,
                     **({"images": self.images} if self.images else {}),
                 }
             )

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -38,21 +37,16 @@ AXIS = {"lr": ("left", "right"), "fb": ("front", "behind")}
 OWN_WHERE = {"left": "on its left", "right": "on its right", "front": "in front of it", "behind": "behind it"}
 
 
-def kinds(geometry: SceneGeometry) -> Counter:
-    """How many objects of each kind the scene holds, the hidden ones included."""
-    return Counter([t.name for t in geometry.things] + [kind_of(h) for h in geometry.hidden_names])
-
-
 def named(geometry: SceneGeometry) -> list[Thing]:
     """The objects a question may name: those whose name no other object in the scene shares."""
-    counts = kinds(geometry)
+    counts = geometry.kinds()
     return [t for t in geometry.things if counts[t.name] == 1]
 
 
 def placed_by_side(geometry: SceneGeometry) -> list[Thing]:
     """`named`, and of each kind the scene holds several of (none hidden), the leftmost and the rightmost where
     the scene decides them, named so ("leftmost apple")."""
-    counts, hidden = kinds(geometry), {kind_of(h) for h in geometry.hidden_names}
+    counts, hidden = geometry.kinds(), {kind_of(h) for h in geometry.hidden_names}
     extra = []
     for kind in (k for k, n in counts.items() if n > 1 and k not in hidden):
         same = [t for t in geometry.things if t.name == kind]
@@ -250,7 +244,7 @@ def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed:
             facts=[[t.label, "on", "table"] for t in g.things],
             rules=["count"],
         )
-    on_table = kinds(g)
+    on_table = g.kinds()
     hidden = {kind_of(h) for h in g.hidden_names}
     absent = [n for n in catalog_names if n not in on_table]
     rng = random.Random(f"{seed}:{ask.scene_id}:count")
@@ -279,7 +273,7 @@ def position_counting(ask: Asker, g: SceneGeometry) -> None:
     that side too)."""
     if g.hidden_names:
         return
-    several = [k for k, n in kinds(g).items() if n > 1]
+    several = [k for k, n in g.kinds().items() if n > 1]
     for x in named(g):
         others = [t for t in g.things if t is not x]
         if not others:
