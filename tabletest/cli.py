@@ -21,6 +21,7 @@ from tabletest.options import CatalogOpt
 COMMANDS = {
     "vignettes": ("tabletest.truth.cli", "vignettes"),
     "render": ("tabletest.render.cli", "render"),
+    "kernels": ("tabletest.render.cli", "kernels"),
     "prompts": ("tabletest.prompts.cli", "prompts"),
     "questions": ("tabletest.prompts.hierarchy.cli", "questions"),
     "score": ("tabletest.score.cli", "score"),

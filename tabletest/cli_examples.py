@@ -9,6 +9,7 @@ EXAMPLES = {
     "catalog": "tabletest catalog",
     "vignettes": "tabletest vignettes --objects 3 --limit 4 --format txt",
     "render": "tabletest render --objects 3 --limit 4 --out out/",
+    "kernels": "tabletest kernels --arch 80,90",
     "prompts": "tabletest prompts --dataset out/ --out prompts.jsonl",
     "questions": "tabletest questions --from out/ --out questions.jsonl",
     "score": "tabletest score --prompts prompts.jsonl --responses responses.jsonl --out report/",

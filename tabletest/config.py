@@ -213,14 +213,20 @@ class RenderSettings(Strict):
     denoise_prefilter: Literal["fast", "accurate"] = Field(
         "fast",
         description="how OpenImageDenoise cleans the albedo and normal passes it is guided by: accurate costs a few "
-        "seconds an image on a CPU and, at 16 samples, denoises as well as fast does at 32 (Cycles on CPU; "
-        "the OptiX denoiser on NVIDIA GPUs has no prefilter)",
+        "seconds an image on a CPU and, at 16 samples, denoises as well as fast does at 32 (the OptiX denoiser "
+        "has no prefilter)",
+    )
+    denoiser: Literal["openimagedenoise", "optix"] = Field(
+        "openimagedenoise",
+        description="OpenImageDenoise on every device (on the GPU where the device is one), so a dataset's pixels "
+        "do not depend on the machine; optix only on NVIDIA GPUs whose driver has the OptiX denoiser's weights",
     )
 
-    def pinned_prefilter(self) -> dict:
-        """`denoise_prefilter` where it is not the default, for what pins a render's settings (a folder's
-        settings, a layer cache's key): those pinned before the setting existed keep matching."""
-        return {} if self.denoise_prefilter == "fast" else {"denoise_prefilter": self.denoise_prefilter}
+    def pinned_denoising(self) -> dict:
+        """`denoise_prefilter` and `denoiser` where they are not the defaults, for what pins a render's settings
+        (a folder's settings, a layer cache's key): those pinned before these settings existed keep matching."""
+        defaults = {"denoise_prefilter": "fast", "denoiser": "openimagedenoise"}
+        return {key: getattr(self, key) for key, default in defaults.items() if getattr(self, key) != default}
 
     @field_validator("resolution")
     @classmethod

@@ -3,7 +3,7 @@
 import pytest
 
 from tabletest.errors import UserError
-from tabletest.render.devices import choose_device, denoiser_for, parse_gpus, worker_env
+from tabletest.render.devices import choose_device, parse_gpus, worker_env
 from tabletest.render.run_options import RenderOptions, worker_slots
 
 H200 = {"CPU": ["CPU"], "OPTIX": ["NVIDIA H200"], "CUDA": ["NVIDIA H200"], "HIP": []}
@@ -23,11 +23,6 @@ def test_explicit_choices():
         choose_device("optix", {"CPU": ["CPU"]})
     with pytest.raises(UserError, match="is not one of auto, optix"):
         choose_device("tpu", H200)
-
-
-def test_denoiser_follows_the_device():
-    assert denoiser_for("OPTIX") == "OPTIX"
-    assert denoiser_for("CUDA") == denoiser_for("CPU") == "OPENIMAGEDENOISE"
 
 
 def test_gpu_lists():

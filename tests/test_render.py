@@ -57,6 +57,7 @@ def test_centres_sit_at_their_slots(tmp_path, assets, n):
             assert img.size == (64, 48)
     run = read_runs(out)[-1]
     assert run["status"] == "complete" and run["blender"].startswith("5.") and run["device"].startswith("CPU")
+    assert run["denoiser"] == "OPENIMAGEDENOISE on the CPU"  # the one denoiser, where it ran
 
 
 def test_swapping_objects_changes_the_image(tmp_path, assets):

@@ -64,7 +64,7 @@ def set_fields(config: Config) -> dict:
         "camera": config.camera.model_dump(mode="json"),
         "table": config.table.model_dump(mode="json"),
         "lighting": config.lighting.model_dump(mode="json"),
-        **render.pinned_prefilter(),
+        **render.pinned_denoising(),
     }
 
 

@@ -88,6 +88,11 @@ def render(
         typer.Option(help="OpenImageDenoise's prefilter (default from the config: fast); the training preset is "
                      "--samples 16 --denoise-prefilter accurate."),
     ] = None,
+    denoiser: Annotated[
+        Optional[Literal["openimagedenoise", "optix"]],
+        typer.Option(help="Cycles' denoiser (default from the config: openimagedenoise, on the GPU where the device is "
+                     "one); optix needs an NVIDIA driver with the OptiX denoiser's weights."),
+    ] = None,
     device: Annotated[str, typer.Option(help=f"Cycles device: {'|'.join(DEVICE_CHOICES)}; auto picks the best.")] = "auto",
     workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: one per GPU, else 1).")] = None,
     gpus: Annotated[Optional[str], typer.Option(help="GPUs to use, e.g. 0,1 (default: all).")] = None,
@@ -149,6 +154,7 @@ def render(
             "resolution": parse_resolution(resolution) if resolution else None,
             "seed": seed,
             "denoise_prefilter": denoise_prefilter,
+            "denoiser": denoiser,
         }.items()
         if value is not None
     }
@@ -192,3 +198,35 @@ def render(
     if summary.failed:
         typer.echo(f"error: {summary.failed} image(s) failed; see {out}/failures.jsonl", err=True)
         sys.exit(1)
+
+
+def kernels(
+    arch: Annotated[
+        Optional[str],
+        typer.Option(help="CUDA architectures to compile for, e.g. 80,90 (A100: 80, H100 and H200: 90); default: this machine's GPUs."),
+    ] = None,
+    check: Annotated[bool, typer.Option("--check", help="Only say which kernels are there, compile nothing.")] = False,
+    cycles_lib: Annotated[
+        Optional[Path],
+        typer.Option(help="Cycles' kernel folder (default: the installed bpy's, .../cycles/lib)."),
+    ] = None,
+    cache: Annotated[
+        Optional[Path], typer.Option(help="Where compiled kernels are kept (default: ~/.cache/tabletest/kernels).")
+    ] = None,
+) -> None:
+    """Compile Cycles' GPU kernels ahead of time for NVIDIA GPUs the installed Blender has none for (A100,
+    H100, H200), so their first render takes seconds instead of minutes. Needs no GPU: run it on a login node."""
+    from tabletest.render.kernels import CyclesKernels, machine_architectures, parse_architectures, prepare
+
+    found = CyclesKernels(cycles_lib) if cycles_lib else CyclesKernels.installed()
+    if found is None:
+        require_render_extra("kernels", "bpy")
+    if not found.folder.is_dir():
+        raise UserError(f"--cycles-lib {found.folder} is not a folder; give Cycles' lib folder, or leave the flag out")
+    archs = parse_architectures(arch) if arch else machine_architectures()
+    if check:
+        for one in archs:
+            typer.echo(f"sm_{one}: {found.state(one)} ({found.cubin(one)})")
+        return
+    for one, what in prepare(found, archs, cache).items():
+        typer.echo(f"sm_{one}: {what}")

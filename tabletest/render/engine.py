@@ -104,7 +104,12 @@ def _cycles(scene: bpy.types.Scene, setup: dict) -> str:
     cycles.samples = setup["samples"]
     cycles.use_adaptive_sampling = True
     cycles.use_denoising = setup["samples"] > 1
-    cycles.denoiser = denoiser_for(kind)
+    denoiser, on_gpu = denoiser_for(setup["config"]["render"]["denoiser"], kind)
+    try:
+        cycles.denoiser = denoiser
+    except TypeError:  # Cycles lists only the denoisers this machine can run
+        raise ValueError(f"Blender finds no {denoiser} denoiser on {kind}; use --denoiser openimagedenoise") from None
+    cycles.denoising_use_gpu = on_gpu
     cycles.denoising_prefilter = setup["config"]["render"]["denoise_prefilter"].upper()
     # A table top seen from the front: short light paths carry all the light that shows.
     cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 4, 2, 2
@@ -114,3 +119,12 @@ def _cycles(scene: bpy.types.Scene, setup: dict) -> str:
     for name, value in setup.get("cycles", {}).items():  # a quality preset's settings, by their names in `scene.cycles`
         setattr(cycles, name, value)
     return f"{kind} ({', '.join(names)})"
+
+
+def denoising(scene: bpy.types.Scene) -> str | None:
+    """The denoiser a Cycles scene uses, in words (`OPENIMAGEDENOISE on the GPU`), None when it does not denoise."""
+    cycles = scene.cycles
+    if scene.render.engine != "CYCLES" or not cycles.use_denoising:
+        return None
+    where = "GPU" if cycles.device == "GPU" and cycles.denoising_use_gpu else "CPU"
+    return f"{cycles.denoiser} on the {where}"

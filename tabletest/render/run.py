@@ -29,7 +29,7 @@ from tabletest.config import Catalog, Config
 from tabletest.errors import Interrupted, UserError
 from tabletest.layout.selection import Selection, count_selected, select_scenes
 from tabletest.render.assets_for_run import needed_assets
-from tabletest.render.devices import check_device, device_class
+from tabletest.render.devices import check_denoiser, check_device, device_class, parse_gpus
 from tabletest.render.hdris import check_hdris
 from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
 from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
@@ -59,6 +59,7 @@ def render_run(
     cleanly (an `Interrupted` saying what is kept). With `random`, that set of random scenes is
     rendered instead of the benchmark's `selection`."""
     check_options(config, options, random)
+    _say_missing_kernels(config, options)
     settings = dataset_settings(catalog, config, options, random)
     check_settings(options.out, settings)  # a different dataset is refused before any work
     if random is not None:
@@ -96,8 +97,29 @@ def check_options(config: Config, options: RenderOptions, random: RandomSet | No
     if random is not None:
         check_hdris(random.config.world.hdris)
     check_device(options.device)
+    if config.render.engine == "cycles":
+        check_denoiser(config.render.denoiser, options.device)
     if options.out.exists() and not options.out.is_dir():
         raise UserError(f"--out {options.out} is a file; give a folder (new, or an earlier render to continue)")
+
+
+def _say_missing_kernels(config: Config, options: RenderOptions) -> None:
+    """On NVIDIA GPUs, say at start which of them the installed Blender has no compiled kernel for (their first
+    render waits minutes for the driver), and refuse a kernel compiled from another build of Cycles."""
+    if config.render.engine != "cycles" or options.device not in ("auto", "cuda", "optix"):
+        return
+    from tabletest.render.devices import nvidia_architectures
+    from tabletest.render.kernels import CyclesKernels, missing_kernel_notes
+
+    archs = nvidia_architectures()
+    if options.gpus is not None:
+        chosen = set(parse_gpus(options.gpus, list(archs)))
+        archs = {gpu: arch for gpu, arch in archs.items() if gpu in chosen}
+    notes, refusals = missing_kernel_notes(CyclesKernels.installed(), archs)
+    if refusals:
+        raise UserError(refusals[0])
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, random: RandomSet | None = None) -> dict:
@@ -107,8 +129,8 @@ def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, r
     # and their sets' settings name it (`RandomSet.settings`)
     excluded = {"objects": {"__all__": {"pair", "plural", "support", "container"}}}
     catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=excluded), sort_keys=True).encode()
-    config_json = config.model_dump(mode="json", exclude={"render": {"denoise_prefilter"}})
-    config_json["render"].update(config.render.pinned_prefilter())
+    config_json = config.model_dump(mode="json", exclude={"render": {"denoise_prefilter", "denoiser"}})
+    config_json["render"].update(config.render.pinned_denoising())
     settings = {
         "output_version": OUTPUT_VERSION,
         "config": config_json,
@@ -193,6 +215,9 @@ def _locked_run(
             "run the same command again to resume",
             signal_number,
         ) from None
+    except UserError as cause:  # a cause the first scenes shared: the run stopped rather than fail every scene
+        run_info["stopped_by"] = str(cause)
+        raise
     finally:
         complete = recorder.rendered + recorder.failed + sum(run.not_made.values()) == pending  # a view or partner not made is done
         output.close(sort=complete)
@@ -204,7 +229,7 @@ def _locked_run(
             run_info["not_made"] = dict(sorted(run.not_made.items()))
         run_info.update(
             ended=_utc(ended),
-            status="complete" if complete and not recorder.failed else ("failed" if complete else "interrupted"),
+            status=_status(complete, recorder.failed, "stopped_by" in run_info),
             timings={
                 "wall_s": round(wall, 3),
                 "images_rendered": rendered,
@@ -249,6 +274,14 @@ def _sigterm_as_interrupt() -> Iterator[None]:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _status(complete: bool, failed: int, stopped: bool) -> str:
+    if stopped:
+        return "stopped"
+    if complete:
+        return "failed" if failed else "complete"
+    return "interrupted"
+
+
 def _utc(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="seconds")
 
@@ -267,7 +300,10 @@ def render_direct(run: RunContext, specs: Iterable[SceneSpec], recorder: Recorde
         recorder(outcome, render)
         advance()
     started = supervisor.started[0] if supervisor.started else {}
-    return {"device": started.get("device"), "blender": started.get("blender"), "workers": len(supervisor.slots)}
+    return {
+        "device": started.get("device"), "denoiser": started.get("denoiser"), "blender": started.get("blender"),
+        "workers": len(supervisor.slots),
+    }
 
 
 def _selection_info(selection: Selection) -> dict:

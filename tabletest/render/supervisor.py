@@ -25,12 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tabletest.errors import UserError
+from tabletest.render.blender_log import blender_error
 from tabletest.render.devices import usable_cores, worker_env
 
 if TYPE_CHECKING:
     from tabletest.layout.spec import SceneSpec
 
 STDERR_TAIL_LINES = 30
+FIRST_FAILURES = 3  # the first scenes of a run failing alike that stop it (`SharedCause`)
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,31 @@ class Outcome:
     stderr: str = ""
     attempts: int = 1
     wall_s: float = 0.0
+    recurs: bool = False  # failed for a cause of its own input (a model Blender cannot load): others may not
+
+
+@dataclass
+class SharedCause:
+    """Stops a run whose first scenes all fail the same way, for a cause not of their own (a device, its
+    driver, a setting): left to go on, it would fail every scene, each after its retries."""
+
+    log_dir: Path
+    needed: int = FIRST_FAILURES
+    errors: list[str] = field(default_factory=list)
+    settled: bool = False  # a scene succeeded, or the first failures differed: the run goes on to its end
+
+    def __call__(self, outcome: Outcome) -> None:
+        if self.settled or outcome.recurs:
+            return
+        if outcome.ok or (self.errors and outcome.error != self.errors[0]):
+            self.settled = True
+            return
+        self.errors.append(outcome.error)
+        if len(self.errors) == self.needed:
+            raise UserError(
+                f"the first {self.needed} scenes all failed the same way, so the run stops: {outcome.error} "
+                f"(Blender's output: {self.log_dir}/worker-*.log); fix that and run the same command again"
+            )
 
 
 class WorkerCrash(Exception):
@@ -76,6 +103,7 @@ class WorkerProcess:
         )
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._item_log_start = 0  # where Blender's output for the item in hand begins in the log
         self.ready: dict | None = None
         self._send({"op": "setup", **setup, "threads": slot.threads})
 
@@ -91,6 +119,8 @@ class WorkerProcess:
 
     def request(self, message: dict, timeout: float) -> dict:
         """Send one message and wait for its answer; WorkerCrash if the process dies or the deadline passes."""
+        self._log.flush()
+        self._item_log_start = self._log_size()
         self._send(message)
         return self._answer(timeout)
 
@@ -110,6 +140,23 @@ class WorkerProcess:
             code = self.proc.wait()
             raise WorkerCrash(f"worker {self.slot.number} died (exit code {code})")
         return json.loads(line)
+
+    def _log_size(self) -> int:
+        try:
+            return self.log_path.stat().st_size
+        except OSError:
+            return 0
+
+    def blender_error(self) -> str | None:
+        """Blender's own error line among what it printed for the item in hand (see `blender_log`)."""
+        self._log.flush()
+        try:
+            with open(self.log_path, "rb") as fh:
+                fh.seek(self._item_log_start)
+                output = fh.read(1 << 20).decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        return blender_error(output)
 
     def stderr_tail(self) -> str:
         self._log.flush()
@@ -220,6 +267,7 @@ class Supervisor:
         feeder = threading.Thread(target=self._feed, args=(specs, todo, results), daemon=True)
         feeder.start()
         finished = 0
+        shared_cause = SharedCause(self.log_dir)
         try:
             while finished < len(threads):
                 item = results.get()
@@ -229,6 +277,7 @@ class Supervisor:
                     raise item
                 else:
                     yield item
+                    shared_cause(item)
         finally:
             if finished < len(threads):  # left early (Ctrl-C, SIGTERM, an error): no worker outlives the run
                 self._stopping = True
@@ -281,16 +330,21 @@ class Supervisor:
             try:
                 answer = worker.request(self.request(spec), self.item_timeout)
             except WorkerCrash as crash:
-                error, stderr = str(crash), worker.stderr_tail()
+                said = worker.blender_error()
+                error, stderr = str(crash) + (f"; Blender: {said}" if said else ""), worker.stderr_tail()
                 worker.close()
                 self._live.discard(worker)
                 worker = None
                 continue
             if answer.get("event") == "done":
                 return Outcome(spec, True, answer, attempts=attempt, wall_s=time.perf_counter() - start), worker
-            previous, error, stderr = error, answer.get("error", "unknown error"), worker.stderr_tail()
-            if answer.get("recurs") or error == previous:  # it will fail the same way again
-                return Outcome(spec, False, error=error, stderr=stderr, attempts=attempt, wall_s=time.perf_counter() - start), worker
+            recurs = bool(answer.get("recurs"))  # the worker named the input's own fault: keep its words
+            said = None if recurs else worker.blender_error()  # a failure inside Blender, not what followed it
+            previous, stderr = error, worker.stderr_tail()
+            error = f"Blender: {said}" if said else answer.get("error", "unknown error")
+            if recurs or error == previous:  # it will fail the same way again
+                wall_s = time.perf_counter() - start
+                return Outcome(spec, False, error=error, stderr=stderr, attempts=attempt, wall_s=wall_s, recurs=recurs), worker
         return Outcome(spec, False, error=error, stderr=stderr, attempts=self.retries + 1, wall_s=time.perf_counter() - start), worker
 
 

@@ -279,7 +279,10 @@ def main() -> None:
 
                 worker = Worker(message)
                 blender = bpy.app.version_string
-                send({"event": "ready", "device": worker.device, "blender": blender, "ocio_config": _ocio_config(), "pid": os.getpid()})
+                send({
+                    "event": "ready", "device": worker.device, "denoiser": engine.denoising(bpy.context.scene),
+                    "blender": blender, "ocio_config": _ocio_config(), "pid": os.getpid(),
+                })
             elif op == "render":
                 facts = worker.render(message["spec"], message["out"], message.get("mask"), message.get("depth"))
                 send({"event": "done", "id": message["spec"]["id"], **facts})
