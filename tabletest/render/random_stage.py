@@ -38,13 +38,23 @@ class RandomStage:
         bpy.data.objects["fill_light"].hide_render = True  # the HDRI fills the shadows
         bpy.data.objects["key_light"].data.use_temperature = True
         bpy.context.scene.world = self.world
+        self.applied: dict = {}  # what the last scene set, part by part
 
     def apply(self, scene: dict) -> None:
-        """Set the camera, table, key light and world of one random scene (a `RandomScene` as JSON)."""
-        self._camera(scene["camera"])
-        self._table(scene["table"])
-        self._key_light(scene["key_light"])
-        self._world_values(scene["world"], scene["backdrop"])
+        """Set the camera, table, key light and world of one random scene (a `RandomScene` as JSON), each
+        only where it differs from the last scene's: a value set again, even unchanged, makes Cycles
+        update what depends on it, and a world set again rebuilds its importance map (most of a short
+        render call). A scene's views and counterfactual partners, rendered after it, keep its world."""
+        parts = {
+            "camera": (self._camera, scene["camera"]),
+            "table": (self._table, scene["table"]),
+            "key_light": (self._key_light, scene["key_light"]),
+            "world": (lambda both: self._world_values(*both), (scene["world"], scene["backdrop"])),
+        }
+        for part, (setter, values) in parts.items():
+            if self.applied.get(part) != values:
+                setter(values)
+                self.applied[part] = values
 
     def _camera(self, pose: dict) -> None:
         self.camera.location = pose["position"]

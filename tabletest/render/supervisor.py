@@ -343,8 +343,8 @@ class Supervisor:
             previous, stderr = error, worker.stderr_tail()
             error = f"Blender: {said}" if said else answer.get("error", "unknown error")
             if recurs or error == previous:  # it will fail the same way again
-                wall_s = time.perf_counter() - start
-                return Outcome(spec, False, error=error, stderr=stderr, attempts=attempt, wall_s=wall_s, recurs=recurs), worker
+                failed = Outcome(spec, False, error=error, stderr=stderr, attempts=attempt, recurs=recurs)
+                return replace(failed, wall_s=time.perf_counter() - start), worker
         return Outcome(spec, False, error=error, stderr=stderr, attempts=self.retries + 1, wall_s=time.perf_counter() - start), worker
 
 

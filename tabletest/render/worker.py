@@ -54,6 +54,7 @@ class Worker:
         self.parts: dict[str, list[bpy.types.Object]] = {}  # each asset's objects, its root first
         self.meshes: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # by mesh object: vertices (n, 3), triangles' corners
         self.shown: set[str] = set()
+        self.poses: dict[str, tuple] = {}  # where each asset's root was last put: (position, yaw)
         self.by_rays = setup["engine"] == "cycles"  # hide by ray visibility (Cycles), else by collection
         self.stage = None  # the random scenes' stage, built on the first random scene
         for name, path in setup.get("preload", []):
@@ -153,9 +154,12 @@ class Worker:
         wanted = {o["name"]: o for o in spec["objects"]}
         self._show_only(set(wanted))
         for position, (name, obj) in enumerate(wanted.items()):
-            root = self.parts[name][0]
-            root.location = obj["position_m"]
-            root.rotation_euler = (0.0, 0.0, math.radians(obj["yaw_deg"]))
+            pose = (tuple(obj["position_m"]), obj["yaw_deg"])
+            if self.poses.get(name) != pose:  # set again, an unchanged pose still makes Cycles update the object
+                root = self.parts[name][0]
+                root.location = obj["position_m"]
+                root.rotation_euler = (0.0, 0.0, math.radians(obj["yaw_deg"]))
+                self.poses[name] = pose
             for part in self.parts[name]:
                 if part.pass_index != position + 1:  # an unchanged value set again still tags the object
                     part.pass_index = position + 1
