@@ -36,6 +36,7 @@ def main() -> None:
     parser.add_argument("render", type=Path)
     parser.add_argument("--split", default="train")
     args = parser.parse_args()
+    args.export, args.render = args.export.resolve(), args.render.resolve()  # read after the snippet's chdir below
     code = snippet().replace('"train"  #', f'"{args.split}"  #', 1)
     with tempfile.TemporaryDirectory() as scratch:
         for link, target in (("exports/coco", args.export), ("renders/train", args.render)):

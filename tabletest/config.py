@@ -60,6 +60,9 @@ def _region(box: tuple[float, float, float, float]) -> tuple[float, float, float
 
 
 Region = Annotated[tuple[float, float, float, float], AfterValidator(_region)]
+# The least side of a support or container region, in metres: placement measures a model in 2 mm columns
+# (layout/columns.py CELL_M) and needs some of them inside a region, and nothing smaller stands in one.
+MIN_REGION_M = 0.005
 
 
 class CatalogObject(Strict):
@@ -81,6 +84,23 @@ class CatalogObject(Strict):
     plural: str | None = Field(None, description="the plural where adding -s or -es is wrong (avocados)")
     support: Region | None = Field(None, description="a flat top other objects can stand on: [x0, y0, x1, y1] of its footprint")
     container: Region | None = Field(None, description="the opening of a cavity objects can go in: [x0, y0, x1, y1] of its footprint")
+
+    @field_validator("support", "container")
+    @classmethod
+    def _region_holds_something(cls, region: Region | None, info: ValidationInfo) -> Region | None:
+        """A region's sides at their largest (the footprint as wide as `size_m`): smaller than MIN_REGION_M,
+        it holds nothing, and placement would find none of the model's columns in it."""
+        size = info.data.get("size_m")
+        if region is None or size is None:
+            return region
+        width, depth = (region[2] - region[0]) * size, (region[3] - region[1]) * size
+        if min(width, depth) < MIN_REGION_M:
+            raise ValueError(
+                f"{info.field_name} {list(region)} is at most {width * 1000:.2g} x {depth * 1000:.2g} mm of this "
+                f"{size:g} m object, too small to hold anything; give a region of at least {MIN_REGION_M * 1000:g} mm "
+                f"on each side, or drop {info.field_name}"
+            )
+        return region
 
     @field_validator("name")
     @classmethod

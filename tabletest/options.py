@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import typer
+from pydantic import ValidationError
 
+from tabletest.config import RenderSettings
+from tabletest.errors import UserError
 from tabletest.layout.selection import Selection, Shard, parse_only
 
 CatalogOpt = Annotated[
@@ -51,6 +54,28 @@ def make_selection(
         shard=Shard.parse(shard) if shard else None,
         limit=limit,
     )
+
+
+def parse_resolution(text: str) -> tuple[int, int]:
+    """`1024x768` -> (1024, 768); its bounds are `RenderSettings`' to check (see `with_flags`)."""
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise UserError(f"--resolution {text!r} is not WIDTHxHEIGHT; write e.g. --resolution 1024x768")
+    return int(width), int(height)
+
+
+def with_flags(settings: RenderSettings, overrides: dict, resolution_text: str | None) -> RenderSettings:
+    """The config's render settings with the flags' values, checked as the config's own are: here, so that
+    `render` and `vignettes` (whose scenes must be the render's) refuse the same values in the same words."""
+    try:
+        return settings.model_validate({**settings.model_dump(), **overrides})
+    except ValidationError as err:
+        problem = err.errors()[0]
+        name = str(problem["loc"][0])
+        value = resolution_text if name == "resolution" else overrides.get(name)
+        raise UserError(f"--{name} {value}: {problem['msg'].removeprefix('Value error, ')}") from None
+
+
 ScenesOpt = Annotated[
     Literal["benchmark", "random"],
     typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
@@ -70,3 +95,18 @@ ViewsOpt = Annotated[
 RandomConfigOpt = Annotated[
     Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
 ]
+
+# Every command that reads a render folder takes it as `--dataset DIR`; `verify` and `gallery` also take it
+# as their first argument, as they always did.
+DatasetArg = Annotated[Optional[Path], typer.Argument(help="The render folder (or give it as --dataset DIR).", show_default=False)]
+DatasetOpt = Annotated[Optional[Path], typer.Option("--dataset", help="A render's output folder (metadata.jsonl, images/).")]
+
+
+def dataset_folder(positional: Path | None, option: Path | None, example: str) -> Path:
+    """The render folder, given either way; both ways at once must name the same one."""
+    if positional is not None and option is not None and positional != option:
+        raise UserError(f"the folder is given twice ({positional} and --dataset {option}); give it once, e.g. {example}")
+    folder = option or positional
+    if folder is None:
+        raise UserError(f"no render folder given; give it as --dataset DIR, e.g. {example}")
+    return folder

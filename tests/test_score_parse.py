@@ -253,3 +253,12 @@ def test_users_extend_the_lookup_table(tmp_path):
 
 def test_the_built_in_table_covers_exactly_the_catalog():
     assert set(LEXICON.table) == set(load_catalog().names)
+
+
+@pytest.mark.parametrize("response", ["True", "False.", "Yes", "The image shows a mug and a lamp", "In the picture: mug, lamp"])
+def test_a_verdict_or_a_description_is_no_word_for_an_object(response):
+    """What `synonyms_suggested.yaml` proposes is only what a model calls an object, never "true" or "image shows"."""
+    from tabletest.score.parse import Reading
+
+    assert Reading(response, load_lexicon(load_catalog()), ("mug", "lamp")).unknown_words == []
+    assert Reading("mug, pastry", load_lexicon(load_catalog()), ("mug", "lamp")).unknown_words == ["pastry"]

@@ -121,7 +121,9 @@ def export(
     module, function = target.split(":")
     exporter = getattr(importlib.import_module(f"tabletest.export.{module}"), function)
     summary = run_export(fmt, exporter, dataset, out, options, load_catalog(catalog))
-    counts = ", ".join(f"{n} {split}" for split, n in summary["scenes"].items())
-    typer.echo(f"exported {counts} scenes as {fmt} to {out} in {summary['wall_s']:.1f} s", err=True)
+    images, scenes = sum(summary["images"].values()), sum(summary["scenes"].values())
+    splits = ", ".join(f"{n} {split}" for split, n in summary["images"].items())
+    families = f" of {scenes} scenes (with their views and partners)" if scenes != images else ""
+    typer.echo(f"exported {images} images{families} ({splits}) as {fmt} to {out} in {summary['wall_s']:.1f} s", err=True)
     if "group" in summary:  # lmms-eval: the name to run, its own so that exports can share an --include_path
         typer.echo(f"lmms-eval group: {summary['group']} (--include_path {out} --tasks {summary['group']})", err=True)

@@ -10,6 +10,8 @@ from tabletest.assets.manifest import sha256_of
 from tabletest.errors import UserError
 from tabletest.prompts.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
+from tabletest.truth.pairs import family_problem
+from tabletest.write.paths import record_id, record_path
 from tabletest.write.run_output import METADATA, read_runs
 from tabletest.write.settings import read_settings, record_settings, settings_differences, shown_settings
 
@@ -46,6 +48,9 @@ class RenderDataset:
         first: dict | None = None if pinned is None else shown_settings(pinned)
         for line, record in read_records(self.metadata, "metadata file"):
             require(record, FIELDS, self.metadata, line, NOT_A_RENDER)
+            record_id(record["id"])  # it names exported files
+            if problem := family_problem(record):  # splits keep a family together, by what both say
+                raise UserError(f"--dataset {self.root}: {self.metadata.name} line {line}: {problem}; restore it from the render")
             shown = record_settings(record)
             first = first or shown
             if shown != first and (differences := settings_differences(first, shown)):
@@ -68,15 +73,16 @@ class RenderDataset:
 
     def mask(self, record: dict) -> Path | None:
         """The object mask (`tabletest render --masks`: pixel value = 1 + position from the left), if rendered."""
-        return self.file(record[MASK]) if MASK in record else None
+        return self.file(record[MASK], MASK) if MASK in record else None
 
     def depth(self, record: dict) -> Path | None:
         """The depth pass (16-bit millimetres), written with the mask since the depth pass came in."""
-        return self.file(record[DEPTH]) if DEPTH in record else None
+        return self.file(record[DEPTH], DEPTH) if DEPTH in record else None
 
-    def file(self, relative: str) -> Path:
-        """A file the render lists, by its path in the folder (a missing one is a UserError that says how to complete it)."""
-        path = self.root / relative
+    def file(self, relative: str, field: str = "file_name") -> Path:
+        """A file the render lists, by its path in the folder (a missing one is a UserError that says how to
+        complete it; one leading outside the folder is refused)."""
+        path = record_path(self.root, relative, field)
         if not path.is_file():
             raise UserError(
                 f"--dataset {self.root}: {relative} is listed in {METADATA} but missing; "

@@ -29,7 +29,8 @@ from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.pairs import Companions
 from tabletest.prompts.reading import made_from
 from tabletest.prompts.sources import scene_input
-from tabletest.write.lock import output_lock
+from tabletest.write.lock import output_lock, reading_lock
+from tabletest.write.paths import output_outside
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,8 @@ class Job:
         self.staging = Staging(out, fingerprint)
         same_anywhere = {k: v for k, v in fingerprint.items() if k != "dataset"}
         self.digest = hashlib.sha256(json.dumps(same_anywhere, sort_keys=True).encode()).hexdigest()
-        self.scene_counts: Counter[str] = Counter()
+        self.image_counts: Counter[str] = Counter()  # per split: every record (a scene, its views, its partners)
+        self.scene_counts: Counter[str] = Counter()  # per split: the scenes of the set alone
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
         self._companions = Companions()  # pairs views and partners with their scene, for questions about both
@@ -107,13 +109,21 @@ class Job:
         for record in self.dataset.records():
             split = self._split_of(record)
             self._made_from = (record["id"], self._companions.scene_of(record))  # seen even when a resume skips it
-            self.scene_counts[split] += 1
+            self.image_counts[split] += 1
+            self.scene_counts[split] += made_from(record) is None
             if "scene" in record:
                 self.hdris.add(record["scene"]["world"]["hdri"])
             for obj in record["objects"]:
                 if obj["source"] == "objaverse":
                     self.objaverse[obj["name"]] = obj["uid"]
             yield split, record
+
+    @staticmethod
+    def counted(images: Counter, scenes: Counter, split: str | None = None) -> str:
+        """`42 images of 8 scenes (with their views and partners)`, or `8 images` where each scene is one."""
+        n_images = images[split] if split else sum(images.values())
+        n_scenes = scenes[split] if split else sum(scenes.values())
+        return f"{n_images} images" + (f" of {n_scenes} scenes (with their views and partners)" if n_images != n_scenes else "")
 
     def in_split(self, split: str, relative: str = "") -> str:
         """Where a split's file goes: OUT itself without --split-by, else OUT/train/ and OUT/validation/."""
@@ -152,7 +162,7 @@ class Job:
             header or {},
             body + "\n\n" + self.summary_markdown(),
             card.credits(self.catalog, assets, self.objaverse),
-            samples if samples is not None else sum(self.scene_counts.values()),
+            samples if samples is not None else sum(self.image_counts.values()),
         )
         with open(self.staging.file("README.md"), "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -163,11 +173,11 @@ class Job:
             "",
             (
                 f"Exported by `tabletest export --format {self.fmt}` (TableTest {__version__}) from a render of "
-                f"{sum(self.scene_counts.values())} scenes; scene ids (`2obj-000123`) join every file with the "
+                f"{self.counted(self.image_counts, self.scene_counts)}; scene ids (`2obj-000123`) join every file with the "
                 "render's `metadata.jsonl`, the prompts and the scores."
             ),
             "",
-            *(f"- {split}: {self.scene_counts[split]} scenes" for split in self.split.names),
+            *(f"- {split}: {self.counted(self.image_counts, self.scene_counts, split)}" for split in self.split.names),
         ]
         if self.split.by in ("object", "appearance"):
             lines.append(f"- held out of training (validation only): {', '.join(self.split.held_out)}")
@@ -187,9 +197,10 @@ def run_export(
     fmt: str, exporter: Exporter, dataset: Path, out: Path, options: ExportOptions, catalog: Catalog
 ) -> dict:
     started = time.time()
-    check_out(out)
     render = RenderDataset.open(dataset)
-    with output_lock(out, beside=True, flag="--out"):
+    output_outside(out, dataset, "--out")
+    check_out(out)
+    with reading_lock(dataset, "export"), output_lock(out, beside=True, flag="--out"):
         job = Job(fmt, render, out, options, catalog)
         job.staging.open()
         try:
@@ -198,6 +209,7 @@ def run_export(
             job.staging.discard_unless_resumable()
             raise
         summary = {
+            "images": dict(job.image_counts),
             "scenes": dict(job.scene_counts),
             "split": job.split.describe(),
             **details,

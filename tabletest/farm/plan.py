@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tabletest.errors import UserError
 from tabletest.write.jsonl import atomic_output
 
 FARM = "farm.json"
+LINE_ENDS = {"\n": "a newline", "\r": "a carriage return", "\0": "a NUL"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Farm:
         return cls(**{**data, "root": Path(root), "resources": resources})
 
     def write_scripts(self) -> None:
+        check_one_line(self)
         (self.slurm_dir / "logs").mkdir(parents=True, exist_ok=True)
         scripts = [(self.render_script, render_script(self)), (self.merge_script, merge_script(self))]
         if self.layer_groups:
@@ -88,6 +91,46 @@ class Farm:
         for path, text in scripts:
             with atomic_output(path) as fh:
                 fh.write(text)
+
+
+def script_values(farm: Farm) -> Iterator[tuple[str, str]]:
+    """Every value the scripts are written from, each with the flag (or source) it came from; lazily, so
+    that --out is resolved (as the scripts write it, through its links) only once it passed as given."""
+    r = farm.resources
+    yield "--out", str(farm.root)
+    yield "--out", str(farm.root.resolve())
+    for flag, value in (("--partition", r.partition), ("--time", r.time), ("--mem", r.mem), ("--account", r.account)):
+        if value is not None:
+            yield flag, value
+    yield from (("--sbatch-option", option) for option in r.extra)
+    yield from _render_flag_values(farm.render_args)
+    yield from (("a layer group's object names", group) for group in farm.layer_groups)
+    yield "the working directory", farm.workdir
+    yield "the Python executable", farm.python
+
+
+def _render_flag_values(args: list[str]) -> Iterator[tuple[str, str]]:
+    """`--only mug` and `--only=mug` -> ("--only", "mug"): a render flag named as the user wrote it."""
+    for i, arg in enumerate(args):
+        flag, equals, value = arg.partition("=")
+        if arg.startswith("--") and equals:
+            yield flag, value
+        elif arg.startswith("-") or i == 0 or not args[i - 1].startswith("-"):
+            yield "a render flag", arg
+        else:
+            yield args[i - 1], arg
+
+
+def check_one_line(farm: Farm) -> None:
+    """Refuse a value that would end its line of a script: the rest of it would run as a shell command
+    (an `#SBATCH` line is a comment to the shell), so the check comes before anything is written."""
+    for flag, value in script_values(farm):
+        found = next((char for char in value if char in LINE_ENDS), None)
+        if found is not None:
+            raise UserError(
+                f"{flag} {value!r} contains {LINE_ENDS[found]}, which would end its line of the sbatch script and run "
+                "the rest as a command; give it on one line"
+            )
 
 
 def part_name(task: int, tasks: int) -> str:
@@ -103,14 +146,15 @@ def render_script(farm: Farm) -> str:
 # TableTest render farm, written by `tabletest slurm render`: task i of the array renders shard i/{n}
 # of the selection into its own folder, {root}/parts/shard-<i>-of-{n:04d}/, and touches no other.
 # A task that is preempted or stopped resumes where it stopped when it runs again (finished images
-# are kept). Follow it: tabletest slurm status {root}
-# Run the unfinished tasks again: tabletest slurm resubmit {root}   (or: sbatch --array=3,7 {farm.render_script.resolve()})
+# are kept). Follow it: tabletest slurm status {_quote(root)}
+# Run the unfinished tasks again: tabletest slurm resubmit {_quote(root)}
+#   (or: sbatch --array=3,7 {_quote(farm.render_script.resolve())})
 {_sbatch_lines(farm, "tabletest-render", f"0-{n - 1}", "render-%A_%a.log")}
 #SBATCH --requeue
 #SBATCH --signal=B:USR1@300
 
 set -uo pipefail
-part="{root}/parts/$(printf 'shard-%04d-of-%04d' "$SLURM_ARRAY_TASK_ID" {n})"
+part={_quote(root)}/parts/"$(printf 'shard-%04d-of-%04d' "$SLURM_ARRAY_TASK_ID" {n})"
 echo "task $SLURM_ARRAY_TASK_ID of {n} (job $SLURM_JOB_ID, start ${{SLURM_RESTART_COUNT:-0}}) on $(hostname) -> $part"
 {gpus}
 
@@ -152,7 +196,7 @@ set -uo pipefail
 groups=(
 {groups}
 )
-out="{root}/layers/$(printf 'group-%04d' "$SLURM_ARRAY_TASK_ID")"
+out={_quote(root)}/layers/"$(printf 'group-%04d' "$SLURM_ARRAY_TASK_ID")"
 {_gpu_lines(farm)}
 {render} \\
     --only "${{groups[$SLURM_ARRAY_TASK_ID]}}" --out "$out" "${{gpus[@]}}"
@@ -182,15 +226,20 @@ def _without(args: list[str], flags: tuple[str, ...]) -> list[str]:
 def merge_script(farm: Farm) -> str:
     root = farm.root.resolve()
     merge = shlex.join([farm.python, "-m", "tabletest.cli", "merge"])
-    parts = f"{root}/parts/shard-*-of-{farm.tasks:04d}"
+    parts = f"{_quote(root)}/parts/shard-*-of-{farm.tasks:04d}"  # the glob left unquoted, to expand
     return f"""#!/bin/bash
 # TableTest render farm, written by `tabletest slurm render`: after every render task succeeded,
 # merge the shard folders into one dataset, {root}/merged (hard links to the parts' images).
 {_sbatch_lines(farm, "tabletest-merge", None, "merge-%j.log", merge=True)}
 
 set -euo pipefail
-{merge} {parts} --out {shlex.quote(str(farm.merged.resolve()))}
+{merge} {parts} --out {_quote(farm.merged.resolve())}
 """
+
+
+def _quote(path: Path) -> str:
+    """A path as one shell word, whatever its characters (`$`, quotes, spaces): a path is data, never code."""
+    return shlex.quote(str(path))
 
 
 def _gpu_lines(farm: Farm) -> str:

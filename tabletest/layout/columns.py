@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,11 @@ class Columns:
     @property
     def filled(self) -> np.ndarray:
         return ~np.isnan(self.top)
+
+    @cached_property
+    def cells(self) -> int:
+        """How many cells are filled: what a lookup of this model in another's columns costs grows with it."""
+        return int(np.count_nonzero(self.filled))
 
     def cell_centers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """x, y (own frame), bottom and top of every filled cell, as flat arrays."""

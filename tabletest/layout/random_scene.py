@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from tabletest.errors import UserError
-from tabletest.layout.arrangements import Pose, Shape, carry, clear, slide_to
+from tabletest.layout.arrangements import Pose, Shape, carry, clear, column_cost, slide_to
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import kind_of, numbered
 from tabletest.layout.random_config import RandomConfig
@@ -159,7 +159,7 @@ def scene_view(
     drawn from the config's camera ranges out of the scene's own stream for that view; None when no camera
     of those ranges frames every object."""
     rng = random.Random(f"{config.digest}:{seed}:{scene.index}:view{number}")
-    camera = _camera(config, rng, list(scene.objects), sensor_width_mm, resolution, _Work(scene.index))
+    camera = _camera(config, rng, list(scene.objects), sensor_width_mm, resolution, Work(scene.index))
     if camera is None:
         return None
     return replace(scene, id=view_id(scene.id, number), objects=left_to_right(scene.objects, camera), camera=camera, view=View(scene.id, number))
@@ -204,13 +204,15 @@ def sample_scene(
     sensor_width_mm: float,
     resolution: tuple[int, int],
     shapes: Mapping[str, Shape] | None = None,
+    work: Work | None = None,
 ) -> RandomScene:
     """Scene `index` of the set (`pool`: the names it may draw, in catalog order; `sizes`: their boxes;
-    `shapes`: their models, needed when the config's arrangements put objects on or beside others)."""
+    `shapes`: their models, needed when the config's arrangements put objects on or beside others; `work`:
+    the meter its draws are charged to, for a caller that wants to read what they cost)."""
     stream = f"{config.digest}:{seed}:{index}"
     look = random.Random(f"{stream}:look")
     table = _table(config, look)
-    work = _Work(index)
+    work = Work(index) if work is None else work
     for draw in range(1, config.placement.redraws + 1):
         rng = random.Random(f"{stream}:{draw}")
         arrange = _Arranger(config, random.Random(f"{stream}:{draw}:arrange"), shapes, table_height_m) if config.arrangements.enabled else None
@@ -231,13 +233,20 @@ def sample_scene(
 
 
 @dataclass
-class _Work:
-    """The work spent on one scene's draws, in overlap tests (a camera probe costs `CAMERA_PROBE`): a config
-    whose scenes cannot fit is refused once it passes `WORK_BUDGET` (seconds), not after every allowed draw
-    (minutes at the validator's maxima). No scene of a config that fits comes near it."""
+class Work:
+    """The work spent on one scene's draws, in flat footprint tests (a camera probe costs `CAMERA_PROBE`, a
+    column test off the table plane its `column_cost`): a config whose scenes cannot fit is refused once it
+    passes `WORK_BUDGET` (seconds), not after every allowed draw (minutes at the validator's maxima). No scene
+    of a config that fits comes near it."""
 
     index: int
     spent: int = 0
+    column_tests: int = 0  # of those, the column tests made (each charged at its cost): what bounds a touching search
+
+    def column_test(self, cost: int) -> None:
+        """Charge one column test before it runs: a slide is bisection over them, far dearer than a footprint test."""
+        self.column_tests += 1
+        self.spend(cost)
 
     def spend(self, units: int) -> None:
         self.spent += units
@@ -300,7 +309,7 @@ def _kinds(config: RandomConfig, rng: random.Random, pool: Sequence[str], repeat
 
 def _place(
     config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float,
-    work: _Work, arrange: _Arranger | None = None, repeat: random.Random | None = None,
+    work: Work, arrange: _Arranger | None = None, repeat: random.Random | None = None,
 ) -> list[PlacedObject] | None:
     """Draw how many objects, which, and where; None when one of them finds no free spot. With `arrange`,
     an object may instead go on, into or beside one already placed (drawn from its own stream, so a config
@@ -356,7 +365,7 @@ class _Arranger:
         shape = self.shapes[kind_of(name)] if self.shapes is not None else None
         return shape is None or (shape.support is None and shape.container is None)
 
-    def place(self, name: str, placed: list[PlacedObject], bounds: tuple[float, float], work: _Work) -> PlacedObject | None:
+    def place(self, name: str, placed: list[PlacedObject], bounds: tuple[float, float], work: Work) -> PlacedObject | None:
         for obj in placed:
             self.levels.setdefault(obj.name, 0)
         a = self.config.arrangements
@@ -383,35 +392,40 @@ class _Arranger:
         return PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
 
     def _touching(
-        self, name: str, shape: Shape, placed: list[PlacedObject], poses: dict[str, Pose], bounds: tuple[float, float], work: _Work
+        self, name: str, shape: Shape, placed: list[PlacedObject], poses: dict[str, Pose], bounds: tuple[float, float], work: Work
     ) -> PlacedObject | None:
         """Beside a neighbour on the table, their sides meeting; clear of the rest by `min_gap_m`."""
-        a, gap = self.config.arrangements, self.config.placement.min_gap_m
+        a = self.config.arrangements
         neighbours = [o for o in placed if self.levels[o.name] == 0]
         for _ in range(a.attempts):
             work.spend(len(placed))
             neighbour = self.rng.choice(neighbours)
             yaw = round(_uniform(self.rng, self.config.objects.yaw_deg), 3)
-            pose = slide_to(shape, yaw, self.top, self.shapes[kind_of(neighbour.name)], poses[neighbour.name], self.rng.uniform(0.0, 360.0))
+            angle = self.rng.uniform(0.0, 360.0)
+            pose = slide_to(shape, yaw, self.top, self.shapes[kind_of(neighbour.name)], poses[neighbour.name], angle, work.column_test)
             if pose is None:
                 continue
             candidate = PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
             corners = candidate.footprint()
             if np.any(np.abs(corners[:, 0]) > bounds[0]) or np.any(np.abs(corners[:, 1]) > bounds[1]):
                 continue
-            if all(
-                o is neighbour or (rects_apart(corners.tolist(), o.footprint().tolist(), gap) if self.levels[o.name] == 0
-                                   else clear(shape, pose, self.shapes[kind_of(o.name)], poses[o.name], 2 * a.contact_m))
-                for o in placed
-            ):
+            if all(o is neighbour or self._apart(shape, pose, corners, o, poses[o.name], work) for o in placed):
                 self.levels[name] = 0
                 return candidate
         return None
 
+    def _apart(self, shape: Shape, pose: Pose, corners: np.ndarray, other: PlacedObject, other_pose: Pose, work: Work) -> bool:
+        """Whether a touching candidate keeps clear of an object it does not touch: `min_gap_m` from one on the
+        table (footprints), contact clearance from one off it (columns, charged as a column test)."""
+        if self.levels[other.name] == 0:
+            return rects_apart(corners.tolist(), other.footprint().tolist(), self.config.placement.min_gap_m)
+        work.column_test(column_cost(shape))
+        return clear(shape, pose, self.shapes[kind_of(other.name)], other_pose, 2 * self.config.arrangements.contact_m)
+
 
 def _camera(
     config: RandomConfig, rng: random.Random, objects: list[PlacedObject], sensor_mm: float, resolution: tuple[int, int],
-    work: _Work,
+    work: Work,
 ) -> CameraPose | None:
     """Azimuth, elevation and focal length drawn from their ranges; the distance is the nearest one that
     frames every object's box (exact: moving back along the view axis only shrinks the image) times a

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tabletest.assets.manifest import AssetEntry, load_manifest
-from tabletest.config import Catalog, Region
+from tabletest.config import MIN_REGION_M, Catalog, Region
 from tabletest.errors import UserError
-from tabletest.layout.arrangements import Contact, Shape, region_m, support_heights
+from tabletest.layout.arrangements import Contact, Shape, region_m, support_heights, within
 from tabletest.layout.counterfactuals import Candidates, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
@@ -35,7 +35,7 @@ class RandomSet:
     limit: int | None = None
     pair_nouns: tuple[str, ...] = ()  # the pool's names that are plural in form ("scissors"): records' vignettes say "are"
     carriers: tuple[tuple[str, Region | None, Region | None], ...] = ()  # (name, support, container) with arrangements on
-    catalog_names: tuple[str, ...] = ()  # every object a container could be meant for
+    catalog_sizes: tuple[tuple[str, float], ...] = ()  # (name, size_m) of every object a container could be meant for
     counterfactuals: tuple[str, ...] = ()  # the kinds of partner each scene gets (`--counterfactuals`)
     views: int = 1  # the views each scene is rendered from (`--views`): 1 is the scene alone
 
@@ -55,8 +55,8 @@ class RandomSet:
 
     def shapes(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> dict[str, Shape] | None:
         """The pool's models as placement sees them (None when the config arranges nothing: boxes suffice). A
-        support that is not flat, or a container whose opening no model of the catalog fits in (judged when
-        the assets folder holds them all), is refused here, before anything starts."""
+        region too small on its model to hold anything, a support that is not flat, or a container whose
+        opening no other object of the catalog fits in, is refused here, before anything starts."""
         if not self.config.arrangements.enabled:
             return None
         models = {**load_manifest(assets_dir).objects, **entries}
@@ -65,8 +65,8 @@ class RandomSet:
             name: Shape(entries[name].size_m, str(assets_dir / entries[name].file), entries[name].sha256, *roles.get(name, (None, None)))
             for name in self.pool
         }
-        known = all(n in models for n in self.catalog_names)
         for name, shape in shapes.items():
+            _refuse_unusable_regions(name, shape)
             if shape.support is not None:
                 low, high = support_heights(shape)
                 if high - low > FLAT_M:
@@ -74,13 +74,23 @@ class RandomSet:
                         f"the {name}'s support region is not flat: its top runs from {low * 1000:.1f} to {high * 1000:.1f} mm; "
                         "narrow its `support` region in the catalog to a flat part, or drop it"
                     )
-            if known and shape.container is not None and not any(_fits_opening(shape, models[n].size_m) for n in self.catalog_names if n != name):
+            if shape.container is not None and not self._anything_fits(name, shape, models):
                 w, d = _opening(shape)
                 raise UserError(
                     f"the {name}'s container opening ({w * 100:.1f} x {d * 100:.1f} cm) is smaller than every other object "
                     "of the catalog; widen its `container` region in the catalog, or drop it"
                 )
         return shapes
+
+    def _anything_fits(self, name: str, container: Shape, models: Mapping[str, AssetEntry]) -> bool:
+        """Whether another object of the catalog fits the container's opening: by its model where the assets
+        folder holds one, else by its catalog size as a square footprint (the most it can need), so an entry
+        without a model neither skips the judgement nor condemns the container."""
+        return any(
+            _fits_opening(container, models[other].size_m if other in models else (largest, largest, largest))
+            for other, largest in self.catalog_sizes
+            if other != name
+        )
 
     def indices(self) -> Iterator[int]:
         return set_indices(self.count, self.shard, self.limit)
@@ -171,7 +181,8 @@ def make_random_set(
         raise UserError(f"--views {views}: give how many cameras see each scene, 1 or more (1: the scene alone), e.g. --views 2")
     if views is not None and views > MAX_VIEWS:
         raise UserError(f"--views {views} is more than {MAX_VIEWS} views of one scene; render more scenes instead")
-    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, catalog.names if carriers else (), kinds, views or 1)
+    sizes = tuple((o.name, o.size_m) for o in catalog.objects) if carriers else ()
+    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1)
 
 
 def random_set_for(
@@ -190,6 +201,28 @@ def random_set_for(
         if value is not None:
             raise UserError(f"{flag} goes with random scenes (the study's benchmark has its fixed camera); add --scenes random --count N, or drop it")
     return None
+
+
+def _refuse_unusable_regions(name: str, shape: Shape) -> None:
+    """A region under MIN_REGION_M a side on the model itself (the catalog judged it at the object's full
+    size), or a support over none of the model's columns (its top would be the height of nothing), refused
+    in one line naming the object and the field rather than failing in placement."""
+    for field in ("support", "container"):
+        region = getattr(shape, field)
+        if region is None:
+            continue
+        bounds = left, front, right, back = region_m(shape, region)
+        size = f"{(right - left) * 1000:.1f} x {(back - front) * 1000:.1f} mm"
+        if min(right - left, back - front) < MIN_REGION_M:
+            raise UserError(
+                f"the {name}'s {field} region {list(region)} is {size} on its model, too small to hold anything; widen "
+                f"its `{field}` region in the catalog to at least {MIN_REGION_M * 1000:g} mm a side, or drop it"
+            )
+        if field == "support" and not within(*shape.columns.cell_centers()[:2], bounds).any():
+            raise UserError(
+                f"the {name}'s support region {list(region)} ({size}) lies beside its model, over none of its top; "
+                "move its `support` region in the catalog over the model's top, or drop it"
+            )
 
 
 def _opening(container: Shape) -> tuple[float, float]:

@@ -13,6 +13,7 @@ from tabletest.options import CatalogOpt, LimitOpt, ObjectsOpt, OnlyOpt, SampleO
 from tabletest.prompts.battery import Protocol, parse_types, scene_queries
 from tabletest.prompts.sources import dataset_scenes, enumerated_scenes
 from tabletest.write.jsonl import dumps, write_lines
+from tabletest.write.paths import output_outside
 
 
 def prompts(
@@ -56,6 +57,8 @@ def prompts(
         raise UserError(
             "no scenes to ask about: give --dataset DIR for image queries, or --text-only for vignette queries"
         )
+    if dataset is not None and str(out) != "-":
+        output_outside(out, dataset, "--out")
     cat = load_catalog(catalog)
     selection = make_selection(objects, shard, limit, sample, seed, only)
     if dataset is None:

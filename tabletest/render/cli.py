@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import typer
-from pydantic import ValidationError
 
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
 from tabletest.cache import default_layer_cache
@@ -29,6 +28,8 @@ from tabletest.options import (
     ShardOpt,
     ViewsOpt,
     make_selection,
+    parse_resolution,
+    with_flags,
 )
 from tabletest.render.devices import DEVICE_CHOICES, usable_cores
 from tabletest.render.estimate import LONG_S, cpu_seconds, duration
@@ -36,25 +37,6 @@ from tabletest.render.run import render_run
 from tabletest.render.run_options import RenderOptions
 
 LAYER_CACHE = default_layer_cache()
-
-
-def parse_resolution(text: str) -> tuple[int, int]:
-    """`1024x768` -> (1024, 768)."""
-    width, sep, height = text.lower().partition("x")
-    if not (sep and width.isdigit() and height.isdigit()):
-        raise UserError(f"--resolution {text!r} is not WIDTHxHEIGHT; write e.g. --resolution 1024x768")
-    return int(width), int(height)
-
-
-def with_flags(settings: RenderSettings, overrides: dict, resolution_text: str | None) -> RenderSettings:
-    """The config's render settings with the flags' values, checked as the config's own are."""
-    try:
-        return settings.model_validate({**settings.model_dump(), **overrides})
-    except ValidationError as err:
-        problem = err.errors()[0]
-        name = str(problem["loc"][0])
-        value = resolution_text if name == "resolution" else overrides.get(name)
-        raise UserError(f"--{name} {value}: {problem['msg'].removeprefix('Value error, ')}") from None
 
 
 def announce_long_run(images: int, settings: RenderSettings, explicit: bool) -> None:

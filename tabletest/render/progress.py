@@ -17,7 +17,9 @@ class _SpeedColumn(ProgressColumn):
 
 
 @contextlib.contextmanager
-def progress_bar(console: Console, label: str, total: int, quiet: bool) -> Iterator[Callable[[], None]]:
+def progress_bar(console: Console, label: str, total: int, quiet: bool) -> Iterator[Callable[..., None]]:
+    """Yields `advance(made=True)`: one item done, or (`made=False`) one that will not be made after all (a view
+    or partner its scene allows none of), which leaves the total instead of counting as done."""
     unit = "img" if label == "render" else label
     if not quiet:
         bar = Progress(
@@ -30,13 +32,23 @@ def progress_bar(console: Console, label: str, total: int, quiet: bool) -> Itera
             transient=False,
         )
         task = bar.add_task(label, total=total, unit=unit)
+
+        def step(made: bool = True) -> None:
+            if made:
+                bar.advance(task)
+            else:
+                bar.update(task, total=bar.tasks[0].total - 1)
+
         with bar:
-            yield lambda: bar.advance(task)
+            yield step
         return
     count, start, last = 0, time.time(), 0.0
 
-    def advance() -> None:
-        nonlocal count, last
+    def advance(made: bool = True) -> None:
+        nonlocal count, last, total
+        if not made:
+            total -= 1
+            return
         count += 1
         now = time.time()
         if now - last >= 30 or count == total:

@@ -207,7 +207,8 @@ def _locked_run(
             run_info.update(render_composite(run, recorder, progress, pending, render_direct))
         else:
             with progress("render", pending) as advance:
-                run_info.update(render_direct(run, (run.spec(s) for s in run.pending_scenes(advance)), recorder, advance))
+                scenes = run.pending_scenes(lambda: advance(made=False))
+                run_info.update(render_direct(run, (run.spec(s) for s in scenes), recorder, advance))
     except KeyboardInterrupt as stop:
         signal_number = getattr(stop, "signal_number", signal.SIGINT)
         raise Interrupted(

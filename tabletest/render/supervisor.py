@@ -228,17 +228,10 @@ def _finishing_process(run_pid: int) -> None:
     ends when the run's process is gone (killed with -9, it could not say so)."""
     import signal
 
+    from tabletest.write.orphans import end_with
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.5)
-            try:
-                os.kill(run_pid, 0)
-            except ProcessLookupError:
-                os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
+    end_with(run_pid)
 
 
 @dataclass

@@ -3,7 +3,15 @@ spreadsheet opening a CSV (where a cell starting with `=` is run as a formula)."
 
 from __future__ import annotations
 
+import csv
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tabletest.write.jsonl import atomic_output
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+LINE_BREAK = re.compile(r"(\r\n|\r|\n)")  # what ends a row for a spreadsheet, `csv` and a line reader alike
 
 
 def markdown_cell(value: object) -> str:
@@ -12,12 +20,34 @@ def markdown_cell(value: object) -> str:
 
 
 def spreadsheet_cell(value: object) -> object:
-    """A string a spreadsheet would read as a formula gets a leading `'` (OWASP's CSV-injection advice);
-    numbers, and strings that are plain numbers such as "-3", are left as they are."""
-    if not isinstance(value, str) or not value.startswith(FORMULA_STARTS):
+    """A string a spreadsheet would read as a formula gets a leading `'` (OWASP's CSV-injection advice), and
+    so does each line of it after a line break, which a reader that splits rows there would make a cell of
+    its own; numbers, and strings that are plain numbers such as "-3", are left as they are."""
+    if not isinstance(value, str):
         return value
+    pieces = LINE_BREAK.split(value)  # text, break, text, ...: the texts are the lines
+    pieces[::2] = [_inert(line) for line in pieces[::2]]
+    return _inert("".join(pieces))
+
+
+def _inert(text: str) -> str:
+    """`text` with a leading `'` where a spreadsheet would run it as a formula."""
+    if not text.startswith(FORMULA_STARTS):
+        return text
     try:
-        float(value)
+        float(text)
     except ValueError:
-        return "'" + value
-    return value
+        return "'" + text
+    return text
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, object]]) -> Path:
+    """Every CSV of a report: each cell escaped and quoted, so that a line break or comma a cell holds stays
+    in it for a reader that honours quotes (`csv` leaves a cell with a bare `\\r` unquoted under a `\\n` line
+    end, and a spreadsheet would start a row there)."""
+    with atomic_output(path) as fh:
+        if rows:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]), quoting=csv.QUOTE_ALL, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows({key: spreadsheet_cell(value) for key, value in row.items()} for row in rows)
+    return path

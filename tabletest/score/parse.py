@@ -146,8 +146,8 @@ class Reading:
         pieces = []
         for piece in PIECE_BREAK.split(text):
             words = re.findall(r"[a-z][a-z'-]*", piece)
-            if any(w in NO_NAME for w in words):
-                continue
+            if any(w in NO_NAME for w in words) or DESCRIPTION.search(piece) or _verdict(piece) is not None:
+                continue  # a refusal, a description of the picture, a true or false: no name an object goes by
             words = [w for w in words if w not in FILLERS]
             if 0 < len(words) <= MAX_NAME_WORDS:
                 pieces.append(" ".join(words))

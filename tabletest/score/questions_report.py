@@ -12,11 +12,10 @@ scores exactly chance in every yes/no (left/right) cell.
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from pathlib import Path
 
-from tabletest.score.escape import markdown_cell, spreadsheet_cell
+from tabletest.score.escape import markdown_cell, write_csv
 from tabletest.score.questions import ScoredQuestion
 from tabletest.write.jsonl import atomic_output
 
@@ -154,13 +153,13 @@ def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path
     written = [out / "report.md", out / "accuracy.csv", out / "consistency.csv", out / "scored.csv"]
     with atomic_output(written[0]) as fh:
         fh.write(markdown(table, agree, unanswered, flips, worded))
-    _csv(written[1], table)
-    _csv(written[2], agree)
+    write_csv(written[1], table)
+    write_csv(written[2], agree)
     for name, found in (("pair_consistency.csv", flips), ("phrasing_consistency.csv", worded)):
         if found:
             written.append(out / name)
-            _csv(written[-1], found)
-    _csv(
+            write_csv(written[-1], found)
+    write_csv(
         written[3],
         [
             {
@@ -228,11 +227,3 @@ def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[
     if unanswered:
         lines += ["", f"{unanswered} questions had no answer from any model and are left out."]
     return "\n".join(lines) + "\n"
-
-
-def _csv(path: Path, rows: list[dict]) -> None:
-    with atomic_output(path) as fh:
-        if rows:
-            writer = csv.DictWriter(fh, list(rows[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows({k: spreadsheet_cell(v) for k, v in row.items()} for row in rows)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 from collections import defaultdict
 from pathlib import Path
 
 import yaml
 
 from tabletest.score.collect import Scored, Scoring
-from tabletest.score.escape import markdown_cell, spreadsheet_cell
+from tabletest.score.escape import markdown_cell, write_csv
 from tabletest.score.plots import MODALITY_TITLE, density_figure
 from tabletest.score.tables import (
     ALL_MODELS,
@@ -78,12 +77,8 @@ def _scored_rows(rows: list[Scored]) -> list[Row]:
 
 
 def _write_csv(path: Path, table: list[Row]) -> Path:
-    with atomic_output(path) as fh:
-        if table:
-            writer = csv.DictWriter(fh, fieldnames=list(table[0]), lineterminator="\n")
-            writer.writeheader()
-            writer.writerows({k: f"{v:.6g}" if isinstance(v, float) else spreadsheet_cell(v) for k, v in r.items()} for r in table)
-    return path
+    """A table with its fractions to 6 significant digits, written as every report CSV is (`write_csv`)."""
+    return write_csv(path, [{k: f"{v:.6g}" if isinstance(v, float) else v for k, v in r.items()} for r in table])
 
 
 def _plots(tables: dict[str, list[Row]], out: Path) -> list[Path]:

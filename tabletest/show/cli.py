@@ -15,8 +15,10 @@ from PIL import Image
 from tabletest.config import Config
 from tabletest.errors import UserError
 from tabletest.export.dataset import RenderDataset
-from tabletest.show.overlay import camera_of, overlay, side_by_side
+from tabletest.show.files import open_image, record_file
+from tabletest.show.overlay import camera_of, drawable, overlay, side_by_side
 from tabletest.write.jsonl import atomic_bytes
+from tabletest.write.paths import output_outside, record_id
 from tabletest.write.run_output import last_render_run
 
 FIRST = 4  # scenes shown when no --id is given
@@ -34,6 +36,7 @@ def show(
     scene's camera, hidden objects, and its relations below."""
     if out.suffix.lower() != ".png":
         raise UserError(f"--out {out} is not a .png file; give e.g. --out show.png")
+    output_outside(out, dataset, "--out")
     render = RenderDataset.open(dataset)
     records = chosen(render, ids)
     config = run_config(render)
@@ -71,7 +74,8 @@ def write_disputed(render: RenderDataset, disputed: dict[str, list[str]], folder
     written = 0
     for record in render.records():
         if record["id"] in disputed:
-            save_png(scene_overlay(render, record, config, disputed[record["id"]]), folder / f"{record['id']}.png")
+            picture = scene_overlay(render, record, config, disputed[record["id"]])
+            save_png(picture, folder / f"{record_id(record['id'])}.png")
             written += 1
     return written
 
@@ -84,10 +88,18 @@ def save_png(picture: Image.Image, path: Path) -> None:
 
 
 def scene_overlay(render: RenderDataset, record: dict, config: Config | None, notes: list[str] | None = None) -> Image.Image:
-    camera = camera_of(record, config)
+    """The scene's labels drawn on its image; a record whose id, files or numbers cannot be trusted, or an
+    image or mask that does not decode, is refused in one line before anything is drawn."""
+    record_id(record["id"])
+    drawable(record)
+    image = open_image(record_file(render, record, "file_name"))
     mask = None
-    if (mask_path := render.mask(record)) is not None:
-        with Image.open(mask_path) as labels:
-            mask = np.asarray(labels)
-    with Image.open(render.image(record)) as image:
-        return overlay(record, image, mask, camera, notes or ())
+    if (mask_path := record_file(render, record, "mask_file_name")) is not None:
+        labels = open_image(mask_path)
+        if labels.size != image.size:
+            raise UserError(
+                f"{mask_path} is {labels.width}x{labels.height} pixels, its image {image.width}x{image.height}; "
+                "delete both and rerun the same `tabletest render` command to render them again"
+            )
+        mask = np.asarray(labels)
+    return overlay(record, image, mask, camera_of(record, config), notes or ())

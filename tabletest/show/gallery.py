@@ -7,8 +7,10 @@ its record. Data is loaded as scripts (`data/*.js`), which a page opened from di
 not fetch JSON.
 
 Thumbnails are made in parallel and kept: a second build (the folder grew, or the first was killed)
-makes only the missing or outdated ones. Images are hard-linked into SITE (copied across file systems),
-so the site can move. A missing or unreadable image is marked, never fatal.
+makes only the missing or outdated ones, judged by a digest of each image's bytes (an image replaced by
+one with an older time stamp is still new). Images are hard-linked into SITE (copied across file
+systems), so the site can move. A missing or unreadable image is marked, never fatal; a record naming a
+file outside its folder, or an id that is no file name, is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -28,43 +30,51 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from PIL import Image, UnidentifiedImageError
 
 from tabletest import __version__
 from tabletest.config import Catalog, Config, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.export.dataset import RenderDataset
 from tabletest.export.staging import place
-from tabletest.options import CatalogOpt
+from tabletest.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
 from tabletest.show.cli import run_config
+from tabletest.show.files import open_image
 from tabletest.show.gallery_data import Index, details
 from tabletest.show.overlay import camera_of
-from tabletest.truth.verify_report import read_verdicts
+from tabletest.truth.verify_report import read_verdicts, unverified_labels
 from tabletest.write.jsonl import atomic_bytes
+from tabletest.write.paths import output_outside, record_id, record_path
 
 SITE_FILES = ("index.html", "gallery.js", "gallery.css")
 THUMB_PX = 192  # the longer side of a thumbnail
 DETAIL_CHUNK = 25  # scenes per details file: a click loads one (about 250 KiB)
 DETAILS_MADE = "data/details-made.json"  # what each details file was made from, so a rebuild redoes only the changed
+THUMBS_MADE = "data/thumbs-made.json"  # the digest of the image each thumbnail was made from, by scene id
 
 
 @dataclass(frozen=True)
 class Picture:
-    """One image to place and shrink: where it is, where its copy and its thumbnail go."""
+    """One image to place and shrink: where it is, where its copy and its thumbnail go, and the digest of
+    the image the thumbnail there was made from (None: none was)."""
 
+    scene: str
     source: Path
     placed: Path
     thumb: Path
+    made_from: str | None = None
 
 
 def gallery(
-    folder: Annotated[Path, typer.Argument(help="A render's output folder (metadata.jsonl, images/).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The site's folder: new, or an earlier gallery of this render to update.")],
+    folder: DatasetArg = None,
+    dataset: DatasetOpt = None,
     per_page: Annotated[int, typer.Option("--per-page", min=1, help="Thumbnails per page.")] = 120,
     workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes making thumbnails and details (default: the CPUs).")] = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Write a static site of a render folder: thumbnails with filters, and each image's labels, record and questions."""
+    folder = dataset_folder(folder, dataset, "tabletest gallery --dataset train/ --out train-gallery/")
+    output_outside(out, folder, "--out")
     render = RenderDataset.open(folder)
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is not a folder; give a new folder or an earlier gallery")
@@ -84,11 +94,8 @@ def build(
 ) -> dict:
     """Thumbnails (only those missing or outdated) and the details of each `chunk_size` scenes, in parallel;
     then the index, which needs every image's state."""
-    pictures = [
-        Picture(render.root / r["file_name"], out / r["file_name"], out / "thumbs" / f"{r['id']}.jpg") for r in render.records()
-    ]
-    outdated = [p for p in pictures if p.source.is_file() and not _up_to_date(p)]
-    run, verdicts = run_config(render), read_verdicts(render.root)
+    pictures = _pictures(render, out)
+    run, verdicts, partial = run_config(render), read_verdicts(render.root), unverified_labels(render.root)
     written = _read_json(out / DETAILS_MADE)  # chunk file -> the digest of what it was made from
     made_from: dict[str, str] = {}
 
@@ -101,20 +108,36 @@ def build(
             if written.get(chunk.path.name) != made_from[chunk.path.name] or not chunk.path.is_file():
                 yield chunk
 
-    with _pool(workers, len(outdated) + len(pictures) // chunk_size) as pool:
-        made = sum(_bounded(pool, _thumbnail, outdated, 64 * workers))
+    with _pool(workers, len(pictures) + len(pictures) // chunk_size) as pool:
+        states = list(_bounded(pool, _thumbnail, pictures, 64 * workers))
         for _ in _bounded(pool, _write_details, changed_chunks(), 2 * workers):
             pass
     atomic_bytes(out / DETAILS_MADE, json.dumps(made_from).encode())
+    thumbs = {p.scene: digest for p, (_, digest, _) in zip(pictures, states) if digest is not None}
+    atomic_bytes(out / THUMBS_MADE, json.dumps(thumbs).encode())
     index = Index()
-    for record, picture in zip(render.records(), pictures):
-        verdict = "not verified" if verdicts is None else ("disagrees" if record["id"] in verdicts else "agrees")
-        index.add(record, verdict, "missing" if not picture.source.is_file() else "ok" if _up_to_date(picture) else "unreadable")
+    for record, (state, _, _) in zip(render.records(), states):
+        verdict = "not verified" if verdicts is None else "disagrees" if record["id"] in verdicts else "partly checked" if partial else "agrees"
+        index.add(record, verdict, state)
     _write_script(out / "data" / "index.js", "tabletestIndex(", index.document(per_page, chunk_size))
     for name in SITE_FILES:
         with resources.as_file(resources.files("tabletest.show") / "site" / name) as source:
             shutil.copyfile(source, out / name)
+    made = sum(new for _, _, new in states)
     return {"scenes": len(pictures), "thumbnails_made": made, "unusable": sum(1 for s in index.columns["image"] if s)}
+
+
+def _pictures(render: RenderDataset, out: Path) -> list[Picture]:
+    """Every record's image and where it goes in the site, each path and id checked before anything is
+    written (one naming a file outside the folder would be linked, and its copy in the site deleted)."""
+    made_before = _read_json(out / THUMBS_MADE)
+    pictures = []
+    for record in render.records():
+        scene = record_id(record["id"])
+        source = record_path(render.root, record["file_name"], "file_name")
+        placed, thumb = out / record["file_name"], out / "thumbs" / f"{scene}.jpg"
+        pictures.append(Picture(scene, source, placed, thumb, made_before.get(scene)))
+    return pictures
 
 
 @dataclass(frozen=True)
@@ -187,19 +210,28 @@ def _bounded(pool: ProcessPoolExecutor | None, function, items: Iterable, in_fli
         yield waiting.popleft().result()
 
 
-def _up_to_date(picture: Picture) -> bool:
-    """Whether the thumbnail is there and newer than its image (made only of a readable one)."""
-    return picture.thumb.is_file() and picture.thumb.stat().st_mtime >= picture.source.stat().st_mtime
+def _digest(path: Path) -> str:
+    """What a thumbnail is made from: the image's bytes (a time stamp can go back, or stay, as they change)."""
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
-def _thumbnail(picture: Picture) -> int:
-    """Place the image in the site and write its thumbnail; 0 for an image that cannot be read (left without)."""
+def _thumbnail(picture: Picture) -> tuple[str, str | None, int]:
+    """Place the image in the site and write its thumbnail, unless one made from the same bytes is there:
+    (the image's state, the digest its thumbnail is made from, 1 if made now). An image that cannot be
+    read is left without, and a thumbnail of what it held before is removed."""
+    if not picture.source.is_file():
+        return "missing", None, 0
     try:
-        with Image.open(picture.source) as image:
-            image.thumbnail((THUMB_PX, THUMB_PX))
-            small = image.convert("RGB")
-    except (OSError, UnidentifiedImageError):
-        return 0
+        digest = _digest(picture.source)
+        if digest == picture.made_from and picture.thumb.is_file() and picture.placed.is_file():
+            return "ok", digest, 0
+        image = open_image(picture.source)
+        image.thumbnail((THUMB_PX, THUMB_PX))
+        small = image.convert("RGB")
+    except (OSError, UserError):
+        picture.thumb.unlink(missing_ok=True)
+        return "unreadable", None, 0
     for folder in (picture.placed.parent, picture.thumb.parent):
         folder.mkdir(parents=True, exist_ok=True)
     picture.placed.unlink(missing_ok=True)  # an image rendered again replaces the one placed before
@@ -207,7 +239,7 @@ def _thumbnail(picture: Picture) -> int:
     tmp = picture.thumb.with_name(f".{picture.thumb.name}.tmp")
     small.save(tmp, format="JPEG", quality=85)
     os.replace(tmp, picture.thumb)
-    return 1
+    return "ok", digest, 1
 
 
 def _read_json(path: Path) -> dict:

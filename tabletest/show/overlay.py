@@ -8,12 +8,14 @@ object, the record or its camera is wrong, which is what a look at the data is f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from tabletest.config import Config
+from tabletest.config import Config, excerpt
+from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_scene import PlacedObject
@@ -33,6 +35,50 @@ LEGEND = (("on", "on"), ("inside", "inside"), ("touching", "touching"), ("next_t
 SYMMETRIC = {"touching", "next_to"}  # listed in both orders: said once
 # The 12 edges of `PlacedObject.box_corners` (bottom four corners, then the top four): two rings and the uprights.
 EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7))
+
+
+# What the overlay draws from, as (field, shape, whether it must be positive): NaN or an infinity cannot be drawn.
+OBJECT_NUMBERS = (
+    ("bbox_px", (4,), False), ("position_m", (3,), False), ("size_m", (3,), False), ("yaw_deg", (), False),
+)  # fmt: skip
+CAMERA_NUMBERS = (("K", (3, 3), False), ("world_to_camera", (4, 4), False), ("resolution", (2,), True))
+
+
+def drawable(record: dict) -> None:
+    """Refuse, in one line naming the scene and the field, a record with a number the overlay cannot draw
+    (NaN, an infinity, a list of the wrong length, an image of no pixels): Pillow would stop with a traceback."""
+    for field, value, shape, positive in _numbers_drawn(record):
+        if not _finite(value, shape, positive):
+            raise UserError(
+                f"scene {record['id']}: {field} {excerpt(value)} is not {_shape_words(shape, positive)}, so it cannot be "
+                "drawn; restore metadata.jsonl from the render, or render the folder again"
+            )
+
+
+def _numbers_drawn(record: dict) -> Iterator[tuple[str, object, tuple[int, ...], bool]]:
+    """Each value the overlay draws from: (field, value, shape, whether it must be positive)."""
+    for k, obj in enumerate(record["objects"]):
+        for key, shape, positive in OBJECT_NUMBERS:
+            yield f"objects[{k}].{key}", obj.get(key), shape, positive
+    if "camera" in record:
+        camera = record["camera"] if isinstance(record["camera"], dict) else {}
+        for key, shape, positive in CAMERA_NUMBERS:
+            yield f"camera.{key}", camera.get(key), shape, positive
+    else:  # the benchmark's camera: the run's config at the record's resolution
+        yield "render.resolution", record["render"].get("resolution"), (2,), True
+
+
+def _finite(value: object, shape: tuple[int, ...], positive: bool) -> bool:
+    """Whether `value` is finite numbers (each above 0 where `positive`) nested as `shape` (() is one number)."""
+    if not shape:
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return number and (not positive or value > 0)
+    return isinstance(value, list) and len(value) == shape[0] and all(_finite(v, shape[1:], positive) for v in value)
+
+
+def _shape_words(shape: tuple[int, ...], positive: bool) -> str:
+    kind = "positive finite" if positive else "finite"
+    return f"a {kind} number" if not shape else f"{' x '.join(map(str, shape))} {kind} numbers"
 
 
 def camera_of(record: dict, config: Config | None) -> PinholeCamera | None:

@@ -26,13 +26,15 @@ from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
-from tabletest.prompts.reading import read_records
+from tabletest.prompts.reading import made_from, read_records
 from tabletest.truth.audit_contact import check_off_plane, object_points, world_points
 from tabletest.truth.audit_pairs import PairFacts, check_pairs
 from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
+from tabletest.truth.pairs import family_problem
 from tabletest.truth.rederive import Derivation, differences, recorded_camera, recorded_contact
+from tabletest.write.lock import reading_lock
 from tabletest.write.run_output import METADATA, RUN, last_render_run
 from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
 
@@ -80,6 +82,7 @@ class Audit:
     too_small: int = 0
     image_too_small: int = 0  # images too small to compare with their masks
     unchecked: list[str] = field(default_factory=lambda: [NOT_CHECKED])
+    partial: list[str] = field(default_factory=list)  # labels this folder's checks should cover but could not
     worst_box_px: float = 0.0  # the farthest a mask reaches outside its recorded box
     lowest_box_iou: float = 1.0
     worst_depth_m: float = 0.0
@@ -96,23 +99,30 @@ class Audit:
 
 
 def audit(root: Path, assets: Path | None = None) -> Audit:
-    """Audit a render folder; a folder that is not a render, or was rendered without --masks, is a UserError.
-    `assets`: the models the render used (default: the folder its run recorded), for relations off the table plane."""
+    """Audit a render folder; a folder that is not a render, or was rendered without --masks, is a UserError,
+    and so is one a render is writing. `assets`: the models the render used (default: the folder its run
+    recorded), for relations off the table plane."""
+    with reading_lock(root, "verify"):
+        return _audit(root, assets)
+
+
+def _audit(root: Path, assets: Path | None) -> Audit:
     records = _records(root)
     result = Audit(root)
     pinned = read_settings(root)
     camera, derivation = _run_facts(root, pinned, assets)
     if derivation.unmeasured:
-        result.unchecked.append(derivation.unmeasured)
+        result.partial.append(derivation.unmeasured)
     if derivation.contact is not None:
         result.unchecked.append("touching and next to against the pixels (where two surfaces meet rarely shows: derived from the geometry)")
     if derivation.config is None:
-        result.unchecked.append(f"positions and relations from the run's config ({RUN} names no render config)")
+        result.partial.append(f"positions and relations from the run's config ({RUN} names no render config)")
     if not derivation.ground and any("camera" in r for _, r in records):
-        result.unchecked.append(
+        result.partial.append(
             f"random scenes' relations, hidden and counts (a set drawn before \"in front of\" meant where objects "
             f"stand on the table: {SETTINGS} pins no scenes.front)"
         )
+    result.unchecked.extend(result.partial)
     ids = Counter(r.get("id") for _, r in records)
     for scene_id, n in ids.items():
         result.check("metadata", str(scene_id), n == 1, f"{n} metadata lines for one id")
@@ -123,6 +133,8 @@ def audit(root: Path, assets: Path | None = None) -> Audit:
         scene_id = str(record.get("id", f"line {line}"))
         mixed = settings_differences(reference, record_settings(record))
         result.check("metadata", scene_id, not mixed, f"made with other settings than {where}: {'; '.join(mixed)}")
+        problem = family_problem(record)
+        result.check("metadata", scene_id, problem is None, problem or "")
         try:
             _audit_record(result, root, record, scene_id, camera, matcher, derivation.ground)
             for what in differences(record, derivation):
@@ -130,7 +142,7 @@ def audit(root: Path, assets: Path | None = None) -> Audit:
             result.check("derived", scene_id, True, "")
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # a record that does not say what it must
             result.check("metadata", scene_id, False, f"line {line} is malformed: {type(err).__name__}: {excerpt(str(err))}")
-    for scene_id, what in matcher.mismatches():
+    for scene_id, what in matcher.mismatches(lambda: _masks_again(root, records)):
         result.check("image", scene_id, False, what)
     result.checked["image"] += matcher.compared
     result.image_too_small += matcher.too_small
@@ -222,7 +234,7 @@ def _audit_record(
     camera = _record_camera(record, run_camera, size)
     small = [not p.any() and _projects_small(obj, camera) for obj, p in zip(objects, pixels)]
     result.too_small += sum(small)
-    matcher.add(scene_id, image, mask, depth)
+    matcher.add(scene_id, made_from(record) or scene_id, image, mask, depth)
     _check_visibility(result, scene_id, objects, pixels, small)
     _check_covered(result, scene_id, objects, pixels)
     _check_boxes(result, scene_id, objects, pixels, small)
@@ -247,6 +259,18 @@ def _audit_record(
             points = object_points(pixels, depth, camera.K, camera.world_to_camera)
             table_top = min(_placed(o).position_m[2] for o in objects)  # the lowest object stands on the table
             check_off_plane(lambda ok, what: result.check("off_plane", scene_id, ok, what), relations, terms, points, table_top)
+
+
+def _masks_again(root: Path, records: list[tuple[int, dict]]) -> Iterator[tuple[str, str, np.ndarray, np.ndarray | None]]:
+    """Every scene's (id, family, mask, depth), read again: what an image that fits its own masks badly is
+    compared with (the files that do not read are disagreements of their own records already)."""
+    quiet = Audit(root)
+    for _, record in records:
+        scene_id = str(record.get("id"))
+        if "mask_file_name" not in record or (mask := _decoded(quiet, root, record, "mask_file_name", scene_id)) is None:
+            continue
+        depth = _decoded(quiet, root, record, "depth_file_name", scene_id) if "depth_file_name" in record else None
+        yield scene_id, made_from(record) or scene_id, mask, depth
 
 
 def _decoded(result: Audit, root: Path, record: dict, key: str, scene_id: str) -> np.ndarray | None:

@@ -15,25 +15,29 @@ from tabletest.layout.selection import select_scenes
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
-    CounterfactualsOpt,
     CountOpt,
+    CounterfactualsOpt,
+    DatasetArg,
+    DatasetOpt,
     LimitOpt,
     ObjectsOpt,
     OnlyOpt,
     RandomConfigOpt,
     SampleOpt,
     ScenesOpt,
-    SeedOpt,
     ShardOpt,
     ViewsOpt,
+    dataset_folder,
     make_selection,
+    parse_resolution,
+    with_flags,
 )
 from tabletest.render.assets_for_run import needed_assets
-from tabletest.render.cli import parse_resolution
 from tabletest.truth.audit import audit, summary
 from tabletest.truth.records import random_vignette_records, vignette_record
 from tabletest.truth.verify_report import VERIFY_FILE, disputed_by_scene, write_verdicts
 from tabletest.write.jsonl import dumps, write_lines
+from tabletest.write.paths import output_outside
 
 
 def vignettes(
@@ -48,7 +52,9 @@ def vignettes(
     shard: ShardOpt = None,
     limit: LimitOpt = None,
     sample: SampleOpt = None,
-    seed: SeedOpt = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed for --sample and --scenes random: the render's --seed gives its scenes.")
+    ] = 0,
     only: OnlyOpt = None,
     catalog: CatalogOpt = None,
     scenes: ScenesOpt = "benchmark",
@@ -66,19 +72,21 @@ def vignettes(
 ) -> None:
     """Write the vignettes, relations and object names of every selected scene (no Blender needed)."""
     cat = load_catalog(catalog)
+    cfg = load_config(config)
+    overrides = {"seed": seed, **({"resolution": parse_resolution(resolution)} if resolution else {})}
+    settings = with_flags(cfg.render, overrides, resolution)  # the values `tabletest render` takes, no others
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, seed or 0, selection, sample, counterfactuals, views)
+    random_set = random_set_for(cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views)
     if random_set is None:
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:
-        cfg = load_config(config)
         entries = needed_assets(cat, assets, random_set.pool, assets == DEFAULT_ASSETS_DIR)
         records = random_vignette_records(
             random_set,
             {name: entry.size_m for name, entry in entries.items()},
             cfg.table.height_m,
             cfg.camera.sensor_width_mm,
-            parse_resolution(resolution) if resolution else tuple(cfg.render.resolution),
+            tuple(settings.resolution),
             {o.name: o.kind for o in cat.objects},
             random_set.contact(entries, assets),
         )
@@ -93,7 +101,8 @@ def vignettes(
 
 
 def verify(
-    folder: Annotated[Path, typer.Argument(help="A render folder made with `tabletest render --masks`.")],
+    folder: DatasetArg = None,
+    dataset: DatasetOpt = None,
     assets: Annotated[
         Optional[Path],
         typer.Option(help="The models the render used, for relations off the table plane (default: the folder its run names)."),
@@ -103,12 +112,16 @@ def verify(
         typer.Option("--show", help="Write DIR/<id>.png for each scene with a disagreement: its labels drawn on it, the disputed ones in red."),
     ] = None,
 ) -> None:
-    """Audit a render folder against its own pixels: every label, box and file; exit 1 on any disagreement."""
+    """Audit a render folder against its own pixels: every label, box and file; exit 1 on any disagreement, 3 when
+    some labels could not be checked (a partial verdict). The folder must be rendered with `--masks`."""
+    folder = dataset_folder(folder, dataset, "tabletest verify --dataset train/")
+    if show is not None:
+        output_outside(show, folder, "--show")
     result = audit(folder, assets)
     for line in summary(result):
         typer.echo(line)
     try:
-        write_verdicts(folder, result.images, result.disagreements)
+        write_verdicts(folder, result.images, result.disagreements, result.partial)
     except OSError as error:  # a read-only folder is verified all the same
         typer.echo(f"note: the verdict was not kept in {folder / VERIFY_FILE} ({error.strerror}); `tabletest gallery` will show these scenes as not verified", err=True)
     if show is not None and result.disagreements:
@@ -119,3 +132,6 @@ def verify(
         typer.echo(f"wrote {written} picture(s) of the disputed scenes to {show}")
     if result.disagreements:
         raise typer.Exit(1)
+    if result.partial:  # no disagreement is not an agreement where a label could not be checked
+        typer.echo(f"error: the verdict is partial, not every label was checked: {result.partial[0]}", err=True)
+        raise typer.Exit(3)

@@ -9,6 +9,8 @@ pass unless the geometry it came from was changed too, which the pixels then ref
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,8 @@ from tabletest.truth.vignettes import relation_vignettes, vignettes
 # A relation's margin nudged both ways by this much: a pair whose offset sits within it of the margin may
 # fall either way from the record's rounded numbers, so either label is accepted there.
 MARGIN_SLACK = 1e-4
+# The pose's angles are recorded to 3 decimals, its position to 6: what they may differ by when derived again.
+POSE_TOLERANCE = {"deg": 0.002, "m": 0.0005, "mm": 0.002}
 # The record rounds to 6 decimals; a value derived through the rounded camera pose (a centre in the camera's
 # frame, a depth) also carries the pose's rounding times the distance to the camera: a few millionths.
 FLOAT_TOLERANCE = 5e-6
@@ -97,6 +101,8 @@ def differences(record: dict, derivation: Derivation) -> Iterator[str]:
 def _random_differences(record: dict, objects: list[dict], derivation: Derivation) -> Iterator[str]:
     camera = recorded_camera(record["camera"])
     yield from _compare("camera", {k: record["camera"][k] for k in ("K", "world_to_camera", "resolution")}, camera_record(camera))
+    sensor_mm = derivation.config.camera.sensor_width_mm if derivation.config is not None else None
+    yield from _pose_angles(record["camera"], camera, (record.get("scene") or {}).get("key_light"), sensor_mm)
     placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
     for obj, item in zip(objects, placed):
         yield from _compare_fields(label_of(obj), obj, object_geometry(camera, item))
@@ -117,6 +123,27 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
             yield from _compare_fields("relations", recorded, candidates[0])
     seen = tuple(label_of(o) for o in objects if label_of(o) not in hidden)
     yield from _compare_fields("vignettes", record.get("vignettes"), relation_vignettes(seen, recorded, derivation.nouns))
+
+
+def _pose_angles(recorded: dict, camera: PinholeCamera, key_light: dict | None, sensor_mm: float | None) -> Iterator[str]:
+    """`azimuth_deg`, `elevation_deg`, `distance_m` and `focal_mm` as the pose and K give them: the azimuth
+    decides which of two photos shows an object further left. The distance is to the point the camera
+    looks at, which the key light aims at too; the focal length in mm needs the sensor the config names."""
+    back = -camera.axes[2]  # from the look-at point towards the camera
+    derived = {
+        "azimuth_deg": (math.degrees(math.atan2(back[0], -back[1])), POSE_TOLERANCE["deg"]),
+        "elevation_deg": (math.degrees(math.asin(float(np.clip(back[2], -1, 1)))), POSE_TOLERANCE["deg"]),
+    }
+    if isinstance(key_light, dict) and key_light.get("target") is not None:
+        distance = float(np.linalg.norm(np.subtract(camera.position, key_light["target"])))
+        derived["distance_m"] = (distance, POSE_TOLERANCE["m"])
+    if sensor_mm is not None:
+        width, height = recorded["resolution"]
+        derived["focal_mm"] = (float(recorded["K"][0][0]) * sensor_mm / max(width, height), POSE_TOLERANCE["mm"])
+    for key, (value, tolerance) in derived.items():
+        given = recorded.get(key)
+        if not isinstance(given, (int, float)) or not abs(given - value) <= tolerance:
+            yield f"camera.{key}: recorded {given}, the camera's pose gives {value:.4f}"
 
 
 def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0) -> dict | None:

@@ -24,19 +24,35 @@ def disputed_by_scene(disagreements: list[tuple[str, str, str]]) -> dict[str, li
     return disputed
 
 
-def write_verdicts(root: Path, images: int, disagreements: list[tuple[str, str, str]]) -> None:
-    """The scenes that disagree, each with what; every other scene of the folder agrees."""
-    report = {"metadata_sha256": sha256_of(root / METADATA), "images": images, "disagreements": disputed_by_scene(disagreements)}
+def write_verdicts(root: Path, images: int, disagreements: list[tuple[str, str, str]], partial: list[str] = ()) -> None:
+    """The scenes that disagree, each with what; every other scene of the folder agrees, as far as the checks
+    went: `partial` names the labels they could not cover (the verdict is then partial, not an agreement)."""
+    report = {
+        "metadata_sha256": sha256_of(root / METADATA), "images": images, "disagreements": disputed_by_scene(disagreements),
+        "partial": list(partial),
+    }
     atomic_bytes(root / VERIFY_FILE, (json.dumps(report, indent=1) + "\n").encode())
 
 
 def read_verdicts(root: Path) -> dict[str, list[str]] | None:
     """The disputed scenes of the last verify of this very metadata, or None: never verified, or since changed."""
+    report = _report(root)
+    disputed = report.get("disagreements") if report else None
+    return disputed if isinstance(disputed, dict) else None
+
+
+def unverified_labels(root: Path) -> list[str]:
+    """What the last verify of this very metadata could not check (empty for a full verdict, or none at all)."""
+    report = _report(root)
+    partial = report.get("partial") if report else None
+    return [str(what) for what in partial] if isinstance(partial, list) else []
+
+
+def _report(root: Path) -> dict | None:
     try:
         report = json.loads((root / VERIFY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(report, dict) or report.get("metadata_sha256") != sha256_of(root / METADATA):
         return None
-    disputed = report.get("disagreements")
-    return disputed if isinstance(disputed, dict) else None
+    return report

@@ -45,3 +45,27 @@ def output_lock(root: Path, flag: str = "--out", beside: bool = False) -> Iterat
         yield
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def reading_lock(root: Path, verb: str) -> Iterator[None]:
+    """Read `root` only while no run writes it: a shared hold on its lock for the whole read, so a render
+    running into it is named now, and one started meanwhile waits its turn (refused, as for a second
+    writer). A folder without a lock file (a copy, a read-only mount) is read as it is."""
+    path = lock_file(root)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that just started"
+            raise UserError(
+                f"{root} is being written by a tabletest run ({holder}); {verb} it once that run has finished"
+            ) from None
+        yield
+    finally:
+        os.close(fd)

@@ -33,6 +33,8 @@ from tabletest.layout.random_set import MAX_VIEWS, set_ids
 from tabletest.layout.selection import Selection, Shard, select_scenes
 from tabletest.write.jsonl import atomic_output, write_lines
 from tabletest.write.lock import LOCK, output_lock
+from tabletest.write.orphans import end_with
+from tabletest.write.paths import record_id, record_path
 from tabletest.write.run_output import METADATA, RUN, _decodes, read_runs
 from tabletest.write.settings import read_settings, settings_differences, widened, write_settings
 
@@ -292,9 +294,11 @@ def _entries(part: Part) -> Iterator[tuple[int, str, Part, tuple[str, ...]]]:
     """(index, id, part, file names) of each record, streamed; only these small facts are kept."""
     for _, line in _lines(part):
         record = json.loads(line)
-        sid, names = record["id"], tuple(_file_names(record))
+        sid, names = record_id(record.get("id")), tuple(_file_names(record))
         if any(name not in (f"images/{sid}.png", f"masks/{sid}.png", f"depth/{sid}.png") for name in names):
             raise UserError(f"{sid} in {part.root} names its files {', '.join(names)}, not images/{sid}.png; rerender that part")
+        for key, name in zip(PASSES, names):
+            record_path(part.root, name, key)  # a link out of the part is never linked or copied into the merge
         yield record["index"], sid, part, names
 
 
@@ -346,7 +350,8 @@ def _check_images(paths: list[Path], jobs: int | None) -> None:
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise UserError(f"image(s) missing: {_named(missing)}; rerun those parts' renders to redo them")
-    with ProcessPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+    # each checker exits by itself once the merge is gone: killed with -9, it could not stop them
+    with ProcessPoolExecutor(jobs or os.cpu_count() or 1, initializer=end_with, initargs=(os.getpid(),)) as pool:
         whole = list(pool.map(_decodes, paths, chunksize=64))
     broken = [str(p) for p, ok in zip(paths, whole) if not ok]
     if broken:

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
-from tabletest.errors import not_one_of
+from tabletest.errors import UserError, not_one_of
 from tabletest.layout.counterfactuals import KINDS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
@@ -174,10 +174,13 @@ SceneOfSetId = Annotated[str, Field(pattern=r"^rnd\d+-\d{7}$")]
 RandomId = Annotated[str, Field(pattern=rf"^rnd\d+-\d{{7}}(-({'|'.join(KINDS)}|view\d+))?$")]  # a partner or view: <scene>-<kind>
 
 
+_NAME = r"[A-Za-z0-9_.#-]+"  # a file name in its folder: no '/', so never a way out of the dataset
+
+
 class _Files(_Closed):
-    file_name: str = Field(pattern=r"^images/.+\.png$")
-    mask_file_name: str = Field(None, pattern=r"^masks/.+\.png$", description="with `render --masks`")
-    depth_file_name: str = Field(None, pattern=r"^depth/.+\.png$", description="with `render --masks`")
+    file_name: str = Field(pattern=rf"^images/{_NAME}\.png$")
+    mask_file_name: str = Field(None, pattern=rf"^masks/{_NAME}\.png$", description="with `render --masks`")
+    depth_file_name: str = Field(None, pattern=rf"^depth/{_NAME}\.png$", description="with `render --masks`")
 
 
 class BenchmarkVignette(_Closed):
@@ -328,6 +331,32 @@ KINDS: dict[str, type[BaseModel]] = {
     "question": Question,
     "response": Response,
 }
+
+
+CORE_FIELDS = ("id", "objects", "relations")  # what a scene record must hold, however little else it says
+
+
+def check_scene_record(record: dict, path: Path, line: int, fix: str) -> None:
+    """A scene record as its schema says (a render's benchmark or random record, or a vignette), before any
+    tool reads meaning into its fields: every field it holds of the schema's type and shape (a relation of
+    two names, a list of objects), and its id, objects and relations there. Other fields may be left out
+    (scenes written by hand, or by another tool, from geometry alone); what is wrong is refused in one line
+    naming the field."""
+    random = str(record.get("id", "")).startswith("rnd")
+    if "file_name" in record:
+        model = RandomRecord if random else BenchmarkRecord
+    else:
+        model = RandomVignette if random else BenchmarkVignette
+    try:
+        model.model_validate(record)
+    except ValidationError as err:
+        wrong = [e for e in err.errors() if e["type"] != "missing" or (len(e["loc"]) == 1 and e["loc"][0] in CORE_FIELDS)]
+        if not wrong:
+            return
+        problem = wrong[0]
+        where = ".".join(map(str, problem["loc"])) or "the record"
+        what = f"a {'random' if random else 'benchmark'} {'render record' if 'file_name' in record else 'vignette'}"
+        raise UserError(f"{path}: line {line} is not {what}: {where}: {problem['msg']}; {fix}") from None
 
 
 def schema(kind: str) -> dict:

@@ -20,6 +20,8 @@ from tabletest.prompts.hierarchy.record import Phrasings
 from tabletest.prompts.reading import read_records, require
 from tabletest.truth.nouns import Nouns
 from tabletest.write.jsonl import dumps, write_lines
+from tabletest.write.paths import output_outside
+from tabletest.write.schema import check_scene_record
 
 SCENE_FIX = "give a render's metadata.jsonl (or its folder) or a `tabletest vignettes` JSONL file"
 
@@ -68,6 +70,10 @@ def questions(
     if unknown or not chosen:
         raise UserError(f"--forms {forms!r}: choose from {', '.join(FORMS)}, e.g. --forms questions,stories")
     path = source / "metadata.jsonl" if source.is_dir() else source
+    render = path.parent if path.name == "metadata.jsonl" and (path.parent / "images").is_dir() else None
+    for flag, target in (("--out", out), ("--report", balance_report)):
+        if target is not None and str(target) != "-":  # never over the render, nor over the records read
+            output_outside(target, render or path, flag)
     if balance_report is not None:
         check_report(balance_report, path, out)
     cat, cfg = load_catalog(catalog), load_config(config)
@@ -75,6 +81,7 @@ def questions(
     def records():
         for line, record in read_records(path, "scene records file"):
             require(record, ("id", "objects"), path, line, SCENE_FIX)
+            check_scene_record(record, path, line, SCENE_FIX)
             yield record
 
     def asked(record: dict) -> Iterator[dict]:

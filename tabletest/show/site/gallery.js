@@ -116,7 +116,7 @@ function detail(k) {
   view.replaceChildren();
   if (v.image[s.image[k]] === "ok") {
     const img = document.createElement("img");
-    img.src = d.record.file_name;
+    img.src = d.record.file_name.split("/").map(encodeURIComponent).join("/");  // a '#' or '?' is part of the name
     img.alt = d.id;
     view.append(img, labels(d));
   } else {
