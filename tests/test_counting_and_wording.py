@@ -188,8 +188,8 @@ RELATION = {"to the left of": "left_of", "to the right of": "right_of", "in fron
 READ = {
     "position-yes/no": rf"(?:is|are) the (?P<x>.+?) {SIDE} the (?P<y>.+?)(?:, as the viewer sees it)?\?",
     "position-choice": r"(?:is|are) the (?P<x>.+?) (?P<axis>to the left of or to the right of|in front of or behind) the (?P<y>.+?)(?:, as the viewer sees it)?\?",
-    "count-all": r"(?:How many objects (?:are|are there|does)|Count the objects|What is the number of objects) .*table",
-    "count-kind": r"(?:How many|Count the|What is the number of) (?P<xs>[a-z ]+?) (?:are on|are there on|on the table|does the table)",
+    "count-all": r"(?:How many objects (?:are there|does the scene)|Count the objects|What is the number of objects in the scene)",
+    "count-kind": r"(?:How many|Count the|What is the number of) (?P<xs>[a-z ]+?)(?: are there| in the scene|\.| does the scene)",
     "count-position": rf"how many objects are {SIDE} the (?P<x>.+?)(?:, as the viewer sees it)?\?",
     "count-kind-position": rf"how many (?P<xs>[a-z ]+?) are {SIDE} the (?P<x>.+?)(?:, as the viewer sees it)?\?",
     "support-yes/no": r"(?:(?:is|are) the (?P<x>.+?)|(?:say|that) the (?P<x2>.+?) (?:is|are)) (?P<rel>on top of|inside|above) the (?P<y>.+?)\?",

@@ -150,37 +150,6 @@ def test_questions_read_records_only_as_their_schema_says(render, tmp_path, edit
     assert not (tmp_path / "q.jsonl").exists()
 
 
-def test_vignettes_of_both_families_are_read_as_their_schema_says(tmp_path):
-    for family in (("--objects", "3", "--limit", "3"), ("--scenes", "random", "--count", "3")):
-        vignettes = tmp_path / "v.jsonl"
-        assert run_cli("vignettes", *family, "--out", str(vignettes)).returncode == 0
-        result = run_cli("questions", "--from", str(vignettes), "--out", str(tmp_path / "q.jsonl"))
-        assert result.returncode == 0 and (tmp_path / "q.jsonl").stat().st_size, result.stderr
-
-
-def test_a_verdict_is_full_only_where_every_label_was_checked(tmp_path, builtin_assets):
-    """Objects on, in and beside others are derived again from the models they were placed with: without
-    them, no disagreement is not an agreement."""
-    out = tmp_path / "arranged"
-    rendered = run_cli(
-        "render", "--scenes", "random", "--count", "4", "--seed", "5", "--resolution", "64x48", "--samples", "1",
-        "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet",
-    )  # fmt: skip
-    assert rendered.returncode == 0, rendered.stderr
-    partial = run_cli("verify", str(out), "--assets", str(tmp_path / "nonexistent"))
-    assert partial.returncode == 3, partial.stdout + partial.stderr
-    assert partial.stderr.count("\n") == 1 and partial.stderr.startswith("error: the verdict is partial, not every label was checked: ")
-    assert "pass --assets" in partial.stderr and unverified_labels(out) and read_verdicts(out) == {}
-    site = tmp_path / "site"
-    assert run_cli("gallery", str(out), "--out", str(site)).returncode == 0
-    index = json.loads(re.search(r"tabletestIndex\((.*)\)", (site / "data" / "index.js").read_text(), re.S).group(1))
-    shown = {index["vocab"]["verify"][k] for k in index["scenes"]["verify"]}
-    assert shown == {"partly checked"}, shown  # the gallery never shows a partial verdict as an agreement
-    full = run_cli("verify", str(out), "--assets", str(builtin_assets))
-    assert full.returncode == 0, full.stdout + full.stderr
-    assert unverified_labels(out) == [] and read_verdicts(out) == {}
-
-
 @pytest.fixture(scope="module")
 def families(tmp_path_factory, builtin_assets) -> Path:
     """Random scenes at 64x48 (the narrowest compared with their masks), each with its remove and swap
@@ -244,3 +213,21 @@ def test_a_partner_is_known_by_its_id_and_its_field_alike(families, tmp_path, bu
     assert any("counterfactual field says nothing" in what for what in found[partner["id"]])
     refused = one_line_refusal(run_cli("export", "--dataset", str(copy), "--format", "llava", "--split-by", "scene", "--out", str(tmp_path / "x")))
     assert f"id {partner['id']} is the swap partner of" in refused
+
+
+def test_a_verdict_is_full_only_where_every_label_was_checked(families, tmp_path, builtin_assets):
+    """Objects on, in and beside others are derived again from the models they were placed with: without
+    them, no disagreement is not an agreement."""
+    out = Path(shutil.copytree(families, tmp_path / "copy"))
+    partial = run_cli("verify", "--dataset", str(out), "--assets", str(tmp_path / "nonexistent"))
+    assert partial.returncode == 3, partial.stdout + partial.stderr
+    assert partial.stderr.count("\n") == 1 and partial.stderr.startswith("error: the verdict is partial, not every label was checked: ")
+    assert "pass --assets" in partial.stderr and unverified_labels(out) and read_verdicts(out) == {}
+    site = tmp_path / "site"
+    assert run_cli("gallery", "--dataset", str(out), "--out", str(site)).returncode == 0
+    index = json.loads(re.search(r"tabletestIndex\((.*)\)", (site / "data" / "index.js").read_text(), re.S).group(1))
+    shown = {index["vocab"]["verify"][k] for k in index["scenes"]["verify"]}
+    assert shown == {"partly checked"}, shown  # the gallery never shows a partial verdict as an agreement
+    full = run_cli("verify", "--dataset", str(out), "--assets", str(builtin_assets))
+    assert full.returncode == 0, full.stdout + full.stderr
+    assert unverified_labels(out) == [] and read_verdicts(out) == {}

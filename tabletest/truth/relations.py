@@ -9,6 +9,19 @@ SIDES = {1: ("middle",), 2: ("left", "right"), 3: ("left", "middle", "right")}
 CONVERSE = {"left_of": "right_of", "right_of": "left_of", "in_front_of": "behind", "behind": "in_front_of"}
 # relations off the table plane, each a list of [a, b] pairs (`touching` and `next_to` list both orders)
 CONTACT_KEYS = ("on", "under", "inside", "contains", "touching", "above", "below", "next_to")
+# `bigger` is the longer largest extent; where the other object's box holds this many times the volume, a
+# person could read "bigger" either way (a screwdriver beside a mug), so no question asks it of that pair
+SIZE_READS_BOTH_WAYS = 2.0
+
+
+def bigger_reads_both_ways(bigger_size, smaller_size) -> bool:
+    """Whether a `bigger` pair's smaller object (by largest extent) has the far larger box volume."""
+    return _volume(smaller_size) >= SIZE_READS_BOTH_WAYS * _volume(bigger_size)
+
+
+def _volume(size) -> float:
+    x, y, z = size
+    return float(x) * float(y) * float(z)
 
 
 def table_sides(n_objects: int) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from tabletest.prompts.hierarchy.phrasings import one
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.reading import made_from
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.relations import CONVERSE
+from tabletest.truth.relations import CONVERSE, bigger_reads_both_ways
 
 WHICH = ("first", "second")
 # relation key -> how the question words it; the frame it is judged in
@@ -33,7 +33,7 @@ WORDED = {
     "inside": ("in", None),
 }
 # across views also the real size, which no camera changes (how big an object looks does)
-VIEW_WORDED = {**WORDED, "bigger": ("bigger than", None)}
+VIEW_WORDED = {**WORDED, "bigger": ("bigger in real life than", None)}  # real size, as the size questions ask it, never how big it looks
 CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off"}
 FURTHER_LEFT_DEG = 10.0  # two cameras closer in azimuth than this are not asked which stood further left
 WHAT_CHANGED = (
@@ -136,6 +136,7 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict
     names = list(dict.fromkeys(o["name"] for o in scene["objects"]))
     named = set(_named(scene))
     ask = Asker(view["id"], "images", names, images=[scene["file_name"], view["file_name"]], nouns=nouns)
+    sizes = {label_of(o): o["size_m"] for o in scene["objects"]}
     turn = view["camera"]["azimuth_deg"] - scene["camera"]["azimuth_deg"]
     if abs(turn) >= FURTHER_LEFT_DEG:
         ask.ask(
@@ -148,6 +149,7 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict
         for key in VIEW_WORDED
         for a, b in scene["relations"].get(key, [])
         if not {a, b} & hidden and {a, b} <= named
+        and not (key == "bigger" and bigger_reads_both_ways(sizes[a], sizes[b]))
         # withheld from the second camera (within a margin): no answer to give
         and ([a, b] in view["relations"].get(key, []) or key not in CONVERSE or [a, b] in view["relations"].get(CONVERSE[key], []))
     ]

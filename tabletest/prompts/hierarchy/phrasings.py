@@ -13,7 +13,8 @@ import random
 from dataclasses import dataclass, field
 
 VIEWER = "From the viewer's point of view"
-VIEWERS = (VIEWER, "As the camera sees it", "Seen from the camera", "From the viewer's perspective", "From where the camera stands")
+# The viewer is named so that it can never be an object of the scene (a scene may hold a camera).
+VIEWERS = (VIEWER, "As the viewer sees it", "Seen from the viewer's position", "From the viewer's perspective", "From where the viewer stands")
 OWN = (
     "From the {of}'s own point of view (facing where its front faces)",
     "Facing the way the {of}'s front faces",
@@ -44,17 +45,17 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
     "between-which": _viewer("which object is between the {x} and the {y}?"),
     "distance-choice": (
         "Which is {rel} the viewer, the {x} or the {y}?",
-        "Which is {rel} the camera, the {x} or the {y}?",
+        "Which is {rel} the person viewing the scene, the {x} or the {y}?",
         "Of the {x} and the {y}, which is {rel} the viewer?",
         "Which object is {rel} the viewer: the {x} or the {y}?",
-        "Between the {x} and the {y}, which one is {rel} the camera?",
+        "Between the {x} and the {y}, which one is {rel} the viewer's position?",
     ),
     "distance-yes/no": (
         "Is the {x} nearer to the viewer than the {y}?",
         "Is the {x} closer to the viewer than the {y}?",
-        "Is the {x} nearer to the camera than the {y}?",
+        "Is the {x} nearer to the viewer's position than the {y}?",
         "Compared with the {y}, is the {x} nearer to the viewer?",
-        "Is the {x} at a shorter distance from the camera than the {y}?",
+        "Is the {x} at a shorter distance from the viewer than the {y}?",
     ),
     "distance-object-choice": (
         "Which is {rel} the {z}, the {x} or the {y}?",
@@ -70,28 +71,29 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Of the {x} and the {y}, which is {rel} in real life?",
         "However they look in the picture, which is {rel} in reality, the {x} or the {y}?",
     ),
+    # counts take in every object, on the table or on another: the words say "there", not "on the table"
     "count-all": (
-        "How many objects are on the table?",
-        "How many objects are there on the table?",
-        "Count the objects on the table. How many are there?",
-        "What is the number of objects on the table?",
-        "How many objects does the table hold?",
+        "How many objects are there?",
+        "How many objects are there in all?",
+        "Count the objects. How many are there?",
+        "What is the number of objects in the scene?",
+        "How many objects does the scene hold?",
     ),
     "count-kind": (
-        "How many {xs} are on the table?",
-        "How many {xs} are there on the table?",
-        "Count the {xs} on the table. How many are there?",
-        "What is the number of {xs} on the table?",
-        "How many {xs} does the table hold?",
+        "How many {xs} are there?",
+        "How many {xs} are there in all?",
+        "Count the {xs}. How many are there?",
+        "What is the number of {xs} in the scene?",
+        "How many {xs} does the scene hold?",
     ),
     "count-position": _viewer("how many objects are {rel} the {x}?"),
     "count-kind-position": _viewer("how many {ys} are {rel} the {x}?"),
     "count-own-position": tuple(f"{own}, how many objects are {{rel}} it?" for own in OWN),
     "count-distance": (
         "How many objects are {rel} the viewer than the {x}?",
-        "How many objects are {rel} the camera than the {x}?",
+        "How many objects are {rel} the viewer's position than the {x}?",
         "What is the number of objects {rel} the viewer than the {x}?",
-        "How many objects are there {rel} the camera than the {x}?",
+        "How many objects are there {rel} the viewer than the {x}?",
         "Counting every object but the {x}, how many are {rel} the viewer than it?",
     ),
     "occlusion-yes/no": (

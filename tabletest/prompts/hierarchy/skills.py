@@ -22,6 +22,7 @@ from tabletest.layout.instances import kind_of
 from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
+from tabletest.truth.relations import bigger_reads_both_ways
 
 PHRASE = {"left": "to the left of", "right": "to the right of", "front": "in front of", "behind": "behind"}
 FACT = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}
@@ -201,6 +202,8 @@ def size(ask: Asker, g: SceneGeometry) -> None:
             if rel is None:
                 continue
             big, small = (a, b) if rel == measure else (b, a)
+            if measure == "bigger" and bigger_reads_both_ways(big.size, small.size):
+                continue
             seen = g.looks(big, small, measure)
             if seen is None:
                 continue

@@ -1,0 +1,59 @@
+"""Questions a person reads one way: the viewer is never called by an object's name, a count says what it
+counts, "bigger" is not asked where extent and volume disagree, and real size is worded as real size."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hierarchy_scenes import obj, random_scene, scene
+
+from tabletest.config import load_catalog, load_config
+from tabletest.prompts.hierarchy.generate import scene_questions
+from tabletest.prompts.hierarchy.pairs import view_questions
+from tabletest.truth.relations import bigger_reads_both_ways
+
+CATALOG, CONFIG = load_catalog(), load_config()
+
+
+def every_phrasing(record: dict) -> list[dict]:
+    return [q for q in scene_questions(record, CATALOG, CONFIG, seed=0, phrasings="all")]
+
+
+@pytest.fixture(scope="module")
+def questions() -> list[dict]:
+    return [q for seed in range(8) for q in every_phrasing(random_scene(seed, 2 + seed % 4))]
+
+
+def test_the_viewer_is_never_named_as_an_object_could_be(questions):
+    """A scene may hold a camera: "As the camera sees it, ... the leftmost camera" reads two ways."""
+    framed = [q for q in questions if q["frame"] == "viewer" or q["template"].startswith(("distance", "count-distance"))]
+    assert framed and not [q["text"] for q in framed if "camera" in q["text"]]
+
+
+def test_counts_say_what_they_count(questions):
+    """An egg on a laptop is counted: the words ask how many there are, not how many are on the table."""
+    counts = [q for q in questions if q["template"] in ("count-all", "count-kind")]
+    assert counts and not [q["text"] for q in counts if "table" in q["text"]]
+
+
+def test_bigger_is_not_asked_where_extent_and_volume_disagree():
+    long_thin, squat, small = (0.26, 0.025, 0.025), (0.09, 0.09, 0.1), (0.03, 0.03, 0.03)
+    assert bigger_reads_both_ways(long_thin, squat) and not bigger_reads_both_ways(squat, small)
+    record = scene("rnd0-0000000", [obj("banana", -0.3, 0.0, long_thin), obj("mug", 0.0, 0.0, squat), obj("apple", 0.3, 0.0, small)])
+    asked = {tuple(sorted(q["objects"])) for q in every_phrasing(record) if q["template"] == "size-choice" and q["relation"] in ("bigger", "smaller")}
+    assert ("banana", "mug") not in asked  # longer by far, but holding an eighth of the mug's volume
+    assert ("apple", "mug") in asked and ("apple", "banana") in asked
+
+
+def test_across_views_real_size_is_worded_as_real_size():
+    record = {
+        "id": "rnd0-0000000", "file_name": "images/rnd0-0000000.png", "camera": {"azimuth_deg": 0.0},
+        "objects": [{"name": n, "size_m": [s] * 3} for n, s in (("mug", 0.1), ("apple", 0.04), ("lamp", 0.4))],
+        "relations": {"bigger": [[a, b] for (a, sa), (b, sb) in itertools.permutations((("mug", 0.1), ("apple", 0.04), ("lamp", 0.4)), 2) if sa > 2 * sb]},
+    }  # fmt: skip
+    view = {**record, "id": "rnd0-0000000-view2", "file_name": "images/rnd0-0000000-view2.png", "camera": {"azimuth_deg": 3.0},
+            "view": {"of": "rnd0-0000000", "number": 2}, "relations": {"bigger": record["relations"]["bigger"][1:]}}  # fmt: skip
+    # (one pair left out of the view's relations, so that its yes and no balance and both are asked)
+    still = [q["text"] for q in view_questions(record, view) if q["relation"] == "bigger"]
+    assert still and all("bigger in real life than" in text for text in still)
