@@ -184,8 +184,10 @@ BAD_RENDER_VALUES = [
 ]
 
 
-@pytest.mark.parametrize(("flag", "message"), BAD_RENDER_VALUES)
-@pytest.mark.parametrize("scenes", [(), ("--scenes", "random", "--count", "2")])
+@pytest.mark.parametrize(
+    ("flag", "message", "scenes"),
+    [*((flag, message, ()) for flag, message in BAD_RENDER_VALUES), (*BAD_RENDER_VALUES[0], ("--scenes", "random", "--count", "2"))],
+)
 def test_vignettes_refuse_what_render_refuses_in_the_same_line(tmp_path, flag, message, scenes):
     for command in ("render", "vignettes"):
         out = tmp_path / command

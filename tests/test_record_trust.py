@@ -10,30 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tabletest.assets.builtin.build import build_assets
-from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.truth.verify_report import read_verdicts, unverified_labels
 from tabletest.write.lock import output_lock
 from tabletest.write.paths import record_id, record_path
 
 from conftest import run_cli
-
-NAMES = ("mug", "lamp", "banana")
-
-
-@pytest.fixture(scope="module")
-def render(tmp_path_factory) -> Path:
-    """The six 3-object scenes of mug, lamp and banana at 64x48, one sample, with masks."""
-    root = tmp_path_factory.mktemp("trust")
-    build_assets(load_catalog(), root / "assets", list(NAMES), jobs=1)
-    out = root / "out"
-    result = run_cli(
-        "render", "--objects", "3", "--only", ",".join(NAMES), "--resolution", "64x48", "--samples", "1", "--masks",
-        "--assets", str(root / "assets"), "--out", str(out), "--quiet",
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    return out
+from test_verify import render  # noqa: F401  (the six 3-object scenes of mug, lamp and banana, with masks)
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from tabletest.assets.manifest import sha256_of
 from tabletest.errors import UserError
+from tabletest.layout.family import family_problem
 from tabletest.prompts.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
-from tabletest.truth.pairs import family_problem
 from tabletest.write.paths import record_id, record_path
 from tabletest.write.run_output import METADATA, read_runs
 from tabletest.write.settings import read_settings, record_settings, settings_differences, shown_settings

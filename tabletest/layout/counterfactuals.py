@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabletest.errors import not_one_of
+from tabletest.layout.family import KINDS, partner_id
 from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import (
@@ -29,10 +30,6 @@ from tabletest.layout.random_scene import (
     rects_apart,
 )
 
-# swap: two objects trade places; move: one goes to the other side of another (mirrored along the camera's
-# left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
-# one is taken off what it rests on, or out of what holds it, and put on the table
-KINDS = ("swap", "move", "remove", "replace", "unstack")
 Drawn = tuple[tuple[PlacedObject, ...], tuple[str, ...]] | None  # the changed scene's objects and the names the change names
 CANDIDATES = 12  # tries per kind and scene: a scene with no candidate that works gets no partner of that kind
 SIMILAR_SIZE = 1.3  # replace: the larger of the two objects' longest sides at most this times the smaller
@@ -47,10 +44,6 @@ def check_kinds(text: str) -> tuple[str, ...]:
         if kind not in KINDS:
             raise not_one_of("--counterfactuals", kind, KINDS, "swap,move")
     return kinds
-
-
-def partner_id(scene_id: str, kind: str) -> str:
-    return f"{scene_id}-{kind}"
 
 
 @dataclass(frozen=True)

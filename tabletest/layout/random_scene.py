@@ -19,6 +19,7 @@ import numpy as np
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Pose, Shape, carry, clear, column_cost, slide_to
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.family import view_id
 from tabletest.layout.instances import kind_of, numbered
 from tabletest.layout.random_config import RandomConfig
 
@@ -140,10 +141,6 @@ class RandomScene:
 
 def random_scene_id(seed: int, index: int) -> str:
     return f"rnd{seed}-{index:07d}"
-
-
-def view_id(scene_id: str, number: int) -> str:
-    return f"{scene_id}-view{number}"
 
 
 def left_to_right(objects: Sequence[PlacedObject], camera: CameraPose) -> tuple[PlacedObject, ...]:

@@ -23,6 +23,7 @@ from PIL import Image
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.family import family_problem
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
@@ -32,7 +33,6 @@ from tabletest.truth.audit_pairs import PairFacts, check_pairs
 from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.pairs import family_problem
 from tabletest.truth.rederive import Derivation, differences, recorded_camera, recorded_contact
 from tabletest.write.lock import reading_lock
 from tabletest.write.run_output import METADATA, RUN, last_render_run

@@ -11,46 +11,18 @@ measure an object hidden in one image, and its record leaves it out as always.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from tabletest.layout.arrangements import Shape
-from tabletest.layout.counterfactuals import KINDS, Candidates, partner_id
-from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view, view_id
+from tabletest.layout.counterfactuals import Candidates
+from tabletest.layout.family import partner_id, view_id
+from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view
 from tabletest.layout.random_set import RandomSet
 from tabletest.truth.relations import CONVERSE
 
 DIRECTIONS = ("left_of", "right_of", "in_front_of", "behind")
-_COMPANION_ID = re.compile(rf"^(rnd\d+-\d{{7}})-(?:({'|'.join(KINDS)})|view(\d+))$")
 NOT_COMPARED = ("hidden",)  # measured by the render, not placed: no change aims at it
-
-
-def family_problem(record: Mapping) -> str | None:
-    """What makes a record's family ambiguous, else None. A partner's and a view's id name their scene
-    (`partner_id`, `view_id`) and so does their `counterfactual` or `view` field: the two must agree, so
-    that no tool splits a pair, or pairs strangers, by trusting one of them."""
-    sid, partner, view = record.get("id"), record.get("counterfactual"), record.get("view")
-    named = _COMPANION_ID.match(sid) if isinstance(sid, str) else None
-    if named is None:
-        field = "counterfactual" if partner is not None else "view" if view is not None else None
-        return f"id {sid!r} is a scene's own, but the record has a {field} field" if field else None
-    scene, kind, number = named.groups()
-    if kind is not None:
-        said = partner if isinstance(partner, Mapping) else {}
-        if said.get("of") != scene or said.get("kind") != kind:
-            return f"id {sid} is the {kind} partner of {scene}, but its counterfactual field says {_brief(partner)}"
-    else:
-        said = view if isinstance(view, Mapping) else {}
-        if said.get("of") != scene or said.get("number") != int(number):
-            return f"id {sid} is view {number} of {scene}, but its view field says {_brief(view)}"
-    return None
-
-
-def _brief(value: object) -> str:
-    if not isinstance(value, Mapping):
-        return "nothing" if value is None else repr(value)[:80]
-    return repr({key: value.get(key) for key in ("of", "kind", "number") if key in value})
 
 
 def relation_difference(before: Mapping, after: Mapping) -> dict[str, dict[str, list]]:

@@ -32,14 +32,11 @@ def output_lock(root: Path, flag: str = "--out", beside: bool = False) -> Iterat
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that just started"
+        if holder := _taken_by(fd, fcntl.LOCK_EX):
             raise UserError(
                 f"{flag} {root} is in use by another tabletest run ({holder}); "
                 f"wait for it to finish, or give another {flag}"
-            ) from None
+            )
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
         yield
@@ -59,13 +56,17 @@ def reading_lock(root: Path, verb: str) -> Iterator[None]:
         yield
         return
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that just started"
-            raise UserError(
-                f"{root} is being written by a tabletest run ({holder}); {verb} it once that run has finished"
-            ) from None
+        if holder := _taken_by(fd, fcntl.LOCK_SH):
+            raise UserError(f"{root} is being written by a tabletest run ({holder}); {verb} it once that run has finished")
         yield
     finally:
         os.close(fd)
+
+
+def _taken_by(fd: int, mode: int) -> str | None:
+    """Take the lock in `mode` without waiting: None once taken, else who holds it (pid and host, as it wrote)."""
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process that just started"
+    return None

@@ -1,0 +1,50 @@
+"""A random scene's family, by its ids (no NumPy: every command that reads records needs it): its
+counterfactual partners `<scene>-<kind>` and its other views `<scene>-view<n>`, and whether a record's
+id and its `counterfactual` or `view` field say the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+# swap: two objects trade places; move: one goes to the other side of another (mirrored along the camera's
+# left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
+# one is taken off what it rests on, or out of what holds it, and put on the table
+KINDS = ("swap", "move", "remove", "replace", "unstack")
+_COMPANION_ID = re.compile(rf"^(rnd\d+-\d{{7}})-(?:({'|'.join(KINDS)})|view(\d+))$")
+
+
+def partner_id(scene_id: str, kind: str) -> str:
+    return f"{scene_id}-{kind}"
+
+
+def view_id(scene_id: str, number: int) -> str:
+    return f"{scene_id}-view{number}"
+
+
+def family_problem(record: Mapping) -> str | None:
+    """What makes a record's family ambiguous, else None. A partner's and a view's id name their scene, and
+    so does their `counterfactual` or `view` field: the two must agree, so that no tool splits a pair, or
+    pairs strangers, by trusting one of them."""
+    sid, partner, view = record.get("id"), record.get("counterfactual"), record.get("view")
+    named = _COMPANION_ID.match(sid) if isinstance(sid, str) else None
+    if named is None:
+        field = "counterfactual" if partner is not None else "view" if view is not None else None
+        return f"id {sid!r} is a scene's own, but the record has a {field} field" if field else None
+    scene, kind, number = named.groups()
+    if kind is not None:
+        said = partner if isinstance(partner, Mapping) else {}
+        if said.get("of") != scene or said.get("kind") != kind:
+            return f"id {sid} is the {kind} partner of {scene}, but its counterfactual field says {_brief(partner)}"
+    else:
+        said = view if isinstance(view, Mapping) else {}
+        if said.get("of") != scene or said.get("number") != int(number):
+            return f"id {sid} is view {number} of {scene}, but its view field says {_brief(view)}"
+    return None
+
+
+def _brief(value: object) -> str:
+    if not isinstance(value, Mapping):
+        return "nothing" if value is None else repr(value)[:80]
+    return repr({key: value.get(key) for key in ("of", "kind", "number") if key in value})
