@@ -87,9 +87,8 @@ def escape_by_id(ds: Path, record: dict) -> str:
 
 @pytest.mark.parametrize(
     ("command", "escape"),
-    [(show, escape_by_dots), (show, escape_by_link), (show, escape_by_mask), (show, escape_by_id),
-     (gallery, escape_by_dots), (gallery, escape_by_link), (gallery, escape_by_id)],  # the gallery opens no mask
-    ids=["show-dots", "show-link", "show-mask", "show-id", "gallery-dots", "gallery-link", "gallery-id"],
+    [(show, escape_by_link), (show, escape_by_mask), (gallery, escape_by_dots), (gallery, escape_by_id)],
+    ids=["show-link", "show-mask", "gallery-dots", "gallery-id"],  # every way out, each command once (one check serves both)
 )  # fmt: skip
 def test_a_record_naming_a_file_outside_is_refused_and_nothing_outside_is_touched(ds, tmp_path, command, escape):
     message = None
@@ -149,14 +148,11 @@ def test_an_image_that_does_not_decode_is_one_line_naming_it_and_the_gallery_mar
     ("change", "field", "shown"),
     [
         (lambda r: r["objects"][0]["bbox_px"].__setitem__(0, float("nan")), "objects[0].bbox_px", "nan"),
-        (lambda r: r["objects"][0]["bbox_px"].__setitem__(2, float("inf")), "objects[0].bbox_px", "inf"),
         (lambda r: r["objects"][0]["bbox_px"].__setitem__(3, float("-inf")), "objects[0].bbox_px", "-inf"),
         (lambda r: r["objects"][0].__setitem__("bbox_px", [1, 2, 3]), "objects[0].bbox_px", "[1, 2, 3]"),
-        (lambda r: r["objects"][0]["position_m"].__setitem__(1, float("nan")), "objects[0].position_m", "nan"),
         (lambda r: r["camera"]["K"][0].__setitem__(0, float("inf")), "camera.K", "inf"),
-        (lambda r: r["camera"].__setitem__("resolution", [0, 48]), "camera.resolution", "[0, 48]"),
     ],
-    ids=["bbox-nan", "bbox-inf", "bbox-minus-inf", "bbox-three", "position-nan", "camera-inf", "resolution-0"],
+    ids=["bbox-nan", "bbox-minus-inf", "bbox-three", "camera-inf"],
 )
 def test_a_number_that_cannot_be_drawn_is_refused_naming_the_scene_and_field(ds, tmp_path, change, field, shown):
     record = edit_first(ds, change)

@@ -139,7 +139,7 @@ def families(tmp_path_factory, builtin_assets) -> Path:
     partners and a second view."""
     out = tmp_path_factory.mktemp("families") / "out"
     result = run_cli(
-        "render", "--scenes", "random", "--count", "6", "--seed", "3", "--counterfactuals", "remove,swap", "--views", "2",
+        "render", "--scenes", "random", "--count", "5", "--seed", "3", "--counterfactuals", "remove,swap", "--views", "2",
         "--masks", "--resolution", "64x48", "--samples", "2", "--assets", str(builtin_assets), "--out", str(out), "--quiet",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
