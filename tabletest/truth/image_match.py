@@ -88,7 +88,7 @@ class ImageMatcher:
         if not self._suspects:
             return
         for scene_id, family, mask, depth in scenes():
-            step = max(1, -(-max(mask.shape[:2]) // MAX_SIDE_PX))
+            step = _step(mask)
             edges = _edges(mask, depth)[::step, ::step]
             for suspect in self._suspects:
                 if suspect.family != family and suspect.gradient.shape == edges.shape:
@@ -120,8 +120,9 @@ class ImageMatcher:
                     )))
 
 
-def _step(image: np.ndarray) -> int:
-    return max(1, -(-max(image.shape[:2]) // MAX_SIDE_PX))
+def _step(pixels: np.ndarray) -> int:
+    """Every how many pixels an image (and its masks alike) is compared: at most `MAX_SIDE_PX` across."""
+    return max(1, -(-max(pixels.shape[:2]) // MAX_SIDE_PX))
 
 
 def contrast(gradient: np.ndarray, edges: np.ndarray) -> float:
