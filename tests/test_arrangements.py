@@ -14,7 +14,8 @@ from conftest import REPO, run_cli
 
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
-from tabletest.layout.arrangements import Contact, Pose, Shape, carry
+from tabletest.layout.arrangements import Contact, Pose, Shape, carry, slide_to
+from tabletest.layout.columns import model_mesh
 from tabletest.layout.physics import plausibility
 from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RandomConfig, load_random_config
@@ -99,7 +100,7 @@ def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, bui
     config = load_random_config()
     pool = ("book", "laptop", "bowl", "mug", "trophy", "apple", "egg", "lemon", "strawberry", "tomato", "orange", "padlock", "cupcake")
     scenes, contact = scenes_of(with_count(config, 3, 6), entries, builtin_assets, pool, 150, seed=7)
-    carried_total, simulated = 0, 0
+    carried_total, simulated, touching = 0, 0, []
     for scene in scenes:
         rel, _ = contact_relations(scene.objects, contact.shapes, config.arrangements, 0.04, TOP)
         carried = [tuple(p) for p in rel["on"] + rel["inside"]]
@@ -107,24 +108,27 @@ def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, bui
         result = plausibility(scene.objects, contact.shapes, carried, TOP, seconds)
         assert result.overlaps_over_1mm == 0 and result.deepest_overlap_m < 0.001, scene.id
         assert all(gap <= 0.002 for gap in result.carried_gaps_m), (scene.id, result.carried_gaps_m)
+        at = {o.name: (contact.shapes[kind_of(o.name)], Pose(*o.position_m, o.yaw_deg)) for o in scene.objects}
+        touching += [_mesh_gap(*at[a], *at[b]) for a, b in rel["touching"] if a < b]
         carried_total += len(carried)
         if seconds:
             simulated += 1
             moved = {a: result.moved_m[a] for a, _ in carried}
             assert max(moved.values()) < 0.005, (scene.id, moved)
     assert carried_total >= 30 and simulated == 12
+    assert len(touching) >= 10 and max(touching) <= config.arrangements.contact_m, touching
 
 
 def test_scene_i_is_a_pure_function_of_config_seed_and_i(entries, builtin_assets, tmp_path):
     config = load_random_config()
     pool = ("book", "bowl", "mug", "apple", "egg", "lemon", "lamp", "teapot")
-    forwards, contact = scenes_of(config, entries, builtin_assets, pool, 40, seed=3)
-    random_set = make_random_set(CATALOG, config, 3, 40, pool, None, None, None)
+    forwards, contact = scenes_of(config, entries, builtin_assets, pool, 24, seed=3)
+    random_set = make_random_set(CATALOG, config, 3, 24, pool, None, None, None)
     sizes = {n: e.size_m for n, e in entries.items()}
-    backwards = [sample_scene(config, random_set.pool, sizes, 3, i, TOP, 36.0, RES, contact.shapes) for i in reversed(range(40))]
+    backwards = [sample_scene(config, random_set.pool, sizes, 3, i, TOP, 36.0, RES, contact.shapes) for i in reversed(range(24))]
     assert backwards[::-1] == forwards
     assert any(o.position_m[2] > TOP for s in forwards for o in s.objects)
-    args = ["vignettes", "--scenes", "random", "--count", "30", "--seed", "3", "--assets", str(builtin_assets)]
+    args = ["vignettes", "--scenes", "random", "--count", "15", "--seed", "3", "--assets", str(builtin_assets)]
     first = run_cli(*args, "--out", str(tmp_path / "a.jsonl"))
     second = run_cli(*args, "--out", str(tmp_path / "b.jsonl"))
     assert first.returncode == 0 and second.returncode == 0, first.stderr
@@ -174,13 +178,53 @@ def test_relations_come_from_the_geometry_with_their_margins(entries, builtin_as
 
 def _side_by_side(a: Shape, b: Shape, gap: float) -> float:
     """The x at which b (yaw 0) stands `gap` to the right of a (at the origin, yaw 0), from their meshes."""
-    from tabletest.layout.arrangements import horizontal_gap
-
     x = (a.size_m[0] + b.size_m[0]) / 2 + gap
-    for _ in range(4):  # boxes touch before meshes do: close the difference
-        measured = horizontal_gap(a, Pose(0, 0, TOP, 0), b, Pose(x, 0, TOP, 0))
-        x -= measured - gap
+    for _ in range(6):  # boxes touch before meshes do: close the difference
+        x -= _mesh_gap(a, Pose(0, 0, TOP, 0), b, Pose(x, 0, TOP, 0)) - gap
     return x
+
+
+def _mesh_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
+    """The least distance between the two meshes, measured here with fcl from the model files."""
+    import math
+
+    import fcl
+
+    def placed(shape: Shape, pose: Pose):
+        vertices, faces = model_mesh(shape.path, shape.sha256)
+        model = fcl.BVHModel()
+        model.beginModel(len(vertices), len(faces))
+        model.addSubModel(vertices, faces)
+        model.endModel()
+        t = math.radians(pose.yaw_deg)
+        turn = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
+        return fcl.CollisionObject(model, fcl.Transform(turn, np.array([pose.x, pose.y, pose.z])))
+
+    return max(0.0, float(fcl.distance(placed(a, pose_a), placed(b, pose_b), fcl.DistanceRequest(), fcl.DistanceResult())))
+
+
+def test_touching_and_next_to_are_the_meshes_distance_in_3d_not_their_columns(entries, builtin_assets):
+    """A bowl slid towards a lamp until their columns meet may stand under the lamp's arm, centimetres from
+    its surface: touching only where the meshes are within `contact_m`. A bowl under the arm's far end is
+    right under the lamp seen from above, yet 15 cm from it: not next to it."""
+    config = load_random_config()
+    c, near, margin = config.arrangements.contact_m, config.arrangements.next_to_m, config.relations.margin_m
+    shapes = {n: _shape(entries, builtin_assets, n) for n in ("lamp", "bowl")}
+    lamp = PlacedObject("lamp", (0.0, 0.0, TOP), 0.0, shapes["lamp"].size_m)
+    far = 0
+    for angle in range(0, 360, 30):
+        pose = slide_to(shapes["bowl"], 0.0, TOP, shapes["lamp"], Pose(0.0, 0.0, TOP, 0.0), angle)
+        bowl = PlacedObject("bowl", (pose.x, pose.y, TOP), 0.0, shapes["bowl"].size_m)
+        rel, withheld = contact_relations([lamp, bowl], shapes, config.arrangements, margin, TOP)
+        gap = _mesh_gap(shapes["bowl"], pose, shapes["lamp"], Pose(0.0, 0.0, TOP, 0.0))
+        assert (["bowl", "lamp"] in rel["touching"]) == (gap <= c), (angle, gap)
+        assert (["bowl", "lamp", "touching"] in withheld or ["lamp", "bowl", "touching"] in withheld) == (c < gap <= 2 * c), (angle, gap)
+        far += gap > 2 * c
+    assert far >= 4  # the slide did put the bowl under the arm
+    under_arm = PlacedObject("bowl", (0.2, 0.0, TOP), 0.0, shapes["bowl"].size_m)
+    assert _mesh_gap(shapes["bowl"], Pose(0.2, 0.0, TOP, 0.0), shapes["lamp"], Pose(0.0, 0.0, TOP, 0.0)) > near + margin
+    rel, withheld = contact_relations([lamp, under_arm], shapes, config.arrangements, margin, TOP)
+    assert not rel["next_to"] and not rel["touching"] and not withheld, (rel, withheld)
 
 
 @pytest.mark.parametrize(

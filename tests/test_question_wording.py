@@ -4,6 +4,7 @@ counts, "bigger" is not asked where extent and volume disagree, and real size is
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 from hierarchy_scenes import obj, random_scene, scene
@@ -57,3 +58,22 @@ def test_across_views_real_size_is_worded_as_real_size():
     # (one pair left out of the view's relations, so that its yes and no balance and both are asked)
     still = [q["text"] for q in view_questions(record, view) if q["relation"] == "bigger"]
     assert still and all("bigger in real life than" in text for text in still)
+
+
+def test_a_facing_caption_is_true_only_within_45_degrees_of_the_front():
+    """The radio faces −Y (yaw 0): a mug 30° off its front is faced; one 60° off is neither faced nor asked."""
+    radio = obj("radio", 0.0, 0.0, (0.25, 0.12, 0.15))
+    for degrees, faced in ((30, True), (60, None), (150, False)):
+        t = math.radians(degrees)
+        record = scene("rnd0-0000000", [radio, obj("mug", 0.4 * math.sin(t), -0.4 * math.cos(t), (0.12, 0.08, 0.1))])
+        captions = {q["relation"]: q["answer"] for q in every_phrasing(record) if q["template"] == "caption-orientation" and q["objects"] == ["radio", "mug"]}
+        assert captions.get("facing") == faced, (degrees, captions)
+
+
+def test_no_leftmost_of_two_that_nearly_share_a_column_in_the_image():
+    """Two mugs 4 cm apart across the view are left and right of each other, but a few pixels apart in the image."""
+    lamp = obj("lamp", 0.5, 0.2, (0.2, 0.2, 0.45))
+    close = scene("rnd0-0000000", [obj("mug", -0.02, 0.0, (0.12, 0.08, 0.1)), obj("mug", 0.02, 0.0, (0.12, 0.08, 0.1)), lamp])
+    apart = scene("rnd0-0000001", [obj("mug", -0.3, 0.0, (0.12, 0.08, 0.1)), obj("mug", 0.1, 0.0, (0.12, 0.08, 0.1)), lamp])
+    assert not [q["text"] for q in every_phrasing(close) if "leftmost" in q["text"] or "rightmost" in q["text"]]
+    assert [q["text"] for q in every_phrasing(apart) if "leftmost mug" in q["text"]]

@@ -139,25 +139,6 @@ def horizontal_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
     return max(0.0, float(nearest.min()) - max(a.columns.cell, b.columns.cell))
 
 
-def surface_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose, within: float) -> float | None:
-    """The least distance between the two objects' surfaces, from their columns: between any two columns
-    closer than `within` in plan, the plan distance (centres, less one cell) combined with the height between
-    their spans (0 where the spans overlap). None when no two columns come that close."""
-    from scipy.spatial import cKDTree
-
-    cell = max(a.columns.cell, b.columns.cell)
-    _, _, a_bottom, a_top = a.columns.cell_centers()
-    _, _, b_bottom, b_top = b.columns.cell_centers()
-    tree_a, tree_b = cKDTree(_plan_points(a, pose_a)), cKDTree(_plan_points(b, pose_b))
-    pairs = tree_a.sparse_distance_matrix(tree_b, within + cell, output_type="coo_matrix")
-    if pairs.nnz == 0:
-        return None
-    i, j = pairs.row, pairs.col
-    plan = np.maximum(0.0, pairs.data - cell)
-    height = np.maximum(0.0, np.maximum(a_bottom[i] + pose_a.z - b_top[j] - pose_b.z, b_bottom[j] + pose_b.z - a_top[i] - pose_a.z))
-    return float(np.min(np.hypot(plan, height)))
-
-
 def _plan_points(shape: Shape, pose: Pose) -> np.ndarray:
     """The centres of the object's filled cells in world x, y (n × 2)."""
     x, y, _, _ = shape.columns.cell_centers()

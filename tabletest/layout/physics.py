@@ -11,7 +11,7 @@ hull fills the concavities a neighbour may stand in, under a spout or a handle; 
 measured that the meshes do not overlap), so the simulation measures whether each object stays put
 where it rests.
 
-Needs the `physics` extra (`pip install -e '.[physics]'`); placement itself never does.
+MuJoCo needs the `physics` extra (`pip install -e '.[physics]'`); placement itself never does.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from functools import lru_cache
 import numpy as np
 
 from tabletest.errors import UserError
-from tabletest.layout.arrangements import Shape, region_m, support_heights
+from tabletest.layout.arrangements import Pose, Shape, region_m, support_heights
 from tabletest.layout.columns import model_mesh
 from tabletest.layout.instances import kind_of
+from tabletest.layout.meshes import mesh_distance, placed_mesh
 from tabletest.layout.random_scene import PlacedObject
 
 PROBE_M = 0.001  # an overlap that survives moving the objects this far apart is deeper than it
@@ -52,16 +53,15 @@ def plausibility(
     seconds: float = 2.0,
 ) -> Plausibility:
     """Measure a placed scene: interpenetration and carried gaps with fcl, then `seconds` of MuJoCo (0: none)."""
-    fcl = _import("fcl", "python-fcl")
-    bodies = {o.name: _fcl_object(fcl, shapes[kind_of(o.name)], o) for o in objects}
+    placed = {o.name: (shapes[kind_of(o.name)], _pose(o)) for o in objects}
     deepest, over = 0.0, 0
     for i, a in enumerate(objects):
         for b in objects[i + 1 :]:
-            if _collide(fcl, bodies[a.name], bodies[b.name]):
-                depth = _depth(fcl, shapes, a, b)
+            if _collide(placed_mesh(*placed[a.name]), placed_mesh(*placed[b.name])):
+                depth = _depth(placed[a.name], placed[b.name])
                 deepest = max(deepest, depth)
                 over += depth > PROBE_M
-    gaps = tuple(_distance(fcl, bodies[a], bodies[b]) for a, b in carried)
+    gaps = tuple(mesh_distance(*placed[a], *placed[b]) for a, b in carried)
     moved = simulate(objects, shapes, carried, table_top, seconds) if seconds > 0 else {}
     return Plausibility(deepest, over, gaps, moved)
 
@@ -167,36 +167,28 @@ def _hull_vertices(path: str, sha256: str) -> np.ndarray:
     return np.asarray(trimesh.convex.convex_hull(vertices).vertices)
 
 
-def _fcl_object(fcl, shape: Shape, obj: PlacedObject, shift: Sequence[float] = (0.0, 0.0, 0.0)):
-    vertices, faces = model_mesh(shape.path, shape.sha256)
-    model = fcl.BVHModel()
-    model.beginModel(len(vertices), len(faces))
-    model.addSubModel(vertices, faces)
-    model.endModel()
-    t = math.radians(obj.yaw_deg)
-    rotation = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
-    return fcl.CollisionObject(model, fcl.Transform(rotation, np.add(obj.position_m, shift)))
+def _pose(obj: PlacedObject) -> Pose:
+    return Pose(*obj.position_m, obj.yaw_deg)
 
 
-def _collide(fcl, a, b) -> bool:
+def _collide(a, b) -> bool:
+    import fcl
+
     return fcl.collide(a, b, fcl.CollisionRequest(), fcl.CollisionResult()) > 0
 
 
-def _distance(fcl, a, b) -> float:
-    return max(0.0, float(fcl.distance(a, b, fcl.DistanceRequest(), fcl.DistanceResult())))
-
-
-def _depth(fcl, shapes: Mapping[str, Shape], a: PlacedObject, b: PlacedObject) -> float:
+def _depth(a: tuple[Shape, Pose], b: tuple[Shape, Pose]) -> float:
     """How far the two must move apart (the higher one up if one is over the other, else apart in plan)
     before their meshes stop intersecting, to 0.1 mm, up to 20 mm."""
-    if abs(a.position_m[2] - b.position_m[2]) > 1e-6:
-        direction = np.array([0.0, 0.0, 1.0 if a.position_m[2] > b.position_m[2] else -1.0])
+    (shape_a, pose_a), (shape_b, pose_b) = a, b
+    if abs(pose_a.z - pose_b.z) > 1e-6:
+        direction = np.array([0.0, 0.0, 1.0 if pose_a.z > pose_b.z else -1.0])
     else:
-        d = np.subtract(a.position_m[:2], b.position_m[:2])
+        d = np.subtract((pose_a.x, pose_a.y), (pose_b.x, pose_b.y))
         direction = np.r_[d / max(float(np.linalg.norm(d)), 1e-9), 0.0]
-    fixed = _fcl_object(fcl, shapes[kind_of(b.name)], b)
+    fixed = placed_mesh(shape_b, pose_b)
     for step in range(1, 201):
-        if not _collide(fcl, _fcl_object(fcl, shapes[kind_of(a.name)], a, direction * step * 1e-4), fixed):
+        if not _collide(placed_mesh(shape_a, pose_a, tuple(direction * step * 1e-4)), fixed):
             return step * 1e-4
     return 0.02
 

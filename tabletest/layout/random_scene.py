@@ -21,6 +21,7 @@ from tabletest.layout.arrangements import Pose, Shape, carry, clear, column_cost
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.family import view_id
 from tabletest.layout.instances import kind_of, numbered
+from tabletest.layout.meshes import close_gap
 from tabletest.layout.random_config import RandomConfig
 
 Vec3 = tuple[float, float, float]
@@ -391,7 +392,8 @@ class _Arranger:
     def _touching(
         self, name: str, shape: Shape, placed: list[PlacedObject], poses: dict[str, Pose], bounds: tuple[float, float], work: Work
     ) -> PlacedObject | None:
-        """Beside a neighbour on the table, their sides meeting; clear of the rest by `min_gap_m`."""
+        """Beside a neighbour on the table, their meshes a third of `contact_m` apart (slid in by their columns,
+        then closed by the meshes); clear of the rest by `min_gap_m`."""
         a = self.config.arrangements
         neighbours = [o for o in placed if self.levels[o.name] == 0]
         for _ in range(a.attempts):
@@ -399,9 +401,11 @@ class _Arranger:
             neighbour = self.rng.choice(neighbours)
             yaw = round(_uniform(self.rng, self.config.objects.yaw_deg), 3)
             angle = self.rng.uniform(0.0, 360.0)
-            pose = slide_to(shape, yaw, self.top, self.shapes[kind_of(neighbour.name)], poses[neighbour.name], angle, work.column_test)
+            beside = self.shapes[kind_of(neighbour.name)]
+            pose = slide_to(shape, yaw, self.top, beside, poses[neighbour.name], angle, work.column_test)
             if pose is None:
                 continue
+            pose = close_gap(shape, pose, beside, poses[neighbour.name], angle, a.contact_m / 3)
             candidate = PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
             corners = candidate.footprint()
             if np.any(np.abs(corners[:, 0]) > bounds[0]) or np.any(np.abs(corners[:, 1]) > bounds[1]):

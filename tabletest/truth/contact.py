@@ -1,10 +1,11 @@
-"""Relations off the table plane, from the final poses and the models' columns (never from how the scene
-was drawn): on / under, inside / contains, touching, above / below, next to.
+"""Relations off the table plane, from the final poses and the models (never from how the scene was drawn):
+on / under, inside / contains and above / below from the models' columns; touching and next to from the
+least distance between their meshes in 3D, so two objects under one another's overhang do not touch.
 
-Margins as for the other relations: a pair within `contact_m` of touching or of resting is labelled, a
-pair farther than twice that is not, and one in between is withheld (`ambiguous` with `touching`); a
-pair within `next_to_m` is next to each other, beyond it by more than `margin_m` it is not, and in
-between it is withheld (`next_to`).
+Margins as for the other relations: a pair whose meshes are within `contact_m` touches (or, over one
+another, rests), a pair farther than twice that does not, and one in between is withheld (`ambiguous`
+with `touching`); a pair on the same surface within `next_to_m` is next to each other, beyond it by more
+than `margin_m` it is not, and in between it is withheld (`next_to`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from tabletest.layout.arrangements import Pose, Shape, horizontal_gap, near, region_m, surface_gap, to_own, vertical_gap, within
+from tabletest.layout.arrangements import Pose, Shape, near, region_m, to_own, vertical_gap, within
 from tabletest.layout.instances import kind_of
+from tabletest.layout.meshes import mesh_distance
 from tabletest.layout.random_config import Arrangements
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.truth.relations import CONTACT_KEYS
@@ -47,13 +49,12 @@ def contact_relations(
     for i, j in itertools.combinations(range(len(objs)), 2):
         if not _near(objs[i], objs[j], arrangements.next_to_m + next_to_margin_m):
             continue
-        touch = surface_gap(shape[i], poses[i], shape[j], poses[j], 2 * c)
-        if touch is not None and touch <= c:
+        apart = mesh_distance(shape[i], poses[i], shape[j], poses[j])
+        if apart <= c:
             rel["touching"] += [[names[i], names[j]], [names[j], names[i]]]
-        elif touch is not None and touch <= 2 * c:
+        elif apart <= 2 * c:
             ambiguous.append([names[i], names[j], "touching"])
         if _same_surface(i, j, carrier, poses, table_top, c):
-            apart = touch if touch is not None and touch <= c else horizontal_gap(shape[i], poses[i], shape[j], poses[j])
             if apart <= arrangements.next_to_m:
                 rel["next_to"] += [[names[i], names[j]], [names[j], names[i]]]
             elif apart <= arrangements.next_to_m + next_to_margin_m:

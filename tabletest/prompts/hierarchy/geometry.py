@@ -33,6 +33,8 @@ DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 %
 PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
 BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
 SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
+FACING_DEG = 45.0  # an object faces another that stands within this of its front (faces away: of its back)
+ORDINAL_SHARE = 0.05  # the leftmost of a kind: at least this share of the image's width left of each other one
 # bigger: the largest box extent at least this many times the other's; taller: the height. The records'
 # definition (`RelationMargins.size_ratio`, whose stored pairs decide where a record has them).
 SIZE_RATIO = RelationMargins.model_fields["size_ratio"].default
@@ -184,6 +186,10 @@ class SceneGeometry:
         return float(a.center[:2] @ self.view.ground_forward)
 
     # --- the viewer frame -------------------------------------------------------------------------
+    def apart_in_image(self, a: Thing, b: Thing, share: float) -> bool:
+        """Whether the two centres stand at least `share` of the image's width apart in it (a text record: always)."""
+        return self.view is None or abs(float(self._sight(a)[1][0] - self._sight(b)[1][0])) >= share * self.view.width
+
     def viewer_lateral(self, a: Thing, b: Thing) -> str | None:
         """`left` if a is to the left of b as the camera sees it (in 3D and in the image), `right`, or None."""
         if self.view is None:
@@ -251,8 +257,9 @@ class SceneGeometry:
         return _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
 
     # --- an object's own frame --------------------------------------------------------------------
-    def intrinsic(self, of: Thing, other: Thing) -> tuple[str | None, str | None]:
-        """Where `other` stands from `of`'s own front: (left/right or None, front/behind or None)."""
+    def intrinsic(self, of: Thing, other: Thing, front_deg: float = FRONT_DEG) -> tuple[str | None, str | None]:
+        """Where `other` stands from `of`'s own front: (left/right or None, front/behind or None); front within
+        `front_deg` of its front, behind within as much of its back."""
         if self.view is None or not of.has_front:
             return None, None
         v = other.center[:2] - of.center[:2]
@@ -266,7 +273,7 @@ class SceneGeometry:
             if -180 + SIDE_DEG <= angle <= -SIDE_DEG
             else None
         )
-        ahead = "front" if abs(angle) <= FRONT_DEG else "behind" if abs(angle) >= 180 - FRONT_DEG else None
+        ahead = "front" if abs(angle) <= front_deg else "behind" if abs(angle) >= 180 - front_deg else None
         return side, ahead
 
     # --- size ----------------------------------------------------------------------------------------

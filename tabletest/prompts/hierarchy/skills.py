@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from tabletest.layout.instances import kind_of
-from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
+from tabletest.prompts.hierarchy.geometry import ORDINAL_SHARE, SceneGeometry, Thing
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.truth.relations import bigger_reads_both_ways
@@ -46,14 +46,16 @@ def named(geometry: SceneGeometry) -> list[Thing]:
 
 def placed_by_side(geometry: SceneGeometry) -> list[Thing]:
     """`named`, and of each kind the scene holds several of (none hidden), the leftmost and the rightmost where
-    the scene decides them, named so ("leftmost apple")."""
+    the scene decides them, named so ("leftmost apple"): left (right) of each other one of its kind, and
+    `ORDINAL_SHARE` of the image's width from it, so two that nearly share a column are neither."""
     counts, hidden = geometry.kinds(), {kind_of(h) for h in geometry.hidden_names}
     extra = []
     for kind in (k for k, n in counts.items() if n > 1 and k not in hidden):
         same = [t for t in geometry.things if t.name == kind]
         for t in same:
-            sides = {geometry.viewer_lateral(t, u) for u in same if u is not t}
-            if len(sides) == 1 and None not in sides:
+            others = [u for u in same if u is not t]
+            sides = {geometry.viewer_lateral(t, u) for u in others}
+            if len(sides) == 1 and None not in sides and all(geometry.apart_in_image(t, u, ORDINAL_SHARE) for u in others):
                 extra.append(replace(t, name=f"{sides.pop()}most {kind}"))
     return named(geometry) + extra
 

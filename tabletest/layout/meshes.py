@@ -1,0 +1,59 @@
+"""Exact distances between two models' meshes where they stand, in 3D (python-fcl): what decides whether two
+objects touch or stand next to each other. Columns seen from above cannot: an object under another's
+overhang (a bowl under a lamp's arm) shares a column with it yet is centimetres from its surface.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from tabletest.layout.arrangements import Pose, Shape
+from tabletest.layout.columns import model_mesh
+
+CLOSE_STEPS = 12  # moves towards a neighbour when closing a gap: each removes all but the slack kept
+
+
+def placed_mesh(shape: Shape, pose: Pose, shift: tuple[float, float, float] = (0.0, 0.0, 0.0)):
+    """The model's mesh as an fcl collision object at `pose` (moved by `shift`)."""
+    import fcl
+
+    t = math.radians(pose.yaw_deg)
+    rotation = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
+    return fcl.CollisionObject(_bvh(shape.path, shape.sha256), fcl.Transform(rotation, np.add((pose.x, pose.y, pose.z), shift)))
+
+
+def mesh_distance(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
+    """The least distance between the two meshes' surfaces in metres; 0 where they meet or overlap."""
+    import fcl
+
+    found = fcl.distance(placed_mesh(a, pose_a), placed_mesh(b, pose_b), fcl.DistanceRequest(), fcl.DistanceResult())
+    return max(0.0, float(found))
+
+
+def close_gap(shape: Shape, pose: Pose, neighbour: Shape, neighbour_pose: Pose, angle_deg: float, slack_m: float) -> Pose:
+    """`shape` moved on along the horizontal direction `angle_deg` (pointing away from its neighbour) towards
+    it until their meshes are about `slack_m` apart. Each move is the measured distance less the slack, so it
+    never reaches into the neighbour (no point of a mesh moves farther than the move); an oblique face takes
+    a few moves, and `CLOSE_STEPS` bounds them."""
+    step_x, step_y = -math.cos(math.radians(angle_deg)), -math.sin(math.radians(angle_deg))
+    for _ in range(CLOSE_STEPS):
+        move = mesh_distance(shape, pose, neighbour, neighbour_pose) - slack_m
+        if move < slack_m / 2:
+            break
+        pose = Pose(round(pose.x + move * step_x, 5), round(pose.y + move * step_y, 5), pose.z, pose.yaw_deg)
+    return pose
+
+
+@lru_cache(maxsize=128)
+def _bvh(path: str, sha256: str):
+    import fcl
+
+    vertices, faces = model_mesh(path, sha256)
+    model = fcl.BVHModel()
+    model.beginModel(len(vertices), len(faces))
+    model.addSubModel(vertices, faces)
+    model.endModel()
+    return model
