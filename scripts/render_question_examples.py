@@ -22,7 +22,7 @@ from PIL import Image
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.spec import SceneSpec, SpecObject
-from tabletest.render.assets_for_run import needed_assets
+from tabletest.assets.needed import needed_assets
 from tabletest.render.supervisor import Supervisor, WorkerSlot
 
 CAMERA_DISTANCE_M = 1.5

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -10,6 +11,17 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+RENDER_EXTRA = all(importlib.util.find_spec(module) for module in ("bpy", "OpenEXR"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Without the render extra, the tests that render are skipped, saying so (the rest still run)."""
+    if RENDER_EXTRA:
+        return
+    skip = pytest.mark.skip(reason="needs the render extra (bpy, OpenEXR): pip install -e '.[render,dev]'")
+    for item in items:
+        if item.get_closest_marker("render"):
+            item.add_marker(skip)
 
 
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:

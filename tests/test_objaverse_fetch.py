@@ -14,10 +14,11 @@ from pathlib import Path
 
 import glbmaker as gm
 import numpy as np
-import objaverse
 import pytest
 from hubserver import REAL_LVIS, HubFixture, HubServer, uid_of, write_catalog
 from PIL import Image
+
+objaverse = pytest.importorskip("objaverse", reason="needs the render extra (objaverse): pip install -e '.[render,dev]'")
 
 from tabletest.assets.canonical import load_world
 from tabletest.assets.check import check_assets

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from typer.exceptions import TyperException
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
@@ -152,20 +151,13 @@ def _task_line(task: TaskStatus) -> str:
 
 def check_render_args(args: list[str]) -> dict:
     """The flags for `tabletest render`, parsed as it will parse them, so a typo fails here, not on the cluster."""
-    from tabletest.render.cli import render as render_command
+    from tabletest.render.cli import parse_render_flags
 
-    app = typer.Typer()
-    app.command()(render_command)
-    command = typer.main.get_command(app)
-    try:
-        ctx = command.make_context("tabletest render", list(args))
-    except TyperException as err:  # typer's own click: a usage error
-        message = err.format_message() if hasattr(err, "format_message") else str(err)
-        raise UserError(f"the render flags are not right: {message} (see tabletest render --help)") from None
+    params = parse_render_flags(args)
     given = {arg.split("=")[0] for arg in args}
-    if ctx.params.get("shard") is not None or "--shard" in given:
+    if params.get("shard") is not None or "--shard" in given:
         raise UserError("--shard is set per task by the farm (task i renders shard i/--tasks); leave it out")
-    return ctx.params
+    return params
 
 
 def check_random_set(params: dict, tasks: int) -> None:

@@ -28,7 +28,7 @@ from tabletest.assets.manifest import manifest_digest
 from tabletest.config import Catalog, Config
 from tabletest.errors import Interrupted, UserError
 from tabletest.layout.selection import Selection, count_selected, select_scenes
-from tabletest.render.assets_for_run import needed_assets
+from tabletest.assets.needed import needed_assets
 from tabletest.render.devices import check_denoiser, check_device, device_class, parse_gpus
 from tabletest.render.hdris import check_hdris
 from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots

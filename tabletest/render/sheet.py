@@ -20,7 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import Catalog
 from tabletest.errors import UserError
-from tabletest.render.assets_for_run import refuse_unusable
+from tabletest.assets.needed import refuse_unusable
 
 BACKGROUND = (236, 236, 232)
 LABEL_COLOR = (30, 30, 30)

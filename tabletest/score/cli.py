@@ -13,7 +13,7 @@ from tabletest.options import CatalogOpt
 from tabletest.score.collect import Scoring, score_responses
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.predictions import in_folders
-from tabletest.score.questions import score_question_files
+from tabletest.score.questions_report import score_question_files
 
 
 def score(

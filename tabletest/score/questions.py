@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import typer
-
 from tabletest.config import excerpt
 from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.record import QUESTION_FIELDS
@@ -225,23 +223,3 @@ def _shape_problem(question: dict) -> str | None:
 
 def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
-
-
-def score_question_files(prompts: list[Path], responses: list[Path], lexicon: Lexicon, out: Path) -> bool:
-    """`tabletest score` on `tabletest questions` files: judge and report them; False for the study's prompts."""
-    kinds = {is_question_file(p) for p in prompts}
-    if kinds == {False}:
-        return False
-    if len(kinds) > 1:
-        raise UserError(
-            "--prompts mixes `tabletest questions` files with `tabletest prompts` files; score each kind in its own run"
-        )
-    from tabletest.score.questions_report import write_question_report
-
-    rows, unanswered = score_questions(prompts, responses, lexicon)
-    written = write_question_report(rows, unanswered, out)
-    typer.echo(
-        f"scored {len(rows)} answers to questions; wrote {written[0]} and {len(written) - 1} more files to {out}",
-        err=True,
-    )
-    return True

@@ -15,8 +15,12 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+import typer
+
+from tabletest.errors import UserError
 from tabletest.score.escape import markdown_cell, write_csv
-from tabletest.score.questions import ScoredQuestion
+from tabletest.score.lexicon import Lexicon
+from tabletest.score.questions import ScoredQuestion, is_question_file, score_questions
 from tabletest.write.jsonl import atomic_output
 
 DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality", "phrasing")
@@ -227,3 +231,21 @@ def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[
     if unanswered:
         lines += ["", f"{unanswered} questions had no answer from any model and are left out."]
     return "\n".join(lines) + "\n"
+
+
+def score_question_files(prompts: list[Path], responses: list[Path], lexicon: Lexicon, out: Path) -> bool:
+    """`tabletest score` on `tabletest questions` files: judge and report them; False for the study's prompts."""
+    kinds = {is_question_file(p) for p in prompts}
+    if kinds == {False}:
+        return False
+    if len(kinds) > 1:
+        raise UserError(
+            "--prompts mixes `tabletest questions` files with `tabletest prompts` files; score each kind in its own run"
+        )
+    rows, unanswered = score_questions(prompts, responses, lexicon)
+    written = write_question_report(rows, unanswered, out)
+    typer.echo(
+        f"scored {len(rows)} answers to questions; wrote {written[0]} and {len(written) - 1} more files to {out}",
+        err=True,
+    )
+    return True

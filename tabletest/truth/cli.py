@@ -32,7 +32,7 @@ from tabletest.options import (
     parse_resolution,
     with_flags,
 )
-from tabletest.render.assets_for_run import needed_assets
+from tabletest.assets.needed import needed_assets
 from tabletest.truth.audit import audit, summary
 from tabletest.truth.records import random_vignette_records, vignette_record
 from tabletest.truth.verify_report import VERIFY_FILE, disputed_by_scene, write_verdicts
