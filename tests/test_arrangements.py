@@ -94,6 +94,7 @@ def test_two_levels_where_the_shapes_allow_and_not_beyond_max_levels(entries, bu
     assert found[0] > 0 and found[1] == 0
 
 
+@pytest.mark.slow
 def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, builtin_assets):
     """fcl on the meshes: nothing interpenetrates deeper than 1 mm, nothing carried floats more than 2 mm
     above its carrier, touching objects are within `contact_m`; MuJoCo: what is carried stays put."""
@@ -255,6 +256,7 @@ def test_bad_arrangement_configs_are_refused_in_one_line(tmp_path, arrangements,
         ("book", "support", [0.5, 0.2, 0.4, 0.9], "region [0.5, 0.2, 0.4, 0.9] is not [x0, y0, x1, y1] with 0 <= x0 < x1 <= 1"),
     ],
 )
+@pytest.mark.render
 def test_bad_carrier_declarations_are_refused_before_anything_starts(tmp_path, builtin_assets, name, field, region, message):
     data = yaml.safe_load((REPO / "configs" / "objects.yaml").read_text())
     next(o for o in data["objects"] if o["name"] == name)[field] = region
@@ -312,6 +314,7 @@ def _records(folder):
     return [json.loads(line) for line in (folder / "metadata.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.render
 def test_verify_passes_a_real_render_and_catches_a_planted_wrong_on_and_inside(stacked_render, builtin_assets, tmp_path):
     import shutil
 
@@ -333,6 +336,7 @@ def test_verify_passes_a_real_render_and_catches_a_planted_wrong_on_and_inside(s
         assert f"DISAGREES {record['id']} [derived] relations.{key}" in result.stdout
 
 
+@pytest.mark.render
 def test_verify_without_the_models_says_so(stacked_render, tmp_path):
     result = run_cli("verify", str(stacked_render), "--assets", str(tmp_path / "nowhere"))
     assert result.returncode == 3, result.stdout  # nothing disagrees, but not every label was checked: a partial verdict
@@ -340,6 +344,7 @@ def test_verify_without_the_models_says_so(stacked_render, tmp_path):
     assert result.stderr.startswith("error: the verdict is partial") and result.stderr.count("\n") == 1
 
 
+@pytest.mark.render
 def test_questions_ask_on_inside_and_touching_with_balanced_golds(stacked_render, tmp_path):
     out = tmp_path / "questions.jsonl"
     result = run_cli("questions", "--from", str(stacked_render), "--forms", "questions", "--out", str(out))
@@ -363,6 +368,7 @@ def test_questions_ask_on_inside_and_touching_with_balanced_golds(stacked_render
             assert len(set(answers.count(x) for x in set(answers))) <= 1, (relation, kind, answers)
 
 
+@pytest.mark.render
 def test_stories_infer_above_from_what_is_inside_what_rests_on_something(builtin_assets, tmp_path):
     """SpartQA's rules off the table plane: an egg inside a bowl that is above a book is above the book
     (containment), and the book is below it (inverse); every gold agrees with the render's own relations."""
@@ -378,6 +384,7 @@ def test_stories_infer_above_from_what_is_inside_what_rests_on_something(builtin
         assert q["frame"] is None and not q["text"].startswith("From the viewer")
 
 
+@pytest.mark.render
 def test_prompt_5_opt_in_asks_inside_where_it_is_true_and_scores_it(stacked_render, tmp_path):
     from tabletest.score.judge import judge
     from tabletest.score.lexicon import load_lexicon

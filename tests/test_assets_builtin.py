@@ -226,6 +226,7 @@ def test_check_without_a_manifest_says_how_to_build(tmp_path):
         check_assets(CATALOG, tmp_path)
 
 
+@pytest.mark.render
 def test_sheet_is_a_labelled_grid_of_renders(built, tmp_path):
     out = render_sheet(CATALOG, built, tmp_path / "sheet.png", only=["banana", "mug", "lamp"], cell=48, columns=2)
     sheet = np.asarray(Image.open(out).convert("RGB")).astype(int)
@@ -241,6 +242,7 @@ def test_sheet_is_a_labelled_grid_of_renders(built, tmp_path):
     assert (empty == BACKGROUND).all()
 
 
+@pytest.mark.render
 def test_sheet_failure_shows_blenders_last_lines(copy, tmp_path):
     """A model the checks accepted (a verdict recorded as if they had) that Blender cannot load."""
     pin(copy, "mug", b"glTF not really")

@@ -93,6 +93,7 @@ def test_out_naming_a_device_or_fifo_writes_into_it_and_never_replaces_it(cli, t
     assert received and received[0].count('"id": "1obj-') == 3
 
 
+@pytest.mark.render
 def test_render_with_no_scenes_chosen_says_what_it_would_do_and_does_not_start(cli, tmp_path):
     """`tabletest render` alone is every two-object scene at 1024x768: days on a laptop, refused in one line."""
     out = tmp_path / "out"

@@ -25,6 +25,8 @@ from tabletest.write.run_output import read_runs
 
 from conftest import REPO, copy_with_unloadable_model, run_cli
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 QUALITY = ["--resolution", "128x96", "--samples", "256", "--masks", "--quiet"]
 TINY = ["--resolution", "64x48", "--samples", "8", "--quiet"]
 NAMES = ("mug", "lamp", "wine bottle")
@@ -74,6 +76,7 @@ def random_scenes(tmp_path_factory, builtin_assets) -> dict:
     return {"runs": runs, "cache": cache, "assets": builtin_assets, "root": root}
 
 
+@pytest.mark.slow
 def test_composites_match_direct_renders(random_scenes):
     runs = random_scenes["runs"]
     scores = []

@@ -11,6 +11,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
@@ -45,6 +46,7 @@ def test_layer_set_key_covers_what_changes_the_pixels(tmp_path):
     assert LayerSet(tmp_path, config).folder == tmp_path / key[:16]
 
 
+@pytest.mark.render
 def test_layer_set_key_holds_the_blender_version():
     """The suite runs on Blender 5.0 and 5.2, whose renders differ: a shared cache keeps their layers apart."""
     assert LayerSet(Path("cache"), load_config()).fields["blender"] == importlib.metadata.version("bpy")

@@ -121,6 +121,7 @@ def records(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "metadata.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.render
 def test_each_of_several_is_its_own_object_with_its_own_box_and_mask(render):
     import numpy as np
     from PIL import Image
@@ -143,6 +144,7 @@ def test_each_of_several_is_its_own_object_with_its_own_box_and_mask(render):
     assert result.returncode == 0 and "0 disagreement(s)" in result.stdout, result.stdout[-2000:]
 
 
+@pytest.mark.render
 def test_counts_are_exact_and_only_an_unambiguous_one_of_several_is_named(render):
     result = run_cli("questions", "--from", str(render), "--forms", "questions")
     assert result.returncode == 0, result.stderr
@@ -261,6 +263,7 @@ class Reading:
         raise AssertionError(template)
 
 
+@pytest.mark.render
 def test_every_phrasing_gets_its_gold_from_an_independent_recomputation(render):
     from tabletest.prompts.hierarchy.generate import scene_questions
     from tabletest.prompts.hierarchy.phrasings import PHRASINGS
@@ -282,6 +285,7 @@ def test_every_phrasing_gets_its_gold_from_an_independent_recomputation(render):
         assert len(PHRASINGS[template]) >= 5
 
 
+@pytest.mark.render
 def test_the_same_seed_asks_the_same_questions_in_the_same_words(render, tmp_path):
     runs = {}
     for name, seed in (("a", "0"), ("b", "0"), ("c", "1")):
@@ -295,6 +299,7 @@ def test_the_same_seed_asks_the_same_questions_in_the_same_words(render, tmp_pat
     assert sum(q["phrasing"] != other[qid]["phrasing"] for qid, q in first.items()) > len(first) / 3  # ... worded anew
 
 
+@pytest.mark.render
 def test_the_studys_prompts_never_name_one_of_several(render, tmp_path):
     result = run_cli("prompts", "--dataset", str(render), "--out", str(tmp_path / "prompts.jsonl"))
     assert result.returncode == 0, result.stderr
@@ -305,6 +310,7 @@ def test_the_studys_prompts_never_name_one_of_several(render, tmp_path):
         assert not set(p["objects"].values()) & repeated[p["scene_id"]] and "#" not in p["text"], p["qid"]
 
 
+@pytest.mark.render
 def test_training_exports_record_each_questions_template_and_phrasing(render, tmp_path):
     asked = run_cli("questions", "--from", str(render), "--forms", "questions,captions", "--out", str(tmp_path / "q.jsonl"))
     assert asked.returncode == 0, asked.stderr
@@ -321,6 +327,7 @@ def test_training_exports_record_each_questions_template_and_phrasing(render, tm
     assert len({s["phrasing"] for s in samples}) >= 5
 
 
+@pytest.mark.render
 def test_a_balanced_export_keeps_what_tabletest_questions_balance_keeps(render, tmp_path):
     asked = run_cli("questions", "--from", str(render), "--forms", "questions,captions", "--balance", "--out", str(tmp_path / "q.jsonl"))
     assert asked.returncode == 0, asked.stderr
@@ -334,6 +341,7 @@ def test_a_balanced_export_keeps_what_tabletest_questions_balance_keeps(render, 
     assert not (tmp_path / "study").exists()
 
 
+@pytest.mark.render
 def test_the_score_report_measures_whether_the_wording_changes_the_answer(render, tmp_path):
     """Every question in every phrasing: an oracle answers alike in all of them; a responder that turns its yes/no
     answers round unless a question is in its plainest phrasing answers alike only where it cannot turn round."""

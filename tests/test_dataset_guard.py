@@ -21,6 +21,8 @@ from tabletest.write.settings import read_settings, settings_differences, widene
 
 from conftest import REPO, run_cli, worker_pids
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 NAMES = ("mug", "wine bottle", "lamp")
 TINY = ["--resolution", "64x48", "--samples", "2", "--quiet"]
 

@@ -46,6 +46,8 @@ from tabletest.prompts.battery import SceneInput
 from tabletest.score.judge import judge
 from tabletest.score.lexicon import load_lexicon
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 NAMES = ("mug", "banana", "lamp", "apple")
 TINY = ["--engine", "cycles", "--samples", "1", "--resolution", "64x48", "--masks", "--quiet"]
 LEXICON = load_lexicon(load_catalog())

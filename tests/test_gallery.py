@@ -20,6 +20,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from tabletest.export.dataset import RenderDataset
 from tabletest.show.gallery import build
 
+pytestmark = [pytest.mark.render, pytest.mark.browser]  # a real render's folder, in a real browser
+
 
 @pytest.fixture(scope="module")
 def render(tmp_path_factory, builtin_assets) -> Path:

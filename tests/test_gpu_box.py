@@ -54,6 +54,7 @@ def test_the_optix_denoiser_is_checked_before_the_first_scene(tmp_path):
         check_denoiser("oidn", "auto")
 
 
+@pytest.mark.render
 @pytest.mark.skipif(OPTIX_WEIGHTS.exists(), reason="this machine has the OptiX denoiser's weights")
 def test_render_refuses_optix_without_its_weights_in_one_line_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
@@ -111,6 +112,7 @@ def test_a_cause_the_first_scenes_share_stops_the_run(tmp_path):
         different(_failed(error))
 
 
+@pytest.mark.render
 def test_a_render_whose_first_scenes_fail_alike_stops_in_one_line(tmp_path, builtin_assets):
     out = tmp_path / "out"
     result = run_cli(
@@ -135,6 +137,7 @@ def cycles_lib(tmp_path) -> CyclesKernels:
     return CyclesKernels(folder)
 
 
+@pytest.mark.render
 def test_the_installed_blender_is_read_where_cycles_reads_it():
     installed = CyclesKernels.installed()
     assert installed is not None and installed.folder.name == "lib" and installed.folder.parent.name == "cycles"

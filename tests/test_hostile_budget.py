@@ -85,6 +85,7 @@ def template(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.render
 def test_a_merge_killed_with_minus_9_leaves_no_image_checker_behind(tmp_path, template):
     """2,000 images to decode-check take the merge's pool seconds; killed meanwhile, the merge cannot stop
     it, so each checking process must see its owner gone and exit by itself."""

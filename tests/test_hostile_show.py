@@ -17,6 +17,8 @@ import pytest
 import yaml
 from conftest import REPO, run_cli
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 TINY = ["--resolution", "64x48", "--samples", "1", "--masks", "--quiet"]
 VICTIM = b"not yours to delete"
 
@@ -266,6 +268,7 @@ def browser():
     driver.quit()
 
 
+@pytest.mark.browser
 def test_the_gallery_links_an_image_whose_name_holds_a_hash(ds, tmp_path, browser):
     """A name a record may hold ('#' is allowed in one) is linked as itself, not cut at the '#'."""
     from urllib.parse import urlencode

@@ -188,6 +188,7 @@ BAD_RENDER_VALUES = [
     ("flag", "message", "scenes"),
     [*((flag, message, ()) for flag, message in BAD_RENDER_VALUES), (*BAD_RENDER_VALUES[0], ("--scenes", "random", "--count", "2"))],
 )
+@pytest.mark.render
 def test_vignettes_refuse_what_render_refuses_in_the_same_line(tmp_path, flag, message, scenes):
     for command in ("render", "vignettes"):
         out = tmp_path / command

@@ -17,6 +17,8 @@ from tabletest.write.temp import host
 
 from conftest import run_cli
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 NAMES = "mug,lamp,wine bottle"
 
 

@@ -18,6 +18,8 @@ from tabletest.config import load_catalog
 
 from conftest import REPO, run_cli
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 NAMES = ("mug", "wine bottle", "lamp")
 TINY = ["--resolution", "32x24", "--samples", "1", "--device", "cpu", "--quiet"]
 

@@ -98,6 +98,7 @@ def test_the_triangle_limit_is_read_from_the_header_before_the_file_is_loaded(tm
     assert "mug.ply has 5000000 triangles, more than the 1000000 allowed (--max-triangles)" in report.failed["mug"]
 
 
+@pytest.mark.render
 @pytest.mark.parametrize("command", ["render", "sheet"])
 def test_render_refuses_a_model_whose_manifest_entry_was_edited_to_match_tampered_bytes(tmp_path, command):
     """The entry's sha256 matches the bytes, but the checks never accepted them: `render` (and the

@@ -28,6 +28,8 @@ from tabletest.prompts.reading import made_from
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 LEXICON = load_lexicon(load_catalog())
 
 

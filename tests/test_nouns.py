@@ -92,6 +92,7 @@ def test_vignettes_on_a_fresh_machine_write_only_records_to_stdout(tmp_path):
     assert "building 2 built-in object model(s) into assets/ (once)" in result.stderr
 
 
+@pytest.mark.render
 def test_a_random_render_pins_its_pair_nouns_and_verify_derives_its_vignettes(tmp_path):
     out = tmp_path / "out"
     made = run_cli(

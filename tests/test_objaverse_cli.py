@@ -28,6 +28,8 @@ from tabletest.cli import app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 NAMES = ("teapot", "toy car", "lamp")
 
 

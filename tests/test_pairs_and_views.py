@@ -181,6 +181,7 @@ def test_a_view_keeps_its_scene_and_moves_the_camera(builtin_assets):
         assert view.camera.pinhole(RES).project(np.array([o.box_center for o in view.objects])).min() >= 0
 
 
+@pytest.mark.render
 def test_views_flags_get_one_line(builtin_assets):
     for views, words in (("0", "--views 0: give how many cameras"), ("100", "--views 100 is more than 99")):
         bad = run_cli("vignettes", "--scenes", "random", "--count", "2", "--views", views, "--assets", str(builtin_assets))
@@ -204,6 +205,8 @@ def test_bad_counterfactual_flags_get_one_line(builtin_assets):
     assert benchmark.returncode == 2 and "--scenes random" in benchmark.stderr and "Traceback" not in benchmark.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.render
 def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_assets):
     """Rendered pairs pass `tabletest verify`; a partner whose image moved an object its change does not
     name, or whose recorded difference is wrong, does not; a rerun with another kind adds only those partners."""
@@ -327,6 +330,7 @@ def test_answers_flip_between_a_pair_as_the_truth_for_an_oracle_and_half_the_tim
     assert "Consistency across counterfactual pairs and views" in (tmp_path / "rep" / "report.md").read_text()
 
 
+@pytest.mark.render
 def test_shards_with_views_and_partners_merge_and_keep_them_together(tmp_path, builtin_assets):
     args = ["render", "--scenes", "random", "--count", "4", "--seed", "2", "--resolution", "64x48", "--samples", "1",
             "--counterfactuals", "swap,remove", "--views", "2", "--assets", str(builtin_assets), "--quiet"]  # fmt: skip

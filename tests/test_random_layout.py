@@ -286,6 +286,7 @@ def test_bad_config_values_are_refused_in_one_line(tmp_path, keys, value, messag
         (lambda d: d["table"]["surfaces"][0].update(kind="plastic"), "error: "),
     ],
 )
+@pytest.mark.render
 def test_cli_refuses_bad_random_configs_before_any_work(tmp_path, edit, message):
     data = flat_yaml()
     edit(data)
@@ -309,6 +310,7 @@ def test_cli_refuses_bad_random_configs_before_any_work(tmp_path, edit, message)
         (["--scenes", "random", "--count", "5", "--engine", "eevee"], "error: --scenes random needs --engine cycles, not eevee"),
     ],
 )
+@pytest.mark.render
 def test_cli_refuses_flags_that_do_not_go_together(tmp_path, args, message):
     result = run_cli("render", *args, "--out", str(tmp_path / "out"), "--assets", str(tmp_path / "none"))
     assert result.returncode == 2 and result.stderr.startswith(message), result.stderr
@@ -322,6 +324,7 @@ def test_a_limit_past_every_scene_is_no_limit(tmp_path):
     assert result.returncode == 0 and len(result.stdout.splitlines()) == 6, result.stderr
 
 
+@pytest.mark.render
 def test_the_settings_guard_keeps_one_family_config_and_seed_per_folder(tmp_path, builtin_assets):
     out = tmp_path / "out"
     base = ["render", "--scenes", "random", "--count", "5", "--only", "mug,lamp", "--out", str(out), "--assets", str(builtin_assets)]

@@ -21,6 +21,8 @@ from tabletest.write.run_output import read_runs
 
 from conftest import REPO, run_cli
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 POOL = ("mug", "banana", "lamp", "tomato", "teapot")
 TINY = ["--resolution", "64x48", "--samples", "2"]
 GOLDEN = REPO / "tests" / "fixtures" / "benchmark-main"

@@ -18,6 +18,8 @@ from tabletest.write.paths import record_id, record_path
 from conftest import run_cli
 from test_verify import render  # noqa: F401  (the six 3-object scenes of mug, lamp and banana, with masks)
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 
 @pytest.fixture
 def ds(render, tmp_path) -> Path:

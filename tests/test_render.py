@@ -22,6 +22,8 @@ from tabletest.write.run_output import read_runs
 
 from conftest import REPO, copy_with_unloadable_model, run_cli, worker_pids
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 NAMES = ("mug", "wine bottle", "lamp")
 TINY = ["--resolution", "64x48", "--samples", "4"]
 
@@ -161,6 +163,7 @@ def test_source_requirement_names_the_models_that_come_from_elsewhere(tmp_path, 
     assert render(tmp_path / "ok", assets, "--objects", "1", "--source", "builtin", "--engine", "workbench").returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["workbench", "eevee"])
 def test_raster_engines_render(tmp_path, assets, engine):
     out = tmp_path / "out"

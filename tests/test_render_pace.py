@@ -14,6 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from tabletest.render.run_options import models_to_preload
@@ -21,6 +22,8 @@ from tabletest.render.supervisor import Finisher, Outcome
 from tabletest.truth.visibility import SUPERSAMPLE, visibility
 
 from conftest import REPO, run_cli
+
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
 
 
 def test_a_run_preloads_its_models_only_when_it_will_place_as_many_objects():

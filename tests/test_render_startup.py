@@ -20,6 +20,8 @@ from tabletest.config import load_catalog
 
 from conftest import REPO
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 NAMES = ("mug", "lamp")
 
 

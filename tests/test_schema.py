@@ -57,6 +57,7 @@ def outputs(tmp_path_factory, builtin_assets) -> Path:
     return root
 
 
+@pytest.mark.render
 def test_real_outputs_validate_against_their_schemas(outputs):
     assert_valid("benchmark-record", lines(outputs / "bench" / "metadata.jsonl"))
     assert_valid("random-record", lines(outputs / "random" / "metadata.jsonl"))
@@ -84,6 +85,7 @@ def test_real_outputs_validate_against_their_schemas(outputs):
         ("random-record", lambda r: r.update(colour="red")),
     ],
 )
+@pytest.mark.render
 def test_a_record_with_a_field_wrong_does_not_validate(outputs, kind, change):
     folder = "bench" if kind == "benchmark-record" else "random"
     record = lines(outputs / folder / "metadata.jsonl")[0]

@@ -16,6 +16,8 @@ from tabletest.layout.camera import PinholeCamera
 from tabletest.show.overlay import CHANGE_COLOR, MIN_WIDTH_PX, PALETTE, changes, overlay, projected_box
 from tabletest.truth.rederive import recorded_camera
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 TINY = ["--resolution", "64x48", "--samples", "1", "--masks", "--quiet"]
 
 

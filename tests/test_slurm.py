@@ -23,6 +23,8 @@ from tabletest.config import load_catalog
 
 from conftest import REPO, run_cli
 
+pytestmark = [pytest.mark.slurm, pytest.mark.render]  # a real scheduler running real renders
+
 SCRIPT = REPO / "scripts" / "ci" / "slurm-single-node.sh"
 NAMES = ("tomato", "banana", "apple", "lemon", "orange")  # 20 two-object scenes, 5 per shard of 4
 SCENES = ["--objects", "2", "--only", ",".join(NAMES), "--device", "cpu"]
@@ -73,6 +75,7 @@ def wait_for(what: str, probe, timeout: float = 300, every: float = 0.25):
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+@pytest.mark.slow
 def test_shard_auto_in_a_real_array_3_to_7(tmp_path, slurm):
     """`--array=3-7` is five tasks, shards 0/5 ... 4/5."""
     command = "python -c 'from tabletest.layout.selection import Shard; print(Shard.parse(\"auto\"))'"
@@ -108,6 +111,7 @@ def last_run(part: Path) -> dict:
     return data["runs"][-1] if isinstance(data, dict) and "runs" in data else data
 
 
+@pytest.mark.slow
 def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_path, slurm, assets):
     out = tmp_path / "farm"
     submitted = run_cli("slurm", "render", "--out", str(out), "--tasks", "4", "--assets", str(assets), *SCENES, *MID_RUN)

@@ -77,6 +77,7 @@ def one_line_error(result: subprocess.CompletedProcess, *parts: str) -> None:
         (["--engine", "blender"], ["'blender' is not one of 'cycles', 'eevee', 'workbench'"]),
     ],
 )
+@pytest.mark.render
 def test_bad_render_flags_are_one_line_and_make_nothing(tmp_path, flags, parts):
     out = tmp_path / "out"
     result = run_cli("render", "--out", str(out), "--limit", "1", *flags, cwd=tmp_path)
@@ -85,6 +86,7 @@ def test_bad_render_flags_are_one_line_and_make_nothing(tmp_path, flags, parts):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.render
 def test_out_naming_a_file_is_refused(tmp_path):
     out = tmp_path / "taken"
     out.write_text("mine")
@@ -92,6 +94,7 @@ def test_out_naming_a_file_is_refused(tmp_path):
     assert out.read_text() == "mine"
 
 
+@pytest.mark.render
 def test_base_scene_into_a_missing_folder_is_one_line(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "tabletest.render.base_scene", "blend/table.blend"],

@@ -20,6 +20,8 @@ from tabletest.truth.verify_report import VERIFY_FILE, read_verdicts
 
 from conftest import run_cli
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 SIZE = (64, 48)
 NAMES = ("mug", "lamp", "banana")
 

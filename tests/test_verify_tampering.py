@@ -16,6 +16,8 @@ from conftest import REPO, run_cli
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
 
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
+
 POOL = ("mug", "banana", "lamp", "tomato", "teapot", "book")
 
 

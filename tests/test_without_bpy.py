@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
 from conftest import REPO, run_cli
 from packaging.markers import Marker
 from packaging.requirements import Requirement
@@ -113,6 +114,7 @@ def test_vignettes_prompts_and_score_run_without_the_render_extra(tmp_path):
     assert (report / "report.md").is_file()
 
 
+@pytest.mark.render
 def test_export_runs_without_the_render_extra(tmp_path, builtin_assets):
     render = tmp_path / "render"
     tiny = ("--engine", "workbench", "--resolution", "32x24", "--samples", "1", "--quiet")
@@ -140,6 +142,7 @@ def test_commands_that_need_the_render_extra_name_it_in_one_line(tmp_path):
     assert not [p.name for p in tmp_path.iterdir()]  # nothing started, nothing written
 
 
+@pytest.mark.render
 def test_composite_with_layers_to_render_and_no_bpy_names_the_extra(tmp_path):
     """Composite mode composes a warm cache without Blender (tests/test_composite.py); a cold one needs it."""
     tiny = ["--resolution", "32x24", "--samples", "1", "--quiet", "--layer-cache", str(tmp_path / "cache")]

@@ -6,12 +6,15 @@ import json
 
 import glbmaker as gm
 import numpy as np
+import pytest
 from PIL import Image
 
 from tabletest.assets.importer import import_folder
 from tabletest.config import load_catalog
 
 from conftest import run_cli
+
+pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
 
 GREEN = (20, 200, 40)
 
