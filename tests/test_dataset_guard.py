@@ -83,6 +83,17 @@ def test_a_folder_from_before_the_guard_is_checked_by_its_records(tmp_path, asse
     assert not (out / "settings.json").exists()
 
 
+def test_a_folder_an_older_tabletest_rendered_is_refused_in_one_line(tmp_path, assets):
+    """Its objects stood as their models were made and its lights were drawn unscaled: new images would differ."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "settings.json").write_text(json.dumps({"output_version": 1, "mode": "direct", "models": {}}))
+    refused = run_cli(*render_args(out, assets, "--limit", "1"))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert f"--out {out} was rendered by an older tabletest (output version 1, this one writes 2: objects rest in stable poses" in refused.stderr
+    assert "give a new --out" in refused.stderr and sorted(p.name for p in out.iterdir()) == ["settings.json"]
+
+
 def test_settings_differences_name_each_key_and_let_models_grow():
     old = {"config": {"render": {"seed": 0}}, "mode": "direct", "models": {"mug": "a" * 64}}
     new = {"config": {"render": {"seed": 5}}, "mode": "direct", "models": {"mug": "b" * 64, "lamp": "c" * 64}}

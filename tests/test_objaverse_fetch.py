@@ -136,8 +136,9 @@ def test_every_root_and_child_is_kept_with_its_transform(fetched):
     _, root, *_ = fetched
     world = load_world(root / "assets" / "multi_root.glb")
     assert len(world.geometry) == 3
-    # roots at x = -2 and +2 (one scaled 2x in y), a child 3 up: 5 wide, 1 deep, 4.5 tall, scaled to 0.5
-    assert np.allclose(_extents(root / "assets" / "multi_root.glb"), np.array([5.0, 1.0, 4.5]) * 0.1, atol=1e-6)
+    # roots at x = -2 and +2 (one scaled 2x in y), a child 3 up: 5 wide, 1 deep, 4.5 tall, scaled to 0.5;
+    # only the taller root reaches the ground, so its rest pose lays it down (4.5 deep, 1 tall)
+    assert np.allclose(_extents(root / "assets" / "multi_root.glb"), np.array([5.0, 4.5, 1.0]) * 0.1, atol=1e-6)
 
 
 def test_cameras_lights_armatures_and_animation_are_dropped(fetched):

@@ -282,7 +282,7 @@ def test_bad_config_values_are_refused_in_one_line(tmp_path, keys, value, messag
     "edit,message",
     [
         (lambda d: d["objects"].update(held_out=["unicorn"]), "error: unknown object name 'unicorn'"),
-        (lambda d: d["world"].update(hdris=["studio", "moon"]), "error: world.hdris names 'moon', which"),
+        (lambda d: d["world"].update(hdris=["studio", "moon"]), "error: {path}: world.hdris: has 'moon', not among the HDRIs"),
         (lambda d: d["table"]["surfaces"][0].update(kind="plastic"), "error: "),
     ],
 )
@@ -294,7 +294,7 @@ def test_cli_refuses_bad_random_configs_before_any_work(tmp_path, edit, message)
     path.write_text(yaml.safe_dump(data))
     out = tmp_path / "out"
     result = run_cli("render", "--scenes", "random", "--count", "2", "--random-config", str(path), "--out", str(out), "--assets", str(tmp_path / "none"))
-    assert result.returncode == 2 and result.stderr.startswith(message), result.stderr
+    assert result.returncode == 2 and result.stderr.startswith(message.format(path=path)), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and not out.exists()
 
 

@@ -142,7 +142,8 @@ def edit_last_run(folder: Path, edit) -> None:
 
 
 def test_benchmark_records_images_and_masks_unchanged(tmp_path, builtin_assets):
-    """The golden files were rendered by main's code before random scenes existed (same command)."""
+    """The golden files were rendered by this command, with the models in their rest poses (the banana lies
+    on its side): anything else that changes a benchmark image or record shows here."""
     out = tmp_path / "bench"
     result = run_cli(
         "render", "--objects", "3", "--only", "mug,lamp,banana", "--limit", "3", "--resolution", "64x48", "--samples", "4",
@@ -159,9 +160,9 @@ def test_benchmark_records_images_and_masks_unchanged(tmp_path, builtin_assets):
 
 
 def test_random_scenes_records_masks_depth_and_pixels_unchanged(tmp_path, builtin_assets):
-    """Golden files rendered before the worker showed objects by ray visibility, kept a table top per
-    surface and picked HDRIs by mix factors: six scenes with all four surfaces, five HDRIs, both
-    backdrops and objects partly hidden."""
+    """Golden files rendered by this command, with the models in their rest poses and the lights kept from
+    washing the table out: six scenes with all four surfaces, five HDRIs, both backdrops and objects partly
+    hidden."""
     golden, out = REPO / "tests" / "fixtures" / "random-golden", tmp_path / "random"
     config = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
     del config["objects"]["repeats"]  # drawn before several of a kind could be: the same digest, the same scenes

@@ -1,7 +1,7 @@
 """The canonical frame every asset is put in, whatever its source.
 
-In the world (Blender's convention): +Z up, resting on z = 0, footprint centred on the origin,
-front towards −Y (the camera side), largest extent equal to the catalog's `size_m`.
+In the world (Blender's convention): +Z up, resting on z = 0 in a stable pose (`rest.py`), footprint
+centred on the origin, front towards −Y (the camera side), largest extent equal to the catalog's `size_m`.
 In the GLB file the same object is stored in glTF's own convention (+Y up, front towards +Z), which
 every glTF reader expects; Blender's importer turns it back into the world frame above.
 """
@@ -15,6 +15,7 @@ import numpy as np
 import trimesh
 
 from tabletest.assets.images import textures_only
+from tabletest.assets.rest import rest_turn
 
 # A model whose triangles together cover less than this fraction of its extent squared shows nothing:
 # every triangle has collinear or coincident corners (a real thin part, a needle or a sheet, covers far more).
@@ -55,7 +56,8 @@ def has_surface(meshes: list[tuple[str, trimesh.Trimesh]]) -> bool:
 def to_canonical(
     meshes: list[tuple[str, trimesh.Trimesh]], size_m: float, yaw_deg: float = 0.0
 ) -> trimesh.Scene:
-    """Turn about +Z by `yaw_deg`, scale the largest extent to `size_m`, rest on z = 0, centre the footprint.
+    """Turn about +Z by `yaw_deg`, scale the largest extent to `size_m`, rest on z = 0, centre the footprint,
+    and settle in the model's rest pose (`rest.py`).
 
     `meshes` are in the world convention (+Z up). Returns a flat scene, one node per part, identity transforms.
     """
@@ -67,6 +69,20 @@ def to_canonical(
         mesh = mesh.copy()
         mesh.apply_transform(yaw)
         parts.append((name, mesh))
+    _place(parts, size_m)
+    turn = rest_turn([mesh for _, mesh in parts])
+    if turn is not None:
+        for _, mesh in parts:
+            mesh.apply_transform(turn)
+        _place(parts, size_m)
+    scene = trimesh.Scene()
+    for name, mesh in parts:
+        scene.add_geometry(mesh, node_name=name, geom_name=name)
+    return scene
+
+
+def _place(parts: list[tuple[str, trimesh.Trimesh]], size_m: float) -> None:
+    """Scale the largest extent to `size_m`, rest on z = 0, centre the footprint (in place)."""
     lo = np.min([m.bounds[0] for _, m in parts], axis=0)
     hi = np.max([m.bounds[1] for _, m in parts], axis=0)
     extent = float(np.max(hi - lo))
@@ -75,11 +91,8 @@ def to_canonical(
     scale = size_m / extent
     offset = -np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, lo[2]])
     place = trimesh.transformations.scale_matrix(scale) @ trimesh.transformations.translation_matrix(offset)
-    scene = trimesh.Scene()
-    for name, mesh in parts:
+    for _, mesh in parts:
         mesh.apply_transform(place)
-        scene.add_geometry(mesh, node_name=name, geom_name=name)
-    return scene
 
 
 def glb_bytes(world_scene: trimesh.Scene) -> bytes:

@@ -1,7 +1,7 @@
 """Verify an assets folder against the catalog, whatever the models' source: every selected object has
-a manifest entry and a file with the pinned bytes that loads, has at most `--max-triangles` triangles,
-textures no larger than an import makes them, finite geometry with a visible surface, the catalog size
-and the canonical frame (+Z up, resting on z = 0, footprint centred).
+a manifest entry (its model stored in its rest pose) and a file with the pinned bytes that loads, has
+at most `--max-triangles` triangles, textures no larger than an import makes them, finite geometry with
+a visible surface, the catalog size and the canonical frame (+Z up, resting on z = 0, footprint centred).
 
 A file is read once; its bytes are checked against the pin before anything parses them, its triangles
 and texture sizes are read from its headers before anything is decoded, and the model is measured as a
@@ -20,7 +20,7 @@ import numpy as np
 
 from tabletest.assets import verdicts
 from tabletest.assets.canonical import bake, has_surface, load_world
-from tabletest.assets.manifest import MANIFEST_NAME, AssetEntry, load_manifest
+from tabletest.assets.manifest import MANIFEST_NAME, REST_POSE, UNRESTED, AssetEntry, load_manifest
 from tabletest.assets.normalize import (
     DEFAULT_MAX_TRIANGLES,
     MAX_TEXTURE_PX,
@@ -93,6 +93,8 @@ def _problems(obj: CatalogObject, entry: AssetEntry, assets_dir: Path, max_trian
     data = path.read_bytes()
     if hashlib.sha256(data).hexdigest() != entry.sha256:
         return [f"{path} differs from the bytes pinned in manifest.json (sha256), so it is not read; {fix}"]
+    if entry.rest_pose != REST_POSE:
+        return [f"{path} {UNRESTED}; {fix}"]
     try:
         gltf, binary = read_glb(data)
         if too_many := too_many_triangles(gltf_triangles(gltf), max_triangles):

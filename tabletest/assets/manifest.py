@@ -18,6 +18,8 @@ from tabletest.write.jsonl import atomic_bytes
 
 MANIFEST_NAME = "manifest.json"
 DEFAULT_ASSETS_DIR = Path("assets")
+REST_POSE = 1  # the rule that put a model in its rest pose (`rest.py`): bump when it would pose a model otherwise
+UNRESTED = "was stored without its rest pose (it may roll, or stand on an edge)"
 
 
 class MaterialInfo(BaseModel):
@@ -43,6 +45,7 @@ class AssetEntry(BaseModel):
     bbox_m: tuple[tuple[float, float, float], tuple[float, float, float]]  # world frame, [min, max]
     triangles: int
     materials: tuple[MaterialInfo, ...]
+    rest_pose: int = 0  # the `REST_POSE` rule the model was put at rest by; 0: none (it is used only once made again)
 
     @property
     def size_m(self) -> tuple[float, float, float]:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tabletest.assets import verdicts
-from tabletest.assets.manifest import AssetEntry, load_manifest, sha256_of
+from tabletest.assets.manifest import REST_POSE, UNRESTED, AssetEntry, load_manifest, sha256_of
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.config import Catalog
 from tabletest.errors import UserError
@@ -61,6 +61,8 @@ def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry) -> No
         raise UserError(f"model file for {name!r} is missing: {path}; make it again with `{fix}`")
     if sha256_of(path) != entry.sha256:
         raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
+    if entry.rest_pose != REST_POSE:
+        raise UserError(f"model file for {name!r} {UNRESTED}: {path}; make it again with `{fix}`")
     obj = catalog.by_name(name)
     if not verdicts.accepted(obj, entry.sha256):
         from tabletest.assets.check import check_entry  # trimesh: only for bytes not yet accepted here

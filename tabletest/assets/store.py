@@ -13,7 +13,7 @@ import numpy as np
 import trimesh
 
 from tabletest.assets.canonical import glb_bytes
-from tabletest.assets.manifest import AssetEntry, MaterialInfo
+from tabletest.assets.manifest import REST_POSE, AssetEntry, MaterialInfo
 from tabletest.write.jsonl import atomic_bytes
 
 
@@ -63,4 +63,5 @@ def store_asset(
         bbox_m=(tuple(round(float(v), 6) for v in lo), tuple(round(float(v), 6) for v in hi)),  # type: ignore[arg-type]
         triangles=int(sum(len(g.faces) for g in world_scene.geometry.values() if hasattr(g, "faces"))),
         materials=material_infos(world_scene),
+        rest_pose=REST_POSE,
     )

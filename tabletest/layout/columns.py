@@ -12,11 +12,16 @@ records know every relation without Blender, and the same file gives the same co
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import trimesh
 
 CELL_M = 0.002  # grid spacing: 2 mm
 ROUND_M = 1e-5  # heights are rounded to this, so float noise never reaches a placement
@@ -46,6 +51,16 @@ class Columns:
         """x, y (own frame), bottom and top of every filled cell, as flat arrays."""
         j, i = np.nonzero(self.filled)
         return self.x0 + (i + 0.5) * self.cell, self.y0 + (j + 0.5) * self.cell, self.bottom[j, i], self.top[j, i]
+
+    def solid(self) -> tuple[float, np.ndarray]:
+        """Volume and centre of mass of the model taken as uniform and solid from the lowest to the highest
+        point of each cell: what physics weighs it by, and what its rest pose balances (a hull's own volume
+        would put a lamp's centre of mass under its arm, in the air)."""
+        x, y, bottom, top = self.cell_centers()
+        volume = (top - bottom) * self.cell**2
+        total = float(volume.sum())
+        center = np.array([(x * volume).sum(), (y * volume).sum(), ((top + bottom) / 2 * volume).sum()])
+        return total, center / max(total, 1e-12)
 
     def lookup(self, x: np.ndarray, y: np.ndarray, which: str, reach: int = 1) -> np.ndarray:
         """The highest `top` (or lowest `bottom`) within `reach` cells of each point (own frame), NaN off the
@@ -126,7 +141,11 @@ def model_mesh(path: str, sha256: str) -> tuple[np.ndarray, np.ndarray]:
     """All the triangles of a model file (GLB, canonical frame) as one mesh: vertices (n × 3) and faces."""
     from tabletest.assets.canonical import bake, load_world
 
-    meshes = [mesh for _, mesh in bake(load_world(Path(path)))]
+    return merged([mesh for _, mesh in bake(load_world(Path(path)))])
+
+
+def merged(meshes: Sequence[trimesh.Trimesh]) -> tuple[np.ndarray, np.ndarray]:
+    """The triangles of several meshes as one: vertices (n × 3) and faces, materials left behind."""
     offsets = np.cumsum([0] + [len(m.vertices) for m in meshes])
     vertices = np.concatenate([m.vertices for m in meshes])
     faces = np.concatenate([m.faces + offset for m, offset in zip(meshes, offsets)])

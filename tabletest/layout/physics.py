@@ -139,13 +139,9 @@ def _height_field(shape: Shape) -> tuple[np.ndarray, list[float], list[float]]:
 
 
 def _inertial(shape: Shape) -> str:
-    """Mass and centre of mass of the object's columns (each solid from its lowest to its highest point) at
-    600 kg/m³: a hull's own volume would put a lamp's centre of mass under its arm, in the air."""
-    x, y, bottom, top = shape.columns.cell_centers()
-    volume = (top - bottom) * shape.columns.cell**2
-    mass = max(float(volume.sum()) * DENSITY, 1e-3)
-    center = [float((x * volume).sum()), float((y * volume).sum()), float(((top + bottom) / 2 * volume).sum())]
-    center = [c / max(float(volume.sum()), 1e-12) for c in center]
+    """Mass and centre of mass of the object's columns (`Columns.solid`) at 600 kg/m³."""
+    volume, center = shape.columns.solid()
+    mass = max(volume * DENSITY, 1e-3)
     sx, sy, sz = shape.size_m
     inertia = [mass * (sy**2 + sz**2) / 12, mass * (sx**2 + sz**2) / 12, mass * (sx**2 + sy**2) / 12]
     return f'<inertial pos="{_numbers(center)}" mass="{mass:.6g}" diaginertia="{_numbers(inertia)}"/>'

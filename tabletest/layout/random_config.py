@@ -12,9 +12,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from tabletest.config import CONFIG_DIR, Strict, load_validated
+from tabletest.layout.exposure import HDRI_RADIANCE
 
 DEFAULT_RANDOM_CONFIG = CONFIG_DIR / "random.yaml"
 SURFACE_KINDS = ("wood", "painted", "stone", "cloth")
@@ -165,6 +166,17 @@ class WorldRanges(Strict):
         if self.strength[0] < 0:
             raise ValueError("strength must be at least 0")
         return self
+
+    @field_validator("hdris")
+    @classmethod
+    def _measured(cls, hdris: tuple[str, ...]) -> tuple[str, ...]:
+        """Only HDRIs whose light `exposure.py` knows: a scene's exposure depends on it."""
+        if unknown := [name for name in hdris if name not in HDRI_RADIANCE]:
+            raise ValueError(
+                f"has {', '.join(repr(n) for n in unknown)}, not among the HDRIs of Blender's wheel whose light is "
+                f"measured (tabletest/layout/exposure.py); use some of: {', '.join(HDRI_RADIANCE)}"
+            )
+        return hdris
 
 
 class BackdropRanges(Strict):

@@ -19,6 +19,7 @@ import numpy as np
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Pose, Shape, carry, clear, column_cost, slide_to
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.exposure import exposed
 from tabletest.layout.family import view_id
 from tabletest.layout.instances import kind_of, numbered
 from tabletest.layout.meshes import close_gap
@@ -222,7 +223,10 @@ def sample_scene(
         if camera is None:
             continue
         ordered = _labelled(left_to_right(objects, camera))
-        return RandomScene(random_scene_id(seed, index), index, ordered, camera, table, _key_light(config, look, camera), _world(config, look), _backdrop(config, look), draw)
+        key_light, world = _key_light(config, look, camera), _world(config, look)
+        lights = exposed(table, key_light, world, table_height_m, camera.pinhole(resolution))
+        scene_id = random_scene_id(seed, index)
+        return RandomScene(scene_id, index, ordered, camera, table, *lights, _backdrop(config, look), draw)
     raise UserError(
         f"random scene {index} did not fit after {config.placement.redraws} draws: the objects do not fit "
         "placement.area_m with placement.min_gap_m, or the camera ranges cannot frame them; "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ import bpy
 from tabletest.compose.view import DISPLAY
 from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.surfaces import SURFACES
 
 if TYPE_CHECKING:  # workers build from the config's plain data (see `worker.plain`), without pydantic
     from tabletest.config import Config
@@ -47,30 +47,6 @@ def _material(name: str, color: tuple[float, float, float, float], roughness: fl
     bsdf.inputs["Roughness"].default_value = roughness
     mat.diffuse_color = color  # what Workbench shows
     return mat
-
-
-@dataclass(frozen=True)
-class SurfaceLook:
-    """A procedural table surface: noise (stretched along x for a grain) between a dark and a light tone."""
-
-    stretch: tuple[float, float, float]
-    noise_scale: float
-    detail: float
-    noise_roughness: float
-    distortion: float
-    stops: tuple[float, float]
-    dark: float  # the tones, as factors of the surface colour
-    light: float
-    roughness: float
-    bump: float  # strength of a bump from the same noise (cloth weave); 0: none
-
-
-SURFACES = {
-    "wood": SurfaceLook((0.04, 1.0, 1.0), 14.0, 6.0, 0.6, 0.8, (0.35, 0.7), 0.6, 1.2, 0.45, 0.0),
-    "painted": SurfaceLook((1.0, 1.0, 1.0), 30.0, 2.0, 0.5, 0.0, (0.3, 0.7), 0.95, 1.04, 0.35, 0.0),
-    "stone": SurfaceLook((1.0, 1.0, 1.0), 5.0, 10.0, 0.7, 3.0, (0.45, 0.75), 0.72, 1.15, 0.3, 0.0),
-    "cloth": SurfaceLook((1.0, 1.0, 1.0), 600.0, 2.0, 0.5, 0.0, (0.2, 0.8), 0.8, 1.1, 0.95, 0.25),
-}
 
 
 def surface_material(name: str, kind: str, color: tuple[float, float, float]) -> bpy.types.Material:

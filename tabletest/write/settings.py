@@ -18,7 +18,9 @@ from tabletest.errors import UserError
 from tabletest.write.jsonl import atomic_output, bounded_lines
 
 SETTINGS = "settings.json"
-OUTPUT_VERSION = 1  # bump when a change of tabletest alters the pixels or records made from the same settings
+OUTPUT_VERSION = 2  # bump when a change of tabletest alters the pixels or records made from the same settings
+# What each version changed, named by the refusal of a folder an older one made.
+OUTPUT_CHANGES = {2: "objects rest in stable poses, and random scenes' lights never wash their table out"}
 GROWING = frozenset({"models"})  # name -> sha256 maps that a wider selection may extend
 
 
@@ -60,6 +62,8 @@ def check_settings(root: Path, new: dict) -> dict | None:
     old = read_settings(root)
     if old is None:
         return new
+    if (version := old.get("output_version", _ABSENT)) != new.get("output_version", _ABSENT):
+        raise UserError(_other_version(root, version, new.get("output_version", _ABSENT)))
     differences = settings_differences(old, new)
     if differences:
         raise UserError(
@@ -68,6 +72,17 @@ def check_settings(root: Path, new: dict) -> dict | None:
         )
     merged = widened(old, new)
     return None if merged == old else merged
+
+
+def _other_version(root: Path, old: object, new: object) -> str:
+    """The refusal of a folder that another version of tabletest wrote: new images would not match it."""
+    older = isinstance(old, int) and isinstance(new, int) and old < new
+    changed = [OUTPUT_CHANGES[v] for v in range(old + 1, new + 1) if v in OUTPUT_CHANGES] if older else []
+    return (
+        f"--out {root} was rendered by {'an older' if older else 'another'} tabletest (output version {_show(old)}, "
+        f"this one writes {_show(new)}{': ' + '; '.join(changed) if changed else ''}), so new images would not match "
+        "it; give a new --out, or finish it with the tabletest that made it"
+    )
 
 
 def record_settings(record: dict) -> dict:
