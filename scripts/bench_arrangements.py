@@ -135,7 +135,7 @@ def main() -> None:
     print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f} at start")
     started = time.perf_counter()
     steady, moving = steady_models()
-    print("models MuJoCo moves standing alone on the table: " + ", ".join(f"{n} {m * 1000:.0f} mm" for n, m in sorted(moving, key=lambda x: -x[1])))
+    print("models MuJoCo moves standing alone on the table: " + (", ".join(f"{n} {m * 1000:.0f} mm" for n, m in sorted(moving, key=lambda x: -x[1])) or "none"))
     work = [(args.random_config, args.count, args.seed, k, args.jobs, args.simulate, steady) for k in range(args.jobs)]
     with ProcessPoolExecutor(args.jobs) as pool:
         parts = list(pool.map(_chunk, work))
