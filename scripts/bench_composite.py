@@ -26,7 +26,7 @@ from PIL import Image
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
-from tabletest.write.run_output import read_runs
+from tabletest.files.run_output import read_runs
 
 SETS = {"4,032 (2 objects)": (4032, 2 * 64 + 1), "249,984 (3 objects)": (249984, 3 * 64 + 1)}
 

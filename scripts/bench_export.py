@@ -32,7 +32,7 @@ from tabletest.config import load_catalog
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.truth.records import vignette_record
 from tabletest.truth.relations import table_sides
-from tabletest.write.jsonl import dumps, write_lines
+from tabletest.files.jsonl import dumps, write_lines
 
 RUNS = {  # label: (format, options); `llava-paper` (11.7 million samples) runs only when asked for
     "imagefolder": ("imagefolder", []),

@@ -48,7 +48,7 @@ from tabletest.render.run_options import RenderOptions, models_to_preload, worke
 from tabletest.render.supervisor import Supervisor  # noqa: E402
 from tabletest.truth.pairs import set_scenes  # noqa: E402
 from tabletest.truth.records import placed_relations  # noqa: E402
-from tabletest.write.run_output import read_runs  # noqa: E402
+from tabletest.files.run_output import read_runs  # noqa: E402
 
 
 def dense_config(folder: Path) -> Path:

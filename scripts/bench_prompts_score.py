@@ -30,7 +30,7 @@ from tabletest.score.lexicon import load_lexicon
 from tabletest.score.report import write_report
 from tabletest.truth.records import vignette_record
 from tabletest.truth.relations import table_sides
-from tabletest.write.jsonl import dumps, write_lines
+from tabletest.files.jsonl import dumps, write_lines
 
 
 def fake_render(directory: Path) -> None:

@@ -24,7 +24,7 @@ from bench_assets_build import cpu_model  # scripts/ is on the path when a scrip
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tabletest.write.run_output import read_runs  # noqa: E402
+from tabletest.files.run_output import read_runs  # noqa: E402
 
 
 def sampling_rate(count: int, assets: Path) -> float:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 def _mesh(fcl, shape, obj):
     """The object's mesh where it stands, built here from the model file (not by the code under test)."""
-    from tabletest.layout.columns import model_mesh
+    from tabletest.assets.canonical import model_mesh
 
     vertices, faces = model_mesh(shape.path, shape.sha256)
     model = fcl.BVHModel()

@@ -33,7 +33,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tabletest.write.run_output import read_runs
+from tabletest.files.run_output import read_runs
 
 REPO = Path(__file__).resolve().parents[1]
 TABLETEST = [sys.executable, "-m", "tabletest.cli"]

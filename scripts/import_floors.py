@@ -2,11 +2,11 @@
 
     python scripts/import_floors.py
 
-Reads every module's `tabletest` imports (those inside functions too) and prints: the imports between
-stage packages, floor by floor; each import that runs back up (from a lower floor to a higher one);
-import cycles between modules; and modules reached from two or more other stage packages that are not
-on the ground floor (`files/` and the top-level modules), which a change ripples through. Exits 1 when
-there is a cycle.
+Reads every module's `tabletest` imports (those inside functions too; not those only type checkers read)
+and prints: the imports between floors; each import that runs back up (from a lower floor to a higher
+one); each command that imports another command; the modules reached from two or more other floors
+(what a change to them ripples through); and import cycles between modules. Exits 1 when there is a
+cycle.
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tabletest"
 # Ground to roof: a package may import those below it. The top-level modules (errors, config, cache,
-# extras, the CLI's help texts) and files/ are the ground; options.py parses what the commands share.
-FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "score", "export", "show", "farm", "cli")
-ROOMS = {"files": "ground", "options": "layout", "cli": "cli"}
+# extras) and files/ are the ground; the commands are the roof: each stage's `cli.py`, the entry point
+# (`tabletest/cli.py`, its help texts) and the options they share (`options.py`). A command may use any
+# stage; a command that imports another command is listed.
+FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "score", "export", "show", "farm", "commands")
+COMMANDS = {"tabletest.cli", "tabletest.cli_help", "tabletest.cli_examples", "tabletest.options"}
 
 
 def module_imports() -> dict[str, set[str]]:
@@ -28,23 +30,32 @@ def module_imports() -> dict[str, set[str]]:
     imports: dict[str, set[str]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tabletest"):
-                found.add(node.module)
-            elif isinstance(node, ast.Import):
-                found |= {a.name for a in node.names if a.name.startswith("tabletest")}
-        imports[name] = found
+        imports[name] = set(_imported(ast.parse(path.read_text())))
     return imports
 
 
+def _imported(node: ast.AST):
+    """The project modules a module imports when it runs (inside functions too; not those only type
+    checkers read, under `if TYPE_CHECKING:`)."""
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        yield from (name for child in node.orelse for name in _imported(child))
+        return
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tabletest"):
+        yield node.module
+    elif isinstance(node, ast.Import):
+        yield from (a.name for a in node.names if a.name.startswith("tabletest"))
+    for child in ast.iter_child_nodes(node):
+        yield from _imported(child)
+
+
 def floor_of(module: str) -> str:
-    """The floor of a module: its stage package, or the ground for a top-level module."""
+    """The floor of a module: `commands` for a command, its stage package, or the ground."""
     parts = module.split(".")
-    if len(parts) == 1:
-        return "ground"
-    room = parts[1] if len(parts) > 2 or parts[1] in ROOMS else None
-    return ROOMS.get(parts[1], parts[1]) if room else "ground"
+    if module in COMMANDS or parts[-1] == "cli":
+        return "commands"
+    if len(parts) > 2:
+        return "ground" if parts[1] == "files" else parts[1]
+    return "ground"
 
 
 def cycles(imports: dict[str, set[str]]) -> list[list[str]]:
@@ -83,10 +94,12 @@ def cycles(imports: dict[str, set[str]]) -> list[list[str]]:
 def main() -> int:
     imports = module_imports()
     between: dict[tuple[str, str], int] = defaultdict(int)
-    upward, reached = [], defaultdict(set)
+    upward, commands, reached = [], [], defaultdict(set)
     for module, targets in imports.items():
         for target in targets:
             a, b = floor_of(module), floor_of(target)
+            if a == b == "commands" and module != "tabletest.cli" and target not in COMMANDS:
+                commands.append(f"{module} -> {target}")
             if a == b:
                 continue
             between[a, b] += 1
@@ -99,6 +112,9 @@ def main() -> int:
         print(f"  {a:>8} -> {b:<8} {n}")
     print(f"imports that run back up: {len(upward)}")
     for line in sorted(upward):
+        print(f"  {line}")
+    print(f"commands that import another command: {len(commands)}")
+    for line in sorted(commands):
         print(f"  {line}")
     shared = {m: floors for m, floors in reached.items() if len(floors) >= 2}
     print(f"modules off the ground reached from two or more other floors: {len(shared)}")

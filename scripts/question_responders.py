@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from tabletest.prompts.hierarchy.record import gold_text
-from tabletest.write.jsonl import dumps, read_jsonl, write_lines
+from tabletest.files.jsonl import dumps, read_jsonl, write_lines
 
 RESPONDERS = {"oracle": gold_text, "always-yes": lambda q: "Yes.", "always-left": lambda q: "Left."}
 

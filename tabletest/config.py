@@ -61,7 +61,7 @@ def _region(box: tuple[float, float, float, float]) -> tuple[float, float, float
 
 Region = Annotated[tuple[float, float, float, float], AfterValidator(_region)]
 # The least side of a support or container region, in metres: placement measures a model in 2 mm columns
-# (layout/columns.py CELL_M) and needs some of them inside a region, and nothing smaller stands in one.
+# (assets/columns.py CELL_M) and needs some of them inside a region, and nothing smaller stands in one.
 MIN_REGION_M = 0.005
 
 

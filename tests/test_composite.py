@@ -21,7 +21,7 @@ from tabletest.assets.builtin.build import build_assets
 from tabletest.compose.exr import read_passes
 from tabletest.compose.view import ViewTransform
 from tabletest.config import load_catalog
-from tabletest.write.run_output import read_runs
+from tabletest.files.run_output import read_runs
 
 from conftest import REPO, copy_with_unloadable_model, run_cli
 

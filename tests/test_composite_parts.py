@@ -21,7 +21,7 @@ from tabletest.compose.png import PngEncoder
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.selection import Scene
 from tabletest.layout.spec import scene_spec
-from tabletest.write.run_output import RunOutput
+from tabletest.files.run_output import RunOutput
 
 
 def with_render(config, **changes):

@@ -15,9 +15,9 @@ import pytest
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
-from tabletest.write.lock import output_lock
-from tabletest.write.run_output import read_runs
-from tabletest.write.settings import read_settings, settings_differences, widened
+from tabletest.files.lock import output_lock
+from tabletest.files.run_output import read_runs
+from tabletest.files.settings import read_settings, settings_differences, widened
 
 from conftest import REPO, run_cli, worker_pids
 
@@ -110,7 +110,7 @@ def test_settings_differences_name_each_key_and_let_models_grow():
 HOLD = """
 import sys, time
 from pathlib import Path
-from tabletest.write.lock import output_lock
+from tabletest.files.lock import output_lock
 with output_lock(Path(sys.argv[1]), beside=sys.argv[2] == "beside"):
     print("held", flush=True)
     time.sleep(120)

@@ -17,8 +17,8 @@ from tabletest.render.kernels import CyclesKernels, missing_kernel_notes, parse_
 from tabletest.render.run import dataset_settings
 from tabletest.render.run_options import RenderOptions
 from tabletest.render.supervisor import Outcome, SharedCause
-from tabletest.write.run_output import read_runs
-from tabletest.write.settings import settings_differences
+from tabletest.files.run_output import read_runs
+from tabletest.files.settings import settings_differences
 
 from conftest import run_cli
 

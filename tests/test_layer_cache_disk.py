@@ -13,7 +13,7 @@ import pytest
 
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog
-from tabletest.write.temp import host
+from tabletest.files.temp import host
 
 from conftest import run_cli
 

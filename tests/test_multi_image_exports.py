@@ -24,7 +24,7 @@ from tabletest.export import huggingface
 from tabletest.export.dataset import RenderDataset, names
 from tabletest.export.run import ExportOptions, run_export
 from tabletest.export.split import make_split
-from tabletest.prompts.reading import made_from
+from tabletest.files.reading import made_from
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question
 

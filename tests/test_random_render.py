@@ -17,7 +17,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.extras import installed_bpy
 from tabletest.write.merge import merge_parts
-from tabletest.write.run_output import read_runs
+from tabletest.files.run_output import read_runs
 
 from conftest import REPO, run_cli
 

@@ -12,8 +12,8 @@ import pytest
 
 from tabletest.errors import UserError
 from tabletest.truth.verify_report import read_verdicts, unverified_labels
-from tabletest.write.lock import output_lock
-from tabletest.write.paths import record_id, record_path
+from tabletest.files.lock import output_lock
+from tabletest.files.paths import record_id, record_path
 
 from conftest import run_cli
 from test_verify import render  # noqa: F401  (the six 3-object scenes of mug, lamp and banana, with masks)

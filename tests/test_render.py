@@ -18,7 +18,7 @@ from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.placement import slot_u
 from tabletest.render.devices import detect_nvidia_gpus
-from tabletest.write.run_output import read_runs
+from tabletest.files.run_output import read_runs
 
 from conftest import REPO, copy_with_unloadable_model, run_cli, worker_pids
 

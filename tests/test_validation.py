@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from tabletest.cli import app
 from tabletest.config import DEFAULT_CONFIG, load_config
 from tabletest.errors import UserError
-from tabletest.write.jsonl import dumps
+from tabletest.files.jsonl import dumps
 
 from conftest import run_cli
 

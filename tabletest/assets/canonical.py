@@ -9,11 +9,13 @@ every glTF reader expects; Blender's importer turns it back into the world frame
 from __future__ import annotations
 
 import io
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import trimesh
 
+from tabletest.assets.columns import Columns, columns_of, merged
 from tabletest.assets.images import textures_only
 from tabletest.assets.rest import rest_turn
 
@@ -112,3 +114,17 @@ def load_world(path: Path | str | bytes) -> trimesh.Scene:
             scene = trimesh.load(str(path), file_type="glb", force="scene")
     scene.apply_transform(GLTF_TO_WORLD)
     return scene
+
+
+@lru_cache(maxsize=256)
+def model_columns(path: str, sha256: str) -> Columns:
+    """The columns of a model file (GLB, canonical frame); `sha256` names its bytes, so a changed file is
+    measured again."""
+    vertices, faces = model_mesh(path, sha256)
+    return columns_of(vertices, faces)
+
+
+@lru_cache(maxsize=128)
+def model_mesh(path: str, sha256: str) -> tuple[np.ndarray, np.ndarray]:
+    """All the triangles of a model file (GLB, canonical frame) as one mesh: vertices (n × 3) and faces."""
+    return merged([mesh for _, mesh in bake(load_world(Path(path)))])

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_bytes
+from tabletest.files.jsonl import atomic_bytes
 
 MANIFEST_NAME = "manifest.json"
 DEFAULT_ASSETS_DIR = Path("assets")

@@ -28,8 +28,8 @@ from scipy.spatial import ConvexHull, QhullError
 
 from tabletest.assets.manifest import REST_POSE
 from tabletest.cache import user_cache
-from tabletest.layout.columns import CELL_M, columns_of, merged
-from tabletest.write.jsonl import atomic_output
+from tabletest.assets.columns import CELL_M, columns_of, merged
+from tabletest.files.jsonl import atomic_output
 
 MIN_TIP_DEG = 2.0  # a pose that a smaller tilt topples is a balance, not a rest
 LIKELY = 0.25  # a stable face less likely than this share of the likeliest one: a thin edge the model balances on

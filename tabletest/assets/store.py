@@ -14,7 +14,7 @@ import trimesh
 
 from tabletest.assets.canonical import glb_bytes
 from tabletest.assets.manifest import REST_POSE, AssetEntry, MaterialInfo
-from tabletest.write.jsonl import atomic_bytes
+from tabletest.files.jsonl import atomic_bytes
 
 
 def material_infos(world_scene: trimesh.Scene) -> tuple[MaterialInfo, ...]:

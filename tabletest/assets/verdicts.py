@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tabletest.cache import user_cache
 from tabletest.config import CatalogObject
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 RULES = 1  # bump when `check.py` refuses something it used to accept: every model is checked again
 

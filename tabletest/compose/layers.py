@@ -33,8 +33,8 @@ from tabletest.config import Config, slugify
 from tabletest.errors import UserError
 from tabletest.extras import installed_bpy
 from tabletest.layout.spec import SceneSpec, SpecObject
-from tabletest.write.jsonl import atomic_output
-from tabletest.write.temp import clean_stale, temp_path
+from tabletest.files.jsonl import atomic_output
+from tabletest.files.temp import clean_stale, temp_path
 
 LAYER_FORMAT = 2  # bump when the meaning of the cached files changes
 RENDERER_SOURCES = ("base_scene.py", "engine.py", "worker.py")  # the code that decides a layer's pixels

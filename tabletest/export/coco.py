@@ -22,7 +22,7 @@ from tabletest.config import unknown_name_message
 from tabletest.errors import UserError
 from tabletest.export.rle import encode
 from tabletest.export.run import Job
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 
 def categories(job: Job) -> list[dict]:

@@ -9,11 +9,11 @@ from pathlib import Path
 from tabletest.assets.manifest import sha256_of
 from tabletest.errors import UserError
 from tabletest.layout.family import family_problem
-from tabletest.prompts.reading import read_records, require
+from tabletest.files.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
-from tabletest.write.paths import record_id, record_path
-from tabletest.write.run_output import METADATA, read_runs
-from tabletest.write.settings import read_settings, record_settings, settings_differences, shown_settings
+from tabletest.files.paths import record_id, record_path
+from tabletest.files.run_output import METADATA, read_runs
+from tabletest.files.settings import read_settings, record_settings, settings_differences, shown_settings
 
 NOT_A_RENDER = "give the output folder of `tabletest render` (it holds metadata.jsonl and images/)"
 FIELDS = (*METADATA_FIELDS, "render")

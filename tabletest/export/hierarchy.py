@@ -18,8 +18,8 @@ from collections import Counter
 from tabletest.export.lmms_eval import group_name, write_tasks
 from tabletest.export.run import Job
 from tabletest.export.vlmevalkit import OPEN
-from tabletest.prompts.reading import images_asked
-from tabletest.write.jsonl import atomic_output, dumps
+from tabletest.files.reading import images_asked
+from tabletest.files.jsonl import atomic_output, dumps
 
 COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type", "template", "phrasing"]
 

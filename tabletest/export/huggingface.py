@@ -23,7 +23,7 @@ from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.prompts.hierarchy.balance_report import AnswerTally
-from tabletest.prompts.reading import images_asked, made_from
+from tabletest.files.reading import images_asked, made_from
 
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
 METADATA_ROW_GROUP = 10_000  # ImageFolder's metadata has no images: large groups write 9x faster than 100

@@ -17,8 +17,8 @@ from typing import IO
 from tabletest.export.run import Job
 from tabletest.export.split import TRAIN
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, report, write_report
-from tabletest.prompts.reading import images_asked
-from tabletest.write.jsonl import atomic_output, dumps
+from tabletest.files.reading import images_asked
+from tabletest.files.jsonl import atomic_output, dumps
 
 IMAGE_TOKEN = "<image>"
 MULTI_IMAGE = "_multi_image"  # `train_multi_image.json`: LLaVA's samples of two images, apart from its one-image ones

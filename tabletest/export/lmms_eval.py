@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from tabletest.export.run import Job
-from tabletest.write.jsonl import atomic_output, dumps
+from tabletest.files.jsonl import atomic_output, dumps
 
 UTILS = Path(__file__).with_name("lmms_task_utils.py")
 

@@ -31,7 +31,7 @@ def _require_tabletest() -> None:
 _require_tabletest()
 
 from tabletest.config import load_catalog  # noqa: E402  (after the check: its error is the one to see)
-from tabletest.prompts.reading import images_asked  # noqa: E402
+from tabletest.files.reading import images_asked  # noqa: E402
 from tabletest.score.judge import judge  # noqa: E402
 from tabletest.score.lexicon import Lexicon, load_lexicon  # noqa: E402
 from tabletest.score.questions import judge_question  # noqa: E402

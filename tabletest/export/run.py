@@ -27,10 +27,10 @@ from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.pairs import Companions
-from tabletest.prompts.reading import made_from
+from tabletest.files.reading import made_from
 from tabletest.prompts.sources import scene_input
-from tabletest.write.lock import output_lock, reading_lock
-from tabletest.write.paths import output_outside
+from tabletest.files.lock import output_lock, reading_lock
+from tabletest.files.paths import output_outside
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_output, read_jsonl
+from tabletest.files.jsonl import atomic_output, read_jsonl
 
 MARKER = ".tabletest-export.json"
 JOURNAL = ".shards.jsonl"

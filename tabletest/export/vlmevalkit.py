@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from tabletest.export.run import Job
-from tabletest.write.jsonl import atomic_output, dumps
+from tabletest.files.jsonl import atomic_output, dumps
 
 OPEN = "OpenEnded"
 KINDS = {1: "MCQ", 4: "MCQ", 5: "MCQ", 2: OPEN, 3: OPEN, 6: OPEN, 7: OPEN, 8: OPEN}

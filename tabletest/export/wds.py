@@ -16,7 +16,7 @@ from tabletest.export.huggingface import declared, loadable
 from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_fields
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
-from tabletest.write.jsonl import dumps
+from tabletest.files.jsonl import dumps
 
 
 class _TarShard:

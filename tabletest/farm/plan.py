@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 FARM = "farm.json"
 LINE_ENDS = {"\n": "a newline", "\r": "a carriage return", "\0": "a NUL"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tabletest.farm.plan import Farm
 from tabletest.farm.slurm import ACTIVE, task_states
-from tabletest.write.run_output import METADATA, RUN, read_runs
+from tabletest.files.run_output import METADATA, RUN, read_runs
 
 RUNNING = {"RUNNING", "COMPLETING", "CONFIGURING", "SIGNALING", "STAGE_OUT"}
 

@@ -1,6 +1,6 @@
 """Objects off the table plane: one standing on another, inside a container, or touching a neighbour.
 
-Every pose is found from the models' columns (`columns.py`), never from boxes alone: a carried object is
+Every pose is found from the models' columns (`assets/columns.py`), never from boxes alone: a carried object is
 lowered until its underside meets its carrier's top (or a container's floor), a touching one slid towards
 its neighbour until their sides meet. A pose is kept only if it is physically plausible: nothing overlaps
 any other object, a carried object rests with its centre of mass over what holds it, and it keeps clear
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
-from tabletest.layout.columns import Columns, model_columns
+from tabletest.assets.columns import Columns
 from tabletest.layout.random_config import Arrangements
 
 Region = tuple[float, float, float, float]  # x0, y0, x1, y1: fractions of the footprint (x left to right, y front to back)
@@ -50,6 +50,8 @@ class Shape:
 
     @property
     def columns(self) -> Columns:
+        from tabletest.assets.canonical import model_columns  # loading a model file: trimesh, only when first needed
+
         return model_columns(self.path, self.sha256)
 
     def region(self, kind: str) -> Region | None:

@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 from tabletest.layout.arrangements import Pose, Shape
-from tabletest.layout.columns import model_mesh
+from tabletest.assets.canonical import model_mesh
 
 CLOSE_STEPS = 12  # moves towards a neighbour when closing a gap: each removes all but the slack kept
 

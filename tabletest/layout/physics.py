@@ -25,7 +25,7 @@ import numpy as np
 
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Pose, Shape, region_m, support_heights
-from tabletest.layout.columns import model_mesh
+from tabletest.assets.canonical import model_mesh
 from tabletest.layout.instances import kind_of
 from tabletest.layout.meshes import mesh_distance, placed_mesh
 from tabletest.layout.random_scene import PlacedObject

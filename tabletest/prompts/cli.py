@@ -12,8 +12,8 @@ from tabletest.errors import UserError
 from tabletest.options import CatalogOpt, LimitOpt, ObjectsOpt, OnlyOpt, SampleOpt, SeedOpt, ShardOpt, make_selection
 from tabletest.prompts.battery import Protocol, parse_types, scene_queries
 from tabletest.prompts.sources import dataset_scenes, enumerated_scenes
-from tabletest.write.jsonl import dumps, write_lines
-from tabletest.write.paths import output_outside
+from tabletest.files.jsonl import dumps, write_lines
+from tabletest.files.paths import output_outside
 
 
 def prompts(

@@ -11,7 +11,7 @@ from tabletest.errors import UserError
 from tabletest.layout.instances import SEPARATOR
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.prompts.battery import SceneInput
-from tabletest.prompts.reading import read_records, require
+from tabletest.files.reading import read_records, require
 from tabletest.truth.records import vignette_record
 
 METADATA_FIELDS = ("file_name", "id", "index", "n_objects", "objects", "vignettes")

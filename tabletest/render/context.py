@@ -22,7 +22,7 @@ from tabletest.truth.nouns import Nouns
 from tabletest.truth.pairs import set_scenes
 from tabletest.truth.records import placed_relations
 from tabletest.write.records import RandomTruth, image_record, random_record
-from tabletest.write.run_output import RunOutput
+from tabletest.files.run_output import RunOutput
 
 
 @dataclass

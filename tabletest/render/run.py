@@ -33,9 +33,9 @@ from tabletest.render.devices import check_denoiser, check_device, device_class,
 from tabletest.render.hdris import check_hdris
 from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
 from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
-from tabletest.write.lock import output_lock
-from tabletest.write.run_output import RunOutput
-from tabletest.write.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
+from tabletest.files.lock import output_lock
+from tabletest.files.run_output import RunOutput
+from tabletest.files.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
 
 if TYPE_CHECKING:  # the rest of a run is imported once its workers are started (`_locked_run`)
     from tabletest.layout.random_set import RandomSet
@@ -123,7 +123,7 @@ def _say_missing_kernels(config: Config, options: RenderOptions) -> None:
 
 
 def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, random: RandomSet | None = None) -> dict:
-    """What decides this run's pixels and records (see `tabletest.write.settings`); `models` is added
+    """What decides this run's pixels and records (see `tabletest.files.settings`); `models` is added
     once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
     # how prompts word a name decides no pixel or record; what an object carries only random arrangements use,
     # and their sets' settings name it (`RandomSet.settings`)

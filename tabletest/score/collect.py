@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tabletest.errors import UserError
-from tabletest.prompts.reading import read_user_records, require
+from tabletest.files.reading import read_user_records, require
 from tabletest.score.judge import Outcome, judge
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.predictions import is_prediction_file, read_predictions

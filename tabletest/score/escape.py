@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 LINE_BREAK = re.compile(r"(\r\n|\r|\n)")  # what ends a row for a spreadsheet, `csv` and a line reader alike

@@ -18,7 +18,7 @@ from pathlib import Path
 from tabletest.config import excerpt
 from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.record import QUESTION_FIELDS
-from tabletest.prompts.reading import read_user_records, require
+from tabletest.files.reading import read_user_records, require
 from tabletest.score.collect import read_responses
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, normalize

@@ -21,7 +21,7 @@ from tabletest.errors import UserError
 from tabletest.score.escape import markdown_cell, write_csv
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.questions import ScoredQuestion, is_question_file, score_questions
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality", "phrasing")
 LEVELS = {"single": 0, "multi": 1, "reasoning": 2}

@@ -27,7 +27,7 @@ from tabletest.score.tables import (
     unanswered,
     unknown_words,
 )
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 ADEQUATE = 0.90  # the paper's bar for humanlike performance on a trivial task
 MAX_LEVELS_SHOWN = 4

@@ -17,7 +17,7 @@ from PIL import Image
 from tabletest.config import MAX_PIXELS
 from tabletest.errors import UserError
 from tabletest.export.dataset import RenderDataset
-from tabletest.write.paths import record_path
+from tabletest.files.paths import record_path
 
 REDO = "delete it and rerun the same `tabletest render` command to render it again"
 

@@ -37,13 +37,13 @@ from tabletest.errors import UserError
 from tabletest.export.dataset import RenderDataset
 from tabletest.export.staging import place
 from tabletest.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
-from tabletest.show.cli import run_config
+from tabletest.show.pictures import run_config
 from tabletest.show.files import open_image
 from tabletest.show.gallery_data import Index, details
 from tabletest.show.overlay import camera_of
 from tabletest.truth.verify_report import read_verdicts, unverified_labels
-from tabletest.write.jsonl import atomic_bytes
-from tabletest.write.paths import output_outside, record_id, record_path
+from tabletest.files.jsonl import atomic_bytes
+from tabletest.files.paths import output_outside, record_id, record_path
 
 SITE_FILES = ("index.html", "gallery.js", "gallery.css")
 THUMB_PX = 192  # the longer side of a thumbnail

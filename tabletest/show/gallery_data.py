@@ -15,7 +15,7 @@ from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import label_of
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
-from tabletest.prompts.reading import made_from
+from tabletest.files.reading import made_from
 from tabletest.show.overlay import changes, hidden_names, legend, projected_box
 
 # the relations a scene can be filtered by: it holds at least one pair of the kind

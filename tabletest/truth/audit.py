@@ -27,16 +27,16 @@ from tabletest.layout.family import family_problem
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
-from tabletest.prompts.reading import made_from, read_records
+from tabletest.files.reading import made_from, read_records
 from tabletest.truth.audit_contact import check_off_plane, object_points, world_points
 from tabletest.truth.audit_pairs import PairFacts, check_pairs
 from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.rederive import Derivation, differences, recorded_camera, recorded_contact
-from tabletest.write.lock import reading_lock
-from tabletest.write.run_output import METADATA, RUN, last_render_run
-from tabletest.write.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
+from tabletest.files.lock import reading_lock
+from tabletest.files.run_output import METADATA, RUN, last_render_run
+from tabletest.files.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
 
 NOT_A_RENDER = "give the output folder of `tabletest render --masks` (it holds metadata.jsonl, images/, masks/, depth/)"
 # An object's mask pixels reach at most this many pixels outside its recorded 2D box: a mask pixel is

@@ -36,8 +36,8 @@ from tabletest.assets.needed import needed_assets
 from tabletest.truth.audit import audit, summary
 from tabletest.truth.records import random_vignette_records, vignette_record
 from tabletest.truth.verify_report import VERIFY_FILE, disputed_by_scene, write_verdicts
-from tabletest.write.jsonl import dumps, write_lines
-from tabletest.write.paths import output_outside
+from tabletest.files.jsonl import dumps, write_lines
+from tabletest.files.paths import output_outside
 
 
 def vignettes(
@@ -126,7 +126,7 @@ def verify(
         typer.echo(f"note: the verdict was not kept in {folder / VERIFY_FILE} ({error.strerror}); `tabletest gallery` will show these scenes as not verified", err=True)
     if show is not None and result.disagreements:
         from tabletest.export.dataset import RenderDataset
-        from tabletest.show.cli import write_disputed
+        from tabletest.show.pictures import write_disputed
 
         written = write_disputed(RenderDataset.open(folder), disputed_by_scene(result.disagreements), show)
         typer.echo(f"wrote {written} picture(s) of the disputed scenes to {show}")

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from tabletest.assets.manifest import sha256_of
-from tabletest.write.jsonl import atomic_bytes
-from tabletest.write.run_output import METADATA
+from tabletest.files.jsonl import atomic_bytes
+from tabletest.files.run_output import METADATA
 
 VERIFY_FILE = "verify.json"
 

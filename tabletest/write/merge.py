@@ -31,12 +31,12 @@ from tabletest.errors import UserError
 from tabletest.layout.family import KINDS
 from tabletest.layout.random_set import MAX_VIEWS, set_ids
 from tabletest.layout.selection import Selection, Shard, select_scenes
-from tabletest.write.jsonl import atomic_output, write_lines
-from tabletest.write.lock import LOCK, output_lock
+from tabletest.files.jsonl import atomic_output, write_lines
+from tabletest.files.lock import LOCK, output_lock
 from tabletest.write.orphans import end_with
-from tabletest.write.paths import record_id, record_path
-from tabletest.write.run_output import METADATA, RUN, _decodes, read_runs
-from tabletest.write.settings import read_settings, settings_differences, widened, write_settings
+from tabletest.files.paths import record_id, record_path
+from tabletest.files.run_output import METADATA, RUN, _decodes, read_runs
+from tabletest.files.settings import read_settings, settings_differences, widened, write_settings
 
 MARKER = ".merge.json"
 SHOWN = 5  # ids named in a refusal before "and N more"

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 LOCK_NAME = "objaverse.lock.json"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tabletest.export.split import TRAIN, Split
 from tabletest.prompts.hierarchy.balance import answer_key, answer_label
-from tabletest.write.jsonl import atomic_output
+from tabletest.files.jsonl import atomic_output
 
 PRIOR_VAL_FRACTION = 0.2
 SHOWN_ANSWERS = 3  # the most common answers a group lists, with their shares

@@ -17,7 +17,7 @@ from tabletest.prompts.hierarchy.captions import captions
 from tabletest.prompts.hierarchy.geometry import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
-from tabletest.prompts.reading import made_from
+from tabletest.files.reading import made_from
 from tabletest.truth.nouns import Nouns
 
 FORMS = ("questions", "captions", "stories")

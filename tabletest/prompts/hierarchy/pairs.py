@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from tabletest.layout.instances import SEPARATOR, label_of
 from tabletest.prompts.hierarchy.phrasings import one
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.reading import made_from
+from tabletest.files.reading import made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import CONVERSE, bigger_reads_both_ways
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from pathlib import Path
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -126,22 +125,6 @@ def _surface_samples(triangles: np.ndarray, spacing: float) -> np.ndarray:
         weights = np.c_[a[keep], b[keep], n - a[keep] - b[keep]] / n  # (P, 3)
         samples.append(np.einsum("pk,tkd->tpd", weights, triangles[divisions == n]).reshape(-1, 3))
     return np.concatenate(samples)
-
-
-@lru_cache(maxsize=256)
-def model_columns(path: str, sha256: str) -> Columns:
-    """The columns of a model file (GLB, canonical frame); `sha256` names its bytes, so a changed file is
-    measured again."""
-    vertices, faces = model_mesh(path, sha256)
-    return columns_of(vertices, faces)
-
-
-@lru_cache(maxsize=128)
-def model_mesh(path: str, sha256: str) -> tuple[np.ndarray, np.ndarray]:
-    """All the triangles of a model file (GLB, canonical frame) as one mesh: vertices (n × 3) and faces."""
-    from tabletest.assets.canonical import bake, load_world
-
-    return merged([mesh for _, mesh in bake(load_world(Path(path)))])
 
 
 def merged(meshes: Sequence[trimesh.Trimesh]) -> tuple[np.ndarray, np.ndarray]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_output, bounded_lines, dumps
+from tabletest.files.jsonl import atomic_output, bounded_lines, dumps
 
 METADATA = "metadata.jsonl"
 FAILURES = "failures.jsonl"

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import atomic_output, bounded_lines
+from tabletest.files.jsonl import atomic_output, bounded_lines
 
 SETTINGS = "settings.json"
 OUTPUT_VERSION = 2  # bump when a change of tabletest alters the pixels or records made from the same settings

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from tabletest.errors import UserError
-from tabletest.write.temp import temp_path
+from tabletest.files.temp import temp_path
 
 MAX_LINE_BYTES = 16 << 20  # a record is a few KB; a line past this is not one, and must not fill memory
 

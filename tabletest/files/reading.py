@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.write.jsonl import bounded_lines
+from tabletest.files.jsonl import bounded_lines
 
 
 def read_records(path: Path, what: str) -> Iterator[tuple[int, dict]]:

@@ -1,0 +1,65 @@
+"""Pictures of scenes: each scene's labels drawn on its image, written as PNGs (for `tabletest show` and for
+`tabletest verify --show`, which draws the labels it disputes in red)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from tabletest.config import Config
+from tabletest.errors import UserError
+from tabletest.export.dataset import RenderDataset
+from tabletest.files.jsonl import atomic_bytes
+from tabletest.files.paths import record_id
+from tabletest.files.run_output import last_render_run
+from tabletest.show.files import open_image, record_file
+from tabletest.show.overlay import camera_of, drawable, overlay
+
+
+def run_config(render: RenderDataset) -> Config | None:
+    """The config the benchmark's fixed camera comes from (random scenes record their own), if the run kept it."""
+    run = last_render_run(render.root)
+    try:
+        return Config.model_validate(run["config"]) if run else None
+    except ValueError:
+        return None
+
+
+def write_disputed(render: RenderDataset, disputed: dict[str, list[str]], folder: Path) -> int:
+    """One overlay per scene `tabletest verify` disputes, `<folder>/<id>.png`, the disputed labels in red."""
+    config = run_config(render)
+    written = 0
+    for record in render.records():
+        if record["id"] in disputed:
+            picture = scene_overlay(render, record, config, disputed[record["id"]])
+            save_png(picture, folder / f"{record_id(record['id'])}.png")
+            written += 1
+    return written
+
+
+def save_png(picture: Image.Image, path: Path) -> None:
+    """The picture as a PNG that appears under `path` only when complete."""
+    png = io.BytesIO()
+    picture.save(png, format="PNG")
+    atomic_bytes(path, png.getvalue())
+
+
+def scene_overlay(render: RenderDataset, record: dict, config: Config | None, notes: list[str] | None = None) -> Image.Image:
+    """The scene's labels drawn on its image; a record whose id, files or numbers cannot be trusted, or an
+    image or mask that does not decode, is refused in one line before anything is drawn."""
+    record_id(record["id"])
+    drawable(record)
+    image = open_image(record_file(render, record, "file_name"))
+    mask = None
+    if (mask_path := record_file(render, record, "mask_file_name")) is not None:
+        labels = open_image(mask_path)
+        if labels.size != image.size:
+            raise UserError(
+                f"{mask_path} is {labels.width}x{labels.height} pixels, its image {image.width}x{image.height}; "
+                "delete both and rerun the same `tabletest render` command to render them again"
+            )
+        mask = np.asarray(labels)
+    return overlay(record, image, mask, camera_of(record, config), notes or ())
