@@ -178,3 +178,31 @@ class Reckoner:
 
     def others(self, x: str) -> list[str]:
         return [n for n in self.names() if n != x]
+
+
+CARRIERS = {"book": ("on", 0.25), "laptop": ("on", 0.33), "bowl": ("inside", 0.18), "mug": ("inside", 0.12)}  # how, largest extent
+SMALL = {"apple": 0.08, "egg": 0.06, "lemon": 0.08, "strawberry": 0.04, "tomato": 0.07, "orange": 0.08}
+OFF_PLANE = ("on", "inside", "above", "touching", "next_to")
+
+
+def stacked_scene(seed: int) -> dict:
+    """Two carriers and three small things, each small thing on or in a carrier or on the table by a seeded
+    draw: a random record with its relations off the table plane (and none in the viewer's frame)."""
+    rng = random.Random(seed)
+    carriers, small = rng.sample(sorted(CARRIERS), 2), rng.sample(sorted(SMALL), 3)
+    objects, relations = [], {key: [] for key in ("left_of", "in_front_of", *OFF_PLANE)}
+    for i, name in enumerate(carriers):
+        s = CARRIERS[name][1]
+        objects.append(obj(name, -0.3 + 0.6 * i, 0.0, (s, s * 0.7, s * 0.4)))
+    for i, name in enumerate(small):
+        s, where = SMALL[name], rng.choice([None, *carriers])
+        record = obj(name, -0.2 + 0.2 * i, 0.3, (s, s, s))
+        if where is not None:
+            key = CARRIERS[where][0]
+            relations[key].append([name, where])
+            relations["touching"] += [[name, where], [where, name]]
+            record["box3d"]["center_m"] = [*objects[carriers.index(where)]["box3d"]["center_m"][:2], TABLE_TOP + 0.1]
+        objects.append(record)
+    made = scene(f"rnd{seed}-{seed:07d}", objects)
+    made["relations"] = relations
+    return made

@@ -346,6 +346,8 @@ def test_verify_without_the_models_says_so(stacked_render, tmp_path):
 
 @pytest.mark.render
 def test_questions_ask_on_inside_and_touching_with_balanced_golds(stacked_render, tmp_path):
+    """Every gold agrees with the render's relations; each "no" beside a "yes" (none without one), and each
+    choice of which object is on (in, above) another asked with its options both ways round."""
     out = tmp_path / "questions.jsonl"
     result = run_cli("questions", "--from", str(stacked_render), "--forms", "questions", "--out", str(out))
     assert result.returncode == 0, result.stderr
@@ -353,19 +355,21 @@ def test_questions_ask_on_inside_and_touching_with_balanced_golds(stacked_render
     records = {r["id"]: r for r in _records(stacked_render)}
     asked = {q["relation"] for q in questions}
     assert {"on", "inside", "touching"} <= asked
+    turned = {"under": "on", "holding": "inside", "below": "above"}
     for q in questions:
-        a, b = q["objects"]
         relations = records[q["scene_id"]]["relations"]
         if q["answer_type"] == "yes/no":
-            assert q["answer"] == ([a, b] in relations[q["relation"]]), q
-        else:
-            converse = {"on": "under", "inside": "contains", "above": "below"}[q["relation"]]
-            assert ([a, b] in relations[q["relation"]]) == (q["answer"] == q["options"][0]), q
-            assert ([a, b] in relations[converse]) == (q["answer"] == q["options"][1]), q
+            assert q["answer"] == (q["objects"] in relations[q["relation"]]), q
+            continue
+        *options, of = q["objects"]
+        key = turned.get(q["relation"], q["relation"])
+        holding = [o for o in options if ([of, o] if q["relation"] in turned else [o, of]) in relations[key]]
+        assert holding == [q["answer"]], q
     for relation in asked:
-        for kind in ("yes/no", "choice"):
-            answers = [str(q["answer"]) for q in questions if q["relation"] == relation and q["answer_type"] == kind]
-            assert len(set(answers.count(x) for x in set(answers))) <= 1, (relation, kind, answers)
+        golds = [q["answer"] for q in questions if q["relation"] == relation and q["answer_type"] == "yes/no"]
+        assert golds.count(False) <= golds.count(True), relation
+        places = [q["options"].index(q["answer"]) for q in questions if q["relation"] == relation and q["answer_type"] == "choice"]
+        assert places.count(0) == places.count(1), relation
 
 
 @pytest.mark.render

@@ -18,6 +18,7 @@ from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import sample_scene
 
 from conftest import REPO, run_cli
+from hierarchy_scenes import stacked_scene
 
 TINY = ["--resolution", "64x48", "--samples", "1", "--masks", "--quiet"]
 TOP = load_config().table.height_m
@@ -186,6 +187,8 @@ def test_counts_are_exact_and_only_an_unambiguous_one_of_several_is_named(render
 # Each phrasing read back by hand-written patterns (not the generator's own templates) and its gold recomputed
 # from the record's stored relations: a phrasing that said something else would get another answer here.
 SIDE = r"(?P<rel>to the left of|to the right of|in front of|behind)"
+CARRY = r"(?P<rel>on top of|under|inside|holding|above|below)"
+CARRIED = {"on top of": ("on", False), "under": ("on", True), "inside": ("inside", False), "holding": ("inside", True), "above": ("above", False), "below": ("above", True)}
 RELATION = {"to the left of": "left_of", "to the right of": "right_of", "in front of": "in_front_of", "behind": "behind"}
 READ = {
     "position-yes/no": rf"(?:is|are) the (?P<x>.+?) {SIDE} the (?P<y>.+?)(?:, as the viewer sees it)?\?",
@@ -195,7 +198,8 @@ READ = {
     "count-position": rf"how many objects are {SIDE} the (?P<x>.+?)(?:, as the viewer sees it)?\?",
     "count-kind-position": rf"how many (?P<xs>[a-z ]+?) are {SIDE} the (?P<x>.+?)(?:, as the viewer sees it)?\?",
     "support-yes/no": r"(?:(?:is|are) the (?P<x>.+?)|(?:say|that) the (?P<x2>.+?) (?:is|are)) (?P<rel>on top of|inside|above) the (?P<y>.+?)\?",
-    "support-choice": r"(?:is|are) the (?P<x>.+?) (?P<rel>on top of or under|inside or holding|above or below) the (?P<y>.+?)(?:, in the picture)?\?",
+    "support-choice": rf"which(?: object)? (?:is|are) {CARRY} the (?P<z>.+?)[,:] the (?P<x>.+?) or the (?P<y>.+?)\?|"
+    rf"of the (?P<x2>.+?) and the (?P<y2>.+?), which (?:is|are) {CARRY.replace('rel', 'rel2')} the (?P<z2>.+?)\?",
     "touching-yes/no": r"(?:(?:is|are) the (?P<x>.+?) (?:touching|in contact with) the (?P<y>.+?)|(?:Are|Do) the (?P<x2>.+?) and the (?P<y2>.+?) (?:touching|touch each other)|contact between the (?P<x3>.+?) and the (?P<y3>.+?))\?",
     "caption-position": rf'"The (?P<x>.+?) (?:is|are) {SIDE} the (?P<y>.+?)\."',
     "size-choice": r"(?P<rel>bigger|smaller|taller|shorter)\b.*?the (?P<x>[a-z ]+?) (?:or|and) the (?P<y>[a-z ]+?)(?:,| in real life)?\?|"
@@ -248,9 +252,12 @@ class Reading:
             return sum((a, x) in self.holds[key] for a, k in self.labels.items() if a != x and kind in (None, k))
         if template == "support-yes/no":
             return (self.label(_pick(m, "x", "x2")), self.label(m["y"])) in self.holds[SUPPORT_KEY[m["rel"]]]
-        if template == "support-choice":
-            first, converse = m["rel"].split(" or ")
-            return first if (self.label(m["x"]), self.label(m["y"])) in self.holds[SUPPORT_KEY[first]] else converse
+        if template == "support-choice":  # which of two stands in the relation to a third: exactly one does
+            key, turned = CARRIED[_pick(m, "rel", "rel2")]
+            z = self.label(_pick(m, "z", "z2"))
+            holding = [w for w in (_pick(m, "x", "x2"), _pick(m, "y", "y2")) if ((z, self.label(w)) if turned else (self.label(w), z)) in self.holds[key]]
+            (only,) = holding
+            return only
         if template == "touching-yes/no":
             return (self.label(_pick(m, "x", "x2", "x3")), self.label(_pick(m, "y", "y2", "y3"))) in self.holds["touching"]
         if template == "caption-position":
@@ -269,10 +276,11 @@ def test_every_phrasing_gets_its_gold_from_an_independent_recomputation(render):
     from tabletest.prompts.hierarchy.phrasings import PHRASINGS
 
     checked: dict[str, set[int]] = {}
-    for record in records(render):
+    stacked = [(scene, ("support-yes/no", "support-choice")) for scene in map(stacked_scene, range(12))]  # which of two is on or in a third
+    for record, read in [*((r, tuple(READ)) for r in records(render)), *stacked]:
         reading = Reading(record)
         for q in scene_questions(record, load_catalog(), load_config(), seed=0, phrasings="all"):
-            if q["template"] not in READ:
+            if q["template"] not in read:
                 continue
             question = q["text"].rsplit("?", 1)[0] + "?" if q["template"] != "caption-position" else q["text"]
             m = re.search(READ[q["template"]], question, re.IGNORECASE)

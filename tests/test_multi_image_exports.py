@@ -23,7 +23,7 @@ from tabletest.config import load_catalog
 from tabletest.export import huggingface
 from tabletest.export.dataset import RenderDataset, names
 from tabletest.export.run import ExportOptions, run_export
-from tabletest.export.split import make_split
+from tabletest.layout.split import make_split
 from tabletest.files.reading import made_from
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question

@@ -349,7 +349,7 @@ def test_the_settings_guard_keeps_one_family_config_and_seed_per_folder(tmp_path
 
 
 def test_appearance_split_holds_out_tables_and_hdris():
-    from tabletest.export.split import VALIDATION, TRAIN, make_split
+    from tabletest.layout.split import VALIDATION, TRAIN, make_split
 
     labels = (f"{kind}:{name}" for kind, names in (("table", "abcdefghij"), ("hdri", "stuvwxyz")) for name in names)
     split = make_split("appearance", 0.1, 0, labels)  # a stream, read once

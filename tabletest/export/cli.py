@@ -10,7 +10,7 @@ import typer
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError, not_one_of
-from tabletest.export.split import check_fraction
+from tabletest.layout.split import check_fraction
 from tabletest.options import CatalogOpt
 from tabletest.prompts.battery import parse_types
 
@@ -63,7 +63,7 @@ def export(
     ] = "study",
     balance: Annotated[
         bool,
-        typer.Option("--balance", help="With --questions hierarchy: drop questions whose answer their template over-represents."),
+        typer.Option("--balance", help="With --questions hierarchy: drop questions whose answer their template, or their names, over-represent."),
     ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order, --variations one and --balance.")] = 0,
     shard_size: Annotated[

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 
 from tabletest.config import Catalog, Config, load_config
@@ -39,22 +39,24 @@ def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
     return [f"{answer.capitalize()}.", f"It is {answer}."]
 
 
-def hierarchy_questions(record: dict, seed: int, catalog: Catalog, scene: dict | None = None) -> list[dict]:
-    """The image questions of one render record; with `scene`, the record the counterfactual partner or view
-    `record` was made from, also those asked of the two."""
-    made = [q for q in scene_questions(record, catalog, _config(), seed, ("questions", "captions")) if q["image"]]
+def hierarchy_questions(record: dict, seed: int, catalog: Catalog, scene: dict | None = None, pool: tuple[str, ...] | None = None) -> list[dict]:
+    """The image questions of one render record (trick counts of kinds from `pool`, the render's); with `scene`,
+    the record the counterfactual partner or view `record` was made from, also those asked of the two."""
+    made = [q for q in scene_questions(record, catalog, _config(), seed, ("questions", "captions"), pool=pool) if q["image"]]
     if scene is not None:
         made += two_image_questions(scene, record, Nouns.of(catalog))
     return made
 
 
 def hierarchy_queries(
-    record: dict, variations: str, seed: int, catalog: Catalog, scene: dict | None = None, keep: Callable[[dict], bool] | None = None
+    record: dict, variations: str, seed: int, catalog: Catalog, scene: dict | None = None,
+    keep: Callable[[Iterable[dict]], Iterable[dict]] | None = None, pool: tuple[str, ...] | None = None,
 ) -> Iterator[dict]:
     """`hierarchy_questions`, those `keep` keeps (`--balance`), each with its `gold` text (see the module docstring)."""
     rng = random.Random(f"{seed}:{record['id']}:wording")
     nouns = Nouns.of(catalog)
-    made = [q for q in hierarchy_questions(record, seed, catalog, scene) if keep is None or keep(q)]
+    made = hierarchy_questions(record, seed, catalog, scene, pool)
+    made = made if keep is None else list(keep(made))
     if variations == "one":
         by_skill: dict[str, list[dict]] = {}
         for q in made:

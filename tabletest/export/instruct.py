@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import IO
 
 from tabletest.export.run import Job
-from tabletest.export.split import TRAIN
+from tabletest.layout.split import TRAIN
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, report, write_report
 from tabletest.files.reading import images_asked
 from tabletest.files.jsonl import atomic_output, dumps

@@ -22,10 +22,11 @@ from tabletest.export import card
 from tabletest.export.dataset import DEPTH, MASK, RenderDataset, names
 from tabletest.export.hierarchy_queries import hierarchy_queries, hierarchy_questions
 from tabletest.export.queries import Variations, queries
-from tabletest.export.split import TEST, TRAIN, Split, SplitBy, looks, make_split
+from tabletest.layout.split import TEST, TRAIN, Split, SplitBy, looks, make_split
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.hierarchy.balance import BalancePlan
+from tabletest.prompts.hierarchy.generate import drawn_from
 from tabletest.prompts.hierarchy.pairs import Companions
 from tabletest.files.reading import made_from
 from tabletest.prompts.sources import scene_input
@@ -134,16 +135,21 @@ class Job:
         partner also those asked of it and its scene together (`images`: both)."""
         if self.options.questions == "hierarchy":
             scene = self._made_from[1] if self._made_from[0] == record["id"] else None
-            keep = self._balance.keeps if self.options.balance else None
-            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene, keep)
+            keep = self._balance.kept if self.options.balance else None
+            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene, keep, self._pool)
         return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
 
     @cached_property
     def _balance(self) -> BalancePlan:
         """What `--balance` keeps, from a first pass over every question of the render (`prompts.hierarchy.balance`)."""
         companions = Companions()
-        asked = (q for r in self.dataset.records() for q in hierarchy_questions(r, self.options.seed, self.catalog, companions.scene_of(r)))
+        asked = (q for r in self.dataset.records() for q in hierarchy_questions(r, self.options.seed, self.catalog, companions.scene_of(r), self._pool))
         return BalancePlan.of(asked, self.options.seed)
+
+    @cached_property
+    def _pool(self) -> tuple[str, ...] | None:
+        """The names the render's scenes were drawn from: a count's trick kind comes from them."""
+        return drawn_from(self.dataset.root)
 
     def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:
         """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,

@@ -1,55 +1,48 @@
-"""Rejection balancing of a question stream, as CLEVR does it: questions whose gold answer is over-represented
-in their template are dropped, so that a question's wording alone does not give its answer away.
+"""Rejection balancing of a question stream, as CLEVR does it, and on what each question's words give away: a
+question whose gold answer is over-represented in its template, or among the questions that name the same
+object in the same place with the same relation ("Is the egg inside the ...?"), is dropped, so that neither
+the template nor the names it is filled with give the answer away.
 
 The rule, per template (one wording pattern, whatever objects it names and whatever its answer):
 
-1. count its questions per gold answer (a first pass over the stream);
-2. keep its k most frequent answers, at most c questions each, with k and c chosen to keep the most questions
-   while no kept answer's share exceeds 1/k + TOLERANCE; every answer given to at least MIN_SHARE of its
-   questions is kept (dropping the rare answers, "three apples", would keep more questions and teach less),
-   and k is at least 2 where two answers exist, since one answer would meet the bound only by making the
-   template a constant. A yes/no template with one answer only is dropped (its chance is one half); any other
-   template with one answer is kept whole (chance 1);
-3. of an answer over its cap, the c questions with the smallest hash of (seed, qid) are kept (a second pass).
+1. every unit (a question with its pair, kept or dropped together) gets a weight from its text keys
+   (`text_keys`: each name in its place, with the relation the words state): a key whose answers lean one
+   way further than its scenes' own spread would lean them has the units that lean it scaled down.
+   Templates whose answers are names, and those that ask what the names tell by design (which is bigger in
+   real life), have no keys;
+2. a unit's rank is its draw (a hash of the seed and its pair's id, in [0, 1)) over its weight; a rank above
+   1 drops it;
+3. of what is left, count the template's questions per gold answer and keep its k most frequent answers, at
+   most c questions each, with k and c chosen to keep the most questions while no kept answer's share exceeds
+   1/k + TOLERANCE; every answer given to at least MIN_SHARE of its questions is kept (dropping the rare
+   answers, "three apples", would keep more questions and teach less), and k is at least 2 where two answers
+   exist, since one answer would meet the bound only by making the template a constant. A yes/no template
+   with one answer only is dropped (its chance is one half); any other template with one answer is kept whole
+   (chance 1);
+4. of an answer over its cap, the c questions of smallest rank are kept (a second pass, a scene at a time).
 
-The decision depends only on the counts, the seed and the question's id: the same stream and seed keep the same
-questions, another seed keeps others, and a template already within the bound (a yes/no question asked with its
-inverse) loses nothing. The first pass holds one float per question (8 bytes), not the questions.
+The decision depends only on the counts, the seed, the questions' ids and their words: the same stream and
+seed keep the same questions, another seed keeps others. The first pass holds a few numbers per question
+(its answer, its unit's keys, weight and draw), not the questions.
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
-import heapq
 import itertools
-from array import array
-from collections.abc import Hashable, Iterable
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
+
+from tabletest.prompts.hierarchy.text_keys import KeyBalance, answer_key, answer_label, nets, read_as, unit_of, weight
 
 TOLERANCE = 0.02  # how far above 1/k a kept answer's share may be
 MIN_SHARE = 0.01  # an answer given to this share of a template's questions stays: a rarer one may be dropped
 
 
-def answer_key(answer: bool | int | str | list[str]) -> Hashable:
-    """A gold answer as a counting key: `yes`/`no` for booleans (which would otherwise count as 1 and 0), a
-    sorted tuple for a list of names."""
-    if isinstance(answer, bool):
-        return "yes" if answer else "no"
-    if isinstance(answer, list):
-        return tuple(sorted(answer))
-    return answer
-
-
-def answer_label(key: Hashable) -> str:
-    """An answer key as the report writes it: names joined by `, `, `none` for no names."""
-    if isinstance(key, tuple):
-        return ", ".join(key) or "none"
-    return str(key)
-
-
 def draw(seed: int, qid: str) -> float:
-    """The question's place in its answer's queue, in [0, 1): the same for the same seed and id on any machine."""
+    """The question's (or unit's) place in its answer's queue, in [0, 1): the same for the same seed and id on any machine."""
     digest = hashlib.blake2b(f"{seed}:{qid}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") / 2**64
 
@@ -93,31 +86,63 @@ class Ranked:
 
 @dataclass(frozen=True)
 class BalancePlan:
-    """Per template and answer, the largest draw kept (none: the answer is dropped)."""
+    """Per text key and net answer, its factor; per template and answer, the largest rank kept (none: dropped)."""
 
     seed: int
+    factors: dict[tuple, dict[str, float]]
     thresholds: dict[str, dict[Hashable, float]]
     questions: int  # how many the first pass saw
 
     @classmethod
     def of(cls, questions: Iterable[dict], seed: int) -> BalancePlan:
         """The plan for a stream of questions (the first pass)."""
-        draws: dict[str, dict[Hashable, array]] = {}
+        units, draws, rows = [], [], []  # rows: per question, its template, answer and unit
+        answers: dict[str, Counter] = defaultdict(Counter)
+        places: dict[str, set[str]] = defaultdict(set)  # a choice template's options, by place
         yes_no: dict[str, bool] = {}
-        seen = 0
-        for seen, q in enumerate(questions, start=1):
-            template = q["template"]
-            by_answer = draws.setdefault(template, {})
-            by_answer.setdefault(answer_key(q["answer"]), array("d")).append(draw(seed, q["qid"]))
-            yes_no[template] = q["answer_type"] == "yes/no"
+        interned: dict[tuple, tuple] = {}
+        for unit, members in _units(questions):
+            for q in members:
+                template = q["template"]
+                rows.append((template, answer_key(q["answer"]), len(units)))
+                answers[template][rows[-1][1]] += 1
+                yes_no[template] = q["answer_type"] == "yes/no"
+                if q["answer_type"] == "choice":
+                    places[template].add(read_as(q))
+            units.append((members[0].get("scene_of") or members[0]["scene_id"], nets(members, interned)))
+            draws.append(draw(seed, unit))
+        reads = {t: sorted(places[t]) if t in places else [answer_label(a) for a in choose_caps(n, yes_no[t])] for t, n in answers.items()}
+        factors = KeyBalance(units, reads).factors()
+        weights = [weight(factors, unit) for _, unit in units]
+        ranks: dict[str, dict[Hashable, list[float]]] = {t: defaultdict(list) for t in answers}
+        for template, answer, i in rows:
+            if 0 < weights[i] and draws[i] <= weights[i]:
+                ranks[template][answer].append(draws[i] / weights[i])
         thresholds = {}
-        for template, by_answer in draws.items():
-            caps = choose_caps({a: len(d) for a, d in by_answer.items()}, yes_no[template])
-            thresholds[template] = {a: heapq.nsmallest(c, by_answer[a])[-1] for a, c in caps.items()}
-        return cls(seed, thresholds, seen)
+        for template, by_answer in ranks.items():
+            caps = choose_caps({a: len(r) for a, r in by_answer.items()}, yes_no[template]) if by_answer else {}
+            thresholds[template] = {a: sorted(by_answer[a])[c - 1] for a, c in caps.items()}
+        return cls(seed, factors, thresholds, len(rows))
 
-    def keeps(self, question: dict) -> bool:
-        """Whether the question stays (the second pass)."""
-        kept = self.thresholds.get(question["template"], {})
-        threshold = kept.get(answer_key(question["answer"]))
-        return threshold is not None and draw(self.seed, question["qid"]) <= threshold
+    def kept(self, questions: Iterable[dict]) -> Iterator[dict]:
+        """The questions that stay, in their order (the second pass)."""
+        for _, scene in itertools.groupby(questions, key=lambda q: q["scene_id"]):
+            asked = list(scene)
+            staying = set()
+            for unit, members in _units(asked):
+                weighed = weight(self.factors, nets(members))
+                rank = draw(self.seed, unit) / weighed if weighed > 0 else float("inf")
+                for question in members:
+                    threshold = self.thresholds.get(question["template"], {}).get(answer_key(question["answer"]))
+                    if threshold is not None and rank <= threshold:
+                        staying.add(id(question))
+            yield from (q for q in asked if id(q) in staying)
+
+
+def _units(questions: Iterable[dict]) -> Iterator[tuple[str, list[dict]]]:
+    """Each scene's questions (they come together) by unit, units in the order of their first question."""
+    for _, scene in itertools.groupby(questions, key=lambda q: q["scene_id"]):
+        units: dict[str, list[dict]] = {}
+        for question in scene:
+            units.setdefault(unit_of(question), []).append(question)
+        yield from units.items()

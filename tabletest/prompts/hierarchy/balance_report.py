@@ -1,26 +1,25 @@
 """How well a question stream's gold answers can be guessed without looking at the scene, per cell (skill, answer
-type, frame) and per template: the answers' spread, chance, the best constant answer, and a text-only prior.
-
-The prior is the most common answer per (template, objects named, relation asked where the question's words say
-it: "bigger" or "smaller") on the training scenes, else per template, else overall, scored on the validation scenes (a scene split, as `tabletest export --split-by scene` makes
-it, that keeps a scene's views and counterfactual partners with it: they repeat most of its answers): a model that reads only the question would reach about its accuracy. Everything streams: memory grows
-with the distinct groups, keys and answers, never with the number of questions.
+type, frame), per answer type and per template: the answers' spread, chance, the best constant answer, and what
+a text-only reader reaches (`text_only`: a logistic regression on the question's words and the objects it
+names, fitted on some scene families and scored on the others). A template the reader beats guessing on by
+more than `SHORTCUT` is marked, and so is one that asks what the objects' names alone tell (real size: world
+knowledge, by design). Counting streams; the reader holds a fixed sample of each template, so memory grows
+with the distinct groups, answers and templates, never with the number of questions.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from tabletest.export.split import TRAIN, Split
-from tabletest.prompts.hierarchy.balance import answer_key, answer_label
+from tabletest.prompts.hierarchy.text_keys import KNOWN_BY_NAME, answer_key, answer_label
+from tabletest.prompts.hierarchy.text_only import FOLDS, SAMPLE, TextReader
 from tabletest.files.jsonl import atomic_output
 
-PRIOR_VAL_FRACTION = 0.2
 SHOWN_ANSWERS = 3  # the most common answers a group lists, with their shares
+SHORTCUT = 0.05  # a text-only reader this far above chance marks its template
 Cell = tuple[str, str, str | None]  # skill, answer type, frame
 
 
@@ -28,16 +27,11 @@ class AnswerTally:
     """Counts of a stream of questions, fed one at a time, from which `summary()` makes a report section."""
 
     def __init__(self, seed: int) -> None:
-        self.split = Split(by="scene", val_fraction=PRIOR_VAL_FRACTION, seed=seed)
         self.cells: dict[Cell, Counter] = defaultdict(Counter)
         self.templates: dict[str, Counter] = defaultdict(Counter)
         self.template_cells: dict[str, dict[Cell, None]] = defaultdict(dict)  # a wording may serve several skills
         self.phrasings: dict[str, set[int]] = defaultdict(set)  # the distinct phrasings each template was asked in
-        self.trained: dict[tuple[str, tuple], Counter] = defaultdict(Counter)  # (template, what the question says)
-        self.trained_templates: dict[str, Counter] = defaultdict(Counter)
-        self.trained_overall: Counter = Counter()
-        self.held_out: Counter = Counter()  # (cell, template, what it says, its options, answer) of the validation scenes
-        self._scene: tuple[str, str] = ("", TRAIN)  # the last scene's split: a scene's questions come together
+        self.reader = TextReader(seed)
 
     def add(self, question: dict) -> None:
         cell = (question["skill"], question["answer_type"], question["frame"])
@@ -46,13 +40,8 @@ class AnswerTally:
         self.templates[template][answer] += 1
         self.template_cells[template][cell] = None
         self.phrasings[template].add(question["phrasing"])
-        said = read_alone(question)
-        if self._split_of(question.get("scene_of") or question["scene_id"]) == TRAIN:  # a scene with its views and partners
-            self.trained[template, said][answer] += 1
-            self.trained_templates[template][answer] += 1
-            self.trained_overall[answer] += 1
-        else:
-            self.held_out[cell, template, said, offered(question), answer] += 1
+        family = question.get("scene_of") or question["scene_id"]  # a scene with its views and partners
+        self.reader.add(question, family, (cell, template, (question["answer_type"],), None))
 
     def through(self, questions: Iterable[dict]) -> Iterator[dict]:
         """The questions, unchanged, each added on its way through."""
@@ -60,59 +49,32 @@ class AnswerTally:
             self.add(question)
             yield question
 
-    def _split_of(self, scene_id: str) -> str:
-        if self._scene[0] != scene_id:
-            self._scene = (scene_id, self.split.of(scene_id, ()))
-        return self._scene[1]
-
-    def predict(self, template: str, said: tuple, options: tuple = ()) -> Hashable | None:
-        """The text-only prior's answer, fitted on the training scenes only; of a choice, one of its options (the
-        first where training never gave any of them)."""
-        fitted = (self.trained.get((template, said)), self.trained_templates.get(template), self.trained_overall)
-        for counts in fitted:
-            if counts and options:
-                counts = Counter({a: n for a, n in counts.items() if a in options})
-            if counts:
-                return majority(counts)
-        return options[0] if options else None
-
     def summary(self) -> dict:
-        """The report section of what was added: every cell and every template, those furthest above chance first."""
-        scored: dict[Hashable, list[int]] = defaultdict(lambda: [0, 0])  # group -> validation questions, right
-        for (cell, template, said, options, answer), n in self.held_out.items():
-            right = n if self.predict(template, said, options) == answer else 0
-            for key in (cell, template, None):
-                scored[key][0] += n
-                scored[key][1] += right
+        """The report section of what was added: every cell, answer type and template, those whose best constant
+        is furthest above chance first."""
+        scored = defaultdict(lambda: [0, 0, 0.0], self.reader.scores())
         cells = [{**named(cell), **group(answers, cell[1], scored[cell])} for cell, answers in self.cells.items()]
         templates = []
         for template, answers in self.templates.items():
             of = self.template_cells[template]
-            answer_type = next(iter(of))[1]
-            figures = group(answers, answer_type, scored[template])
-            templates.append({"template": template, **named(*of), "phrasings": len(self.phrasings[template]), **figures})
+            figures = group(answers, next(iter(of))[1], scored[template])
+            templates.append({"template": template, **named(*of), "phrasings": len(self.phrasings[template]), **figures, **marks(template, figures)})
+        types = sorted({cell[1] for cell in self.cells})
         return {
             "questions": sum(sum(answers.values()) for answers in self.cells.values()),
             "validation_questions": scored[None][0],
             "text_prior": accuracy(scored[None]),
+            "answer_types": [{"answer_type": t, "validation_questions": scored[(t,)][0], **reading(scored[(t,)])} for t in types],
             "cells": sorted(cells, key=lambda g: (g["skill"], g["answer_type"], str(g["frame"]))),
             "templates": sorted(templates, key=lambda g: (g["chance"] - g["best_constant"], g["template"])),
         }
 
 
-def offered(question: dict) -> tuple:
-    """A choice's options as answers are counted (none for other questions)."""
-    return tuple(answer_key(o) for o in question.get("options") or ()) if question["answer_type"] == "choice" else ()
-
-
-def read_alone(question: dict) -> tuple:
-    """What a reader of the question alone knows of it beyond its template: the objects it names, and the relation
-    where its words state it and it is not one of the options ("Which is smaller ...?"; not "kind" or "absent",
-    which a count never says, nor the "left" of "left or right?", which is its answer)."""
-    asked = question["text"].rsplit("\n\n", 1)[-1]  # a text question's context is no part of the question
-    relation, options = question["relation"], question.get("options") or ()
-    stated = re.search(rf"\b{re.escape(relation)}\b", asked) and not any(relation in option for option in options)
-    return (*question["objects"], relation if stated else "")
+def marks(template: str, figures: dict) -> dict:
+    """Whether the text-only reader beats guessing by more than SHORTCUT, and whether the template asks world
+    knowledge (then it is expected to)."""
+    prior, guess = figures["text_prior"], figures["text_chance"]
+    return {"text_shortcut": prior is not None and prior > guess + SHORTCUT, "world_knowledge": template in KNOWN_BY_NAME}
 
 
 def named(*cells: Cell) -> dict:
@@ -121,17 +83,12 @@ def named(*cells: Cell) -> dict:
     return {key: ", ".join(values) or None for key, values in zip(("skill", "answer_type", "frame"), fields)}
 
 
-def majority(counts: Counter) -> Hashable:
-    """The most common answer; a tie goes to the first by label, whatever order the stream came in."""
-    return min(counts.items(), key=lambda item: (-item[1], answer_label(item[0])))[0]
-
-
 def chance(answers: Counter, answer_type: str) -> float:
     """A guess's accuracy: one half for yes/no, else one over the distinct gold answers."""
     return 0.5 if answer_type == "yes/no" else 1 / len(answers)
 
 
-def group(answers: Counter, answer_type: str, scored: list[int]) -> dict:
+def group(answers: Counter, answer_type: str, scored: list[float]) -> dict:
     n = sum(answers.values())
     ranked = sorted(answers.items(), key=lambda item: (-item[1], answer_label(item[0])))
     return {
@@ -140,19 +97,24 @@ def group(answers: Counter, answer_type: str, scored: list[int]) -> dict:
         "answers": [[answer_label(a), round(k / n, 4)] for a, k in ranked[:SHOWN_ANSWERS]],
         "chance": chance(answers, answer_type),
         "best_constant": ranked[0][1] / n,
-        "text_prior": accuracy(scored),
+        **reading(scored),
         "validation_questions": scored[0],
     }
 
 
-def accuracy(scored: list[int]) -> float | None:
-    """The text prior's accuracy on the validation questions; None where the group has none."""
+def reading(scored: list[float]) -> dict:
+    """The text-only reader's accuracy and what guessing scores, on the questions it was scored on."""
+    return {"text_prior": accuracy(scored), "text_chance": scored[2] / scored[0] if scored[0] else None}
+
+
+def accuracy(scored: list[float]) -> float | None:
+    """The text-only reader's accuracy on the questions it was scored on; None where the group has none."""
     return scored[1] / scored[0] if scored[0] else None
 
 
 def report(seed: int, after: AnswerTally, before: AnswerTally | None = None) -> dict:
     """The report of the questions written (`after`), beside those generated before balancing (`before`)."""
-    head = {"seed": seed, "text_prior_split": after.split.describe()}
+    head = {"seed": seed, "text_prior_split": {"by": "family", "folds": FOLDS, "seed": seed, "sample_per_template": SAMPLE}}
     if before is None:
         return {**head, "questions": after.summary()}
     generated, kept = before.summary(), after.summary()
@@ -180,9 +142,18 @@ def markdown(made: dict) -> str:
         "",
         "- **chance**: 50% for yes/no, else one over the distinct gold answers of the group;",
         "- **best constant**: the share of the group's most common gold answer (what always giving it scores);",
-        f"- **text prior**: the accuracy on the validation scenes ({split['val_fraction']:.0%} of the scenes, seed "
-        f"{split['seed']}) of the most common answer per template, objects named and relation the words state on the "
-        "training scenes (else per template, else overall): what a model that reads only the question can reach.",
+        "- **text prior**: the accuracy of a text-only reader, a logistic regression per template on the question's "
+        "words and the objects it names, each with each word (a story's text left out), fitted on the other scene families "
+        f"({split['folds']} folds by family, seed {split['seed']}; at most {split['sample_per_template']} questions "
+        "of a template): what a model that reads only the question can reach;",
+        "- **guess**: what the reader would score without the words: 50% for yes/no, one over the options of a "
+        "choice, else the best constant;",
+        f"- **text reveals**: *above guess* where the text prior beats the guess by more than {SHORTCUT:.0%}; "
+        "*world knowledge* where the objects' names tell the answer by design (which is bigger in real life).",
+        "",
+        "Text prior per answer type: "
+        + "; ".join(f"{t['answer_type']} {_percent(t['text_prior'])} (guess {_percent(t['text_chance'])})" for t in after["answer_types"])
+        + ".",
     ]
     if before is not None:
         kept = after["questions"] / before["questions"] if before["questions"] else 0.0
@@ -201,8 +172,10 @@ def _table(keys: tuple[str, ...], after: list[dict], before: list[dict] | None) 
     """Rows in `before`'s order where there is one (a group balancing dropped shows 0 kept), else `after`'s."""
     kept = {tuple(g[k] for k in keys): g for g in after}
     wordings = any("phrasings" in g for g in after)  # templates: how many phrasings their questions came in
-    columns = [k.replace("_", " ") for k in keys] + [*(["phrasings"] if wordings else []), "n", *(["kept"] if before else []), "chance", "best constant"]
-    rows = ["| " + " | ".join([*columns, "text prior", "answers"]) + " |", "|" + " --- |" * (len(columns) + 2)]
+    figures = ("chance", "best_constant", "text_prior", "text_chance")
+    columns = [k.replace("_", " ") for k in keys] + [*(["phrasings"] if wordings else []), "n", *(["kept"] if before else [])]
+    columns += ["chance", "best constant", "text prior", "guess", *(["text reveals"] if wordings else []), "answers"]
+    rows = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
     for first in before or after:
         now = kept.get(tuple(first[k] for k in keys)) if before else first
         cells = [_escape(str(first[k]) if first[k] is not None else "–") for k in keys]
@@ -213,12 +186,20 @@ def _table(keys: tuple[str, ...], after: list[dict], before: list[dict] | None) 
             cells += [f"{first['n']} → {now['n'] if now else 0}", f"{share:.0%}"]
         else:
             cells.append(str(first["n"]))
-        for figure in ("chance", "best_constant", "text_prior"):
+        for figure in figures:
             shown = _percent(now and now[figure])
             cells.append(f"{_percent(first[figure])} → {shown}" if before else shown)
+        if wordings:
+            cells.append(_reveals(now or first))
         cells.append(_escape(_answers(now)) if now else "–")
         rows.append("| " + " | ".join(cells) + " |")
     return rows
+
+
+def _reveals(template: dict) -> str:
+    if template["world_knowledge"]:
+        return "world knowledge"
+    return "above guess" if template["text_shortcut"] else ""
 
 
 def _answers(group: dict) -> str:
@@ -236,7 +217,8 @@ def _escape(text: str) -> str:
 
 
 def one_line(made: dict) -> str:
-    """The worst template (best constant furthest above chance) of the questions written."""
+    """The worst template (best constant furthest above chance) of the questions written, and the templates whose
+    text alone gives their answers away."""
     section = made.get("after") or made["questions"]
     questions = f"{section['questions']} questions"
     if "before" in made:
@@ -247,4 +229,6 @@ def one_line(made: dict) -> str:
     worst = section["templates"][0]
     prior = "" if worst["text_prior"] is None else f", text prior {worst['text_prior']:.1%}"
     figures = f"best constant {worst['best_constant']:.1%} vs chance {worst['chance']:.1%}{prior}"
-    return f"{total}; worst template {worst['template']}: {figures}"
+    revealing = [g["template"] for g in section["templates"] if g["text_shortcut"] and not g["world_knowledge"]]
+    shortcuts = f"; the text alone beats guessing on {', '.join(revealing)}" if revealing else ""
+    return f"{total}; worst template {worst['template']}: {figures}{shortcuts}"

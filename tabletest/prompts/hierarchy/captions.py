@@ -1,11 +1,11 @@
 """VSR-style captions to judge true or false ("The mug is behind the lamp."), balanced: each true caption
-comes with the false one that swaps its two objects.
+comes with a false one, the same words about other objects or the other way round.
 
 VSR's categories covered: projective (left of, right of, in front of, behind; the viewer's frame,
 VSR's "relative"), orientation (facing, facing away from; the object's own front, "intrinsic"), and
 for scenes with objects off the table plane topological (on, in, touching) and proximity (next to):
-"on" and "in" false by swapping the objects, touching and next to false from a pair of the same scene
-that is not.
+each false from a pair of the same scene that reads like the true one (`negatives`: "the egg is in the
+mug" beside "the egg is in the bowl", never "the bowl is in the egg").
 A projective caption names no frame, so one whose viewer's "no" the relatum's own front could make
 "yes" is not asked.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 
 from tabletest.prompts.hierarchy.geometry import FACING_DEG, SceneGeometry, Thing
+from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.skills import FACT, OTHER, PHRASE, named
@@ -86,30 +87,32 @@ SYMMETRIC = {"touching": ("touching", "topological"), "next_to": ("next to", "pr
 
 
 def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
-    for a, b in itertools.permutations(things, 2):
-        for key, word in TOPOLOGICAL.items():
-            if g.off_plane(key, a, b):
-                for x, y in ((a, b), (b, a)):
-                    ask.ask(
-                        f"cap-{key}-{x.name}-{y.name}",
-                        Wording("caption-support", {"caption": f"The {x.name} is {word} the {y.name}."}),
-                        skill="support",
-                        level="single",
-                        frame=None,
-                        relation=key,
-                        answer_type="yes/no",
-                        answer=(x, y) == (a, b),
-                        objects=[x.name, y.name],
-                        facts=[[a.name, key, b.name]],
-                        form="caption",
-                        pair=f"cap-{key}-{a.name}-{b.name}",
-                    )
+    """On and in: each true caption beside a false one that reads like it (`negatives`); touching and next to:
+    each beside a pair of the scene that is not and shares an object with it."""
+    for key, word in TOPOLOGICAL.items():
+        held = [(a, b) for a, b in itertools.permutations(things, 2) if g.off_plane(key, a, b)]
+        unheld = [(x, y) for x, y in itertools.permutations(things, 2) if could(key, x, y) and apart(g, x, y)]
+        for (a, b), negative in zip(held, matched(held, unheld, alike, stream(ask.scene_id, f"caption-{key}"))):
+            for x, y, gold in ((a, b, True), *([(*negative, False)] if negative else [])):
+                ask.ask(
+                    f"cap-{key}-{x.name}-{y.name}",
+                    Wording("caption-support", {"caption": f"The {x.name} is {word} the {y.name}."}),
+                    skill="support",
+                    level="single",
+                    frame=None,
+                    relation=key,
+                    answer_type="yes/no",
+                    answer=gold,
+                    objects=[x.name, y.name],
+                    facts=[[x.name, key if gold else f"not_{key}", y.name]],
+                    form="caption",
+                    pair=f"cap-{key}-{a.name}-{b.name}",
+                )
     for key, (word, category) in SYMMETRIC.items():
-        pairs = list(itertools.combinations(things, 2))
-        held = [p for p in pairs if g.off_plane(key, *p)]
-        not_held = [p for p in pairs if g.off_plane(key, *p) is False]
-        for (a, b), (c, d) in zip(held, not_held):
-            for x, y, gold in ((a, b, True), (c, d, False)):
+        held = [p for p in itertools.combinations(things, 2) if g.off_plane(key, *p)]
+        unheld = [p for p in itertools.permutations(things, 2) if g.off_plane(key, *p) is False]
+        for (a, b), negative in sharing(held, unheld, stream(ask.scene_id, f"caption-{key}")):
+            for x, y, gold in ((a, b, True), (*negative, False)):
                 ask.ask(
                     f"cap-{key}-{x.name}-{y.name}",
                     Wording(f"caption-{'support' if category == 'topological' else 'distance'}", {"caption": f"The {x.name} is {word} the {y.name}."}),
@@ -122,5 +125,5 @@ def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
                     objects=[x.name, y.name],
                     facts=[[x.name, key if gold else f"not_{key}", y.name]],
                     form="caption",
-                    pair=f"cap-{key}-{a.name}-{b.name}-{c.name}-{d.name}",
+                    pair=f"cap-{key}-{a.name}-{b.name}",
                 )

@@ -14,7 +14,7 @@ from tabletest.errors import UserError
 from tabletest.options import CatalogOpt, ConfigOpt, LimitOpt
 from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
-from tabletest.prompts.hierarchy.generate import FORMS, scene_questions
+from tabletest.prompts.hierarchy.generate import FORMS, drawn_from, scene_questions
 from tabletest.prompts.hierarchy.pairs import with_pair_questions
 from tabletest.prompts.hierarchy.record import Phrasings
 from tabletest.files.reading import read_records, require
@@ -47,13 +47,15 @@ def questions(
     balance: Annotated[
         bool,
         typer.Option(
-            "--balance", help="Drop questions whose answer is over-represented in their template (CLEVR's rejection)."
+            "--balance",
+            help="Drop questions whose answer is over-represented in their template (CLEVR's rejection) or among those naming the same object in the same place.",
         ),
     ] = False,
     balance_report: Annotated[
         Path | None,
         typer.Option(
-            "--report", help="Write the answers' balance per cell and template: JSON for a .json path, else Markdown."
+            "--report",
+            help="Write the answers' balance and a text-only reader's accuracy per cell and template: JSON for a .json path, else Markdown.",
         ),
     ] = None,
     phrasings: Annotated[
@@ -84,8 +86,10 @@ def questions(
             check_scene_record(record, path, line, SCENE_FIX)
             yield record
 
+    pool = drawn_from(render)
+
     def asked(record: dict) -> Iterator[dict]:
-        return scene_questions(record, cat, cfg, seed, chosen, text_only, phrasings)
+        return scene_questions(record, cat, cfg, seed, chosen, text_only, phrasings, pool)
 
     def generated() -> Iterator[dict]:
         scenes = itertools.islice(records(), limit)
@@ -97,7 +101,7 @@ def questions(
     made, plan = generated(), None
     if balance:  # two passes over the same deterministic stream: count, then keep
         plan = BalancePlan.of(before.through(made) if before else made, seed)
-        made = (q for q in generated() if plan.keeps(q))
+        made = plan.kept(generated())
     written = AnswerTally(seed) if balance_report is not None else None
     count = write_lines(out, (dumps(q) for q in (written.through(made) if written else made)))
     if str(out) != "-":

@@ -10,6 +10,7 @@ itself). Random renders get image questions, captions and stories.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 from tabletest.config import Catalog, Config
 from tabletest.prompts.hierarchy import skills
@@ -19,8 +20,18 @@ from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
 from tabletest.files.reading import made_from
 from tabletest.truth.nouns import Nouns
+from tabletest.files.run_output import read_runs
 
 FORMS = ("questions", "captions", "stories")
+
+
+def drawn_from(render: Path | None) -> tuple[str, ...] | None:
+    """The names a render's random scenes were drawn from (every run's `pool` in its run.json); None for a
+    benchmark render or records outside a render folder."""
+    pools = [run.get("scenes", {}).get("pool") for run in (read_runs(render) if render else [])]
+    if not pools or not all(isinstance(pool, list) for pool in pools):
+        return None
+    return tuple(dict.fromkeys(name for pool in pools for name in pool))
 
 
 def scene_questions(
@@ -31,11 +42,12 @@ def scene_questions(
     forms: tuple[str, ...] = FORMS,
     text_only: bool = False,
     phrasings: Phrasings = "one",
+    pool: tuple[str, ...] | None = None,
 ) -> Iterator[dict]:
-    """Every question of the scene, each in one of its phrasings (`phrasings="all"`: in every one). A
-    counterfactual partner's or another view's name the scene it was made from (`scene_of`), whose same
-    questions they are compared with."""
-    made = _scene_questions(record, catalog, config, seed, forms, text_only, phrasings)
+    """Every question of the scene, each in one of its phrasings (`phrasings="all"`: in every one); a count's
+    trick kind comes from `pool` (`drawn_from`), else from the catalog. A counterfactual partner's or another
+    view's name the scene it was made from (`scene_of`), whose same questions they are compared with."""
+    made = _scene_questions(record, catalog, config, seed, forms, text_only, phrasings, pool or catalog.names)
     of = made_from(record)
     return made if of is None else ({**question, "scene_of": of} for question in made)
 
@@ -48,6 +60,7 @@ def _scene_questions(
     forms: tuple[str, ...] = FORMS,
     text_only: bool = False,
     phrasings: Phrasings = "one",
+    pool: tuple[str, ...] = (),
 ) -> Iterator[dict]:
     g = SceneGeometry.from_record(record, catalog, config)
     nouns = Nouns.of(catalog)
@@ -62,7 +75,7 @@ def _scene_questions(
             skills.between(ask, g)
             skills.distance(ask, g)
             skills.size(ask, g)
-            skills.counting(ask, g, catalog.names, seed)
+            skills.counting(ask, g, pool, seed)
             skills.position_counting(ask, g)
             skills.distance_counting(ask, g)
             skills.occlusion(ask, g)
@@ -81,7 +94,7 @@ def _scene_questions(
             skills.position_pairs(ask, text, text.viewer_lateral, "lr")
             skills.between(ask, text)
             skills.position_counting(ask, text)
-        skills.counting(ask, text, catalog.names, seed)
+        skills.counting(ask, text, pool, seed)
         yield from ask.made
     if "stories" in forms:
         yield from vignette_story(record, nouns, seed, phrasings) if random_text else story(scene_id, g, scene_objects, seed, nouns, phrasings)

@@ -56,6 +56,7 @@ class Thing:
     visible_fraction: float | None
     covered_by: tuple[str, ...] | None = None  # what the render saw covering it (random renders since `covered_by`)
     label: str = ""  # its label where the scene holds several of its kind (apple#2; `layout.instances`), else its name
+    carries: frozenset[str] = frozenset()  # how the catalog says it can carry others: `on` (a support), `inside` (a container)
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -145,6 +146,7 @@ class SceneGeometry:
     @classmethod
     def from_record(cls, record: dict, catalog: Catalog, config: Config) -> SceneGeometry:
         fronts = {o.name: o.has_front for o in catalog.objects}
+        carriers = {o.name: frozenset(k for k, region in (("on", o.support), ("inside", o.container)) if region) for o in catalog.objects}
         objects = record["objects"]
         if all(isinstance(o, str) for o in objects):
             labels = record.get("instances") or objects  # a text record lists names, and labels where kinds repeat
@@ -152,7 +154,9 @@ class SceneGeometry:
             return cls(things, None, list(labels))  # listed left to right
         relations = record.get("relations", {})
         hidden = set(relations.get("hidden", ()))  # measured as hidden by the render: never asked about
-        things = [_thing(record, o, fronts.get(o.get("name"), False)) for o in objects if _label(o) not in hidden]
+        things = [
+            _thing(record, o, fronts.get(o.get("name"), False), carriers.get(o.get("name"), frozenset())) for o in objects if _label(o) not in hidden
+        ]
         if "camera" in record:
             view = View.from_record(record["camera"])
         else:  # a benchmark render: the config's camera at the render's resolution
@@ -360,7 +364,7 @@ def _overlap(p: tuple, q: tuple) -> bool:
     return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
 
 
-def _thing(record: dict, obj: dict, has_front: bool) -> Thing:
+def _thing(record: dict, obj: dict, has_front: bool, carries: frozenset[str]) -> Thing:
     if not isinstance(obj, dict) or "name" not in obj or ("box3d" not in obj and "position_m" not in obj):
         raise UserError(
             f"scene {record['id']}: an object has no name and geometry (box3d, or position_m and size_m); "
@@ -382,6 +386,7 @@ def _thing(record: dict, obj: dict, has_front: bool) -> Thing:
         obj.get("visible_fraction"),
         tuple(obj["covered_by"]) if isinstance(obj.get("covered_by"), list) else None,
         _label(obj),
+        carries,
     )
 
 

@@ -118,11 +118,11 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "In the picture, is the {x} {rel} the {y}?",
     ),
     "support-choice": (
-        "Is the {x} {rel} the {y}?",
-        "Looking at the table, is the {x} {rel} the {y}?",
-        "Which is it: is the {x} {rel} the {y}?",
-        "Is the {x} {rel} the {y}, in the picture?",
-        "Tell which holds: is the {x} {rel} the {y}?",
+        "Which is {rel} the {z}, the {x} or the {y}?",
+        "Looking at the table, which is {rel} the {z}: the {x} or the {y}?",
+        "Of the {x} and the {y}, which is {rel} the {z}?",
+        "Which object is {rel} the {z}, the {x} or the {y}?",
+        "In the picture, which is {rel} the {z}, the {x} or the {y}?",
     ),
     "touching-yes/no": (
         "Is the {x} touching the {y}?",

@@ -1,10 +1,12 @@
 """The questions of each skill, in SPHERE's levels: single skills, their pairs, and reasoning.
 
-Every yes/no and choice question comes with its inverse (`pair`): the same relation asked the other
-way round, whose gold is the other answer (occlusion pairs a hidden object with a visible one, and
-each count of a kind present has a trick count of a kind absent). So each cell of the report (a
-level, a skill, a frame, an answer type) holds as many `yes` as `no` golds and as many `left` as
-`right`, and a responder that always says one of them scores chance exactly. Only objects whose name is
+Every yes/no and choice question comes with its pair (`pair`): the same relation asked the other
+way round, whose gold is the other answer, or off the table plane a "no" that reads like the "yes"
+(`negatives`: the same names, where the relation could hold and does not; occlusion pairs a hidden
+object with the visible one nearest in size, and each count of a kind present has a trick count of a
+kind absent). So each cell of the report (a level, a skill, a frame, an answer type) holds as many
+`yes` as `no` golds and as many `left` as `right` (support as nearly as its scenes allow), and a
+responder that always says one of them scores chance. Only objects whose name is
 unique in the scene are named, and where a scene holds several of a kind, the leftmost and rightmost of
 them in questions of position and support ("the leftmost apple") when the scene decides which they are;
 the others are counted, never singled out. Each question is worded one of its template's phrasings
@@ -20,6 +22,7 @@ from dataclasses import replace
 
 from tabletest.layout.instances import kind_of
 from tabletest.prompts.hierarchy.geometry import ORDINAL_SHARE, SceneGeometry, Thing
+from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.truth.relations import bigger_reads_both_ways
@@ -228,9 +231,10 @@ def size(ask: Asker, g: SceneGeometry) -> None:
                 )
 
 
-def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed: int) -> None:
+def counting(ask: Asker, g: SceneGeometry, pool: tuple[str, ...], seed: int) -> None:
     """How many objects, how many of each kind (one, or several where the scene holds several), and as many
-    trick questions whose answer is zero.
+    trick questions whose answer is zero, of kinds from `pool` (what the scenes were drawn from: a kind no scene
+    could hold would give its zero away).
 
     A hidden object is on the table though the image hides it: a count it would change is not asked
     (the total, its kind), and a trick kind comes from outside everything on the table."""
@@ -251,7 +255,7 @@ def counting(ask: Asker, g: SceneGeometry, catalog_names: tuple[str, ...], seed:
         )
     on_table = g.kinds()
     hidden = {kind_of(h) for h in g.hidden_names}
-    absent = [n for n in catalog_names if n not in on_table]
+    absent = [n for n in pool if n not in on_table]
     rng = random.Random(f"{seed}:{ask.scene_id}:count")
     present = [n for n in dict.fromkeys(names) if n not in hidden]
     tricks = rng.sample(absent, min(len(absent), len(present)))
@@ -380,11 +384,14 @@ def between(ask: Asker, g: SceneGeometry) -> None:
 
 
 def occlusion(ask: Asker, g: SceneGeometry) -> None:
-    """Is an object partly hidden (paired with one that is not), and by what."""
+    """Is an object partly hidden (paired with one that is not, the nearest to it in size: small things are
+    hidden more often, and the names would tell), and by what."""
     things = named(g)
     hidden = [t for t in things if g.hidden(t) is True]
     clear = [t for t in things if g.hidden(t) is False]
-    for h, c in zip(hidden, clear):
+    for h, c in zip(hidden, matched(hidden, clear, similar_size, stream(ask.scene_id, "occlusion"))):
+        if c is None:
+            continue
         for x in (h, c):
             ask.ask(
                 _key("occl", x.name),
@@ -427,46 +434,58 @@ SUPPORT = {
 
 
 def support(ask: Asker, g: SceneGeometry) -> None:
-    """Objects off the table plane: is one on top of, inside or above another (yes/no both ways, and the
-    choice between the relation and its converse), and are two touching (each touching pair asked beside a
-    pair that is not, so yes and no come in equal numbers)."""
+    """Objects off the table plane: is one on top of, inside or above another (each yes beside a no that reads
+    like it: `negatives`), which of two objects is (or which of two is under, holding or below an object: the
+    other option could be and is not), and are two touching (each touching pair beside a pair that is not and
+    shares an object with it)."""
     things = placed_by_side(g)
-    for a, b in itertools.permutations(things, 2):
-        for key, (word, converse) in SUPPORT.items():
-            if not g.off_plane(key, a, b):
-                continue
-            if key == "above" and g.off_plane("on", a, b):
-                continue  # resting on it: asked as "on top of"
-            common = {"skill": "support", "level": "single", "frame": None, "facts": [[a.name, key, b.name]]}
-            for x, y, gold in ((a, b, True), (b, a, False)):
+    for key, (word, converse) in SUPPORT.items():
+        held = [(a, b) for a, b in itertools.permutations(things, 2) if g.off_plane(key, a, b) and not (key == "above" and g.off_plane("on", a, b))]
+        unheld = [(x, y) for x, y in itertools.permutations(things, 2) if could(key, x, y) and apart(g, x, y)]
+        rng = stream(ask.scene_id, f"support-{key}")
+        for (a, b), negative in zip(held, matched(held, unheld, alike, rng)):
+            for x, y, gold in ((a, b, True), *([(*negative, False)] if negative else [])):
                 ask.ask(
                     _key("sup", key, "yn", x.name, y.name),
                     Wording("support-yes/no", {"x": x.name, "rel": word, "y": y.name}),
+                    skill="support",
+                    level="single",
+                    frame=None,
                     relation=key,
                     answer_type="yes/no",
                     answer=gold,
                     objects=[x.name, y.name],
-                    rules=[] if gold else ["exclusion"],
+                    facts=[[x.name, key if gold else f"not_{key}", y.name]],
                     pair=_key("sup", key, "yn", a.name, b.name),
-                    **common,
                 )
-            for x, y, gold in ((a, b, word), (b, a, converse)):
-                ask.ask(
-                    _key("sup", key, "ch", x.name, y.name),
-                    Wording("support-choice", {"x": x.name, "rel": f"{word} or {converse}", "y": y.name}),
-                    relation=key,
-                    answer_type="choice",
-                    options=[word, converse],
-                    answer=gold,
-                    objects=[x.name, y.name],
-                    rules=[] if gold == word else ["inverse"],
-                    pair=_key("sup", key, "ch", a.name, b.name),
-                    **common,
-                )
+        plain = {t.name for t in named(g)}  # a choice's options name objects the scene holds once
+        for a, b in held:
+            subjects = [x for x, y in unheld if y is b and x is not a and x.name in plain]  # which is on the b: the a, or one that could be
+            carriers = [y for x, y in unheld if x is a and y is not b and y.name in plain]  # which is under the a: the b, or one that could be
+            for asked, of, gold, others, words in ((word, b, a, subjects, key), (converse, a, b, carriers, converse)):
+                if not others or gold.name not in plain:
+                    continue
+                other = rng.choice(others)
+                facts = [[a.name, key, b.name], [other.name, f"not_{key}", b.name] if of is b else [a.name, f"not_{key}", other.name]]
+                for first, second in ((gold, other), (other, gold)):
+                    ask.ask(
+                        _key("sup", key, "ch", asked, of.name, first.name, second.name),
+                        Wording("support-choice", {"rel": asked, "z": of.name, "x": first.name, "y": second.name}),
+                        skill="support",
+                        level="single",
+                        frame=None,
+                        relation=words,
+                        answer_type="choice",
+                        options=[first.name, second.name],
+                        answer=gold.name,
+                        objects=[first.name, second.name, of.name],
+                        facts=facts,
+                        pair=_key("sup", key, "ch", asked, of.name, gold.name, other.name),
+                    )
     touching = [(a, b) for a, b in itertools.combinations(things, 2) if g.off_plane("touching", a, b)]
-    apart = [(a, b) for a, b in itertools.combinations(things, 2) if g.off_plane("touching", a, b) is False]
-    for (a, b), (c, d) in zip(touching, apart):
-        for x, y, gold in ((a, b, True), (c, d, False)):
+    apart_ = [(a, b) for a, b in itertools.permutations(things, 2) if g.off_plane("touching", a, b) is False]
+    for (a, b), negative in sharing(touching, apart_, stream(ask.scene_id, "touching")):
+        for x, y, gold in ((a, b, True), (*negative, False)):
             ask.ask(
                 _key("sup", "touch", x.name, y.name),
                 Wording("touching-yes/no", {"x": x.name, "y": y.name}),
@@ -478,5 +497,5 @@ def support(ask: Asker, g: SceneGeometry) -> None:
                 answer=gold,
                 objects=[x.name, y.name],
                 facts=[[x.name, "touching" if gold else "not_touching", y.name]],
-                pair=_key("sup", "touch", a.name, b.name, c.name, d.name),
+                pair=_key("sup", "touch", a.name, b.name),
             )

@@ -1,0 +1,145 @@
+"""A text-only reader of the questions: a logistic regression on the question's words and the objects it names,
+per template, fitted on some scene families and scored on the others, so that a shortcut in the wording
+(small things go on big things, a trick kind is never on the table) shows as accuracy above chance.
+
+The words are the question's own (a story's text is its scene, not part of the question): each word, each
+object named and option offered with its place ("the first object is the egg"), and each of those with each
+other word ("the first object is the egg" with "inside"). A choice is read as which of its options is right.
+Families (a scene with its views and counterfactual partners, which repeat most of its answers) go to one of
+`FOLDS` folds by a hash of the seed and the scene's id; each fold is scored by a model fitted on the others,
+so every question sampled is scored once and no family is both learnt and scored. scikit-learn is imported
+only when a report is made.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import re
+import warnings
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+from tabletest.prompts.hierarchy.balance import draw
+from tabletest.prompts.hierarchy.text_keys import asked, read_as
+
+FOLDS = 5
+SAMPLE = 1000  # questions per template the reader learns from and is scored on (the same ones for the same stream)
+WORD = re.compile(r"[a-z]+")
+Said = tuple[str, tuple[str, ...], tuple[str, ...]]  # the question's words, the objects it names, its options
+
+
+def said(question: dict) -> Said:
+    """What a reader of the question alone sees."""
+    return asked(question), tuple(question["objects"]), tuple(question.get("options") or ())
+
+
+def features(text: str, objects: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
+    """The words, each object named and option offered with its place, and each of those with each other word
+    (so "bigger" can turn what a name says round)."""
+    words = WORD.findall(text.lower())
+    places = [*(f"object{i}={n}" for i, n in enumerate(objects)), *(f"option{i}={o}" for i, o in enumerate(options))]
+    names = {w for n in (*objects, *options) for w in WORD.findall(n.lower())}
+    return [*words, *places, *(f"{p}&{w}" for p in places for w in dict.fromkeys(words) if w not in names)]
+
+
+def fold(seed: int, family: str) -> int:
+    """The fold a scene family is scored in, by a hash of the seed and its id (the same on any machine)."""
+    digest = hashlib.blake2b(f"{seed}:fold:{family}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % FOLDS
+
+
+@dataclass(order=True)
+class Read:
+    """One sampled question as the reader sees it, and the groups its score counts in."""
+
+    rank: tuple[float, str]  # its draw and id: the sample keeps the smallest, in a fixed order
+    fold: int = field(compare=False)
+    said: Said = field(compare=False)
+    label: str = field(compare=False)
+    options: int = field(compare=False)  # a choice's options; 0 for other questions
+    groups: tuple[Hashable, ...] = field(compare=False)
+
+
+class TextReader:
+    """The sample of each template, fed one question at a time; `scores()` fits and scores the reader."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.sampled: dict[str, list[tuple[float, Read]]] = {}  # per template, a max-heap of the smallest draws
+
+    def add(self, question: dict, family: str, groups: tuple[Hashable, ...]) -> None:
+        rank = (draw(self.seed, question["qid"]), question["qid"])
+        heap = self.sampled.setdefault(question["template"], [])
+        if len(heap) == SAMPLE and heap[0][1].rank < rank:
+            return
+        choice = question["answer_type"] == "choice"
+        read = Read(rank, fold(self.seed, family), said(question), read_as(question), len(question["options"]) if choice else 0, groups)
+        (heapq.heapreplace if len(heap) == SAMPLE else heapq.heappush)(heap, (-rank[0], read))
+
+    def scores(self) -> dict[Hashable, list[float]]:
+        """Per group: [questions scored, right, what guessing scores summed (`_guess`)]."""
+        scored: dict[Hashable, list[float]] = {}
+        for template in sorted(self.sampled):
+            reads = sorted(item[1] for item in self.sampled[template])
+            right = predict_out_of_fold(reads)
+            guess = _guess(reads)
+            for read, hit in zip(reads, right):
+                for group in read.groups:
+                    tally = scored.setdefault(group, [0, 0, 0.0])
+                    tally[0] += 1
+                    tally[1] += hit
+                    tally[2] += guess(read)
+        return scored
+
+
+def _guess(reads: list[Read]) -> Callable[[Read], float]:
+    """What guessing scores on a question of the template: one over a choice's options, one half for yes/no, else
+    the share of the template's most common answer."""
+    if reads[0].options:
+        return lambda read: 1 / read.options
+    labels = [read.label for read in reads]
+    if set(labels) <= {"yes", "no"}:
+        return lambda read: 0.5
+    share = max(labels.count(x) for x in set(labels)) / len(labels)
+    return lambda read: share
+
+
+def predict_out_of_fold(reads: list[Read]) -> list[bool]:
+    """Whether the reader, fitted on the other folds, answers each question right (a choice: its option's place).
+    A feature no training question has gets no weight, so one vocabulary serves every fold."""
+    import numpy as np
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    x, labels, folds = matrix(reads), np.array([r.label for r in reads]), np.array([r.fold for r in reads])
+    right = np.zeros(len(reads), dtype=bool)
+    for k in range(FOLDS):
+        train, test = folds != k, folds == k
+        seen = sorted(set(labels[train].tolist()))
+        if not test.any() or not seen:
+            continue
+        if len(seen) == 1:
+            right[test] = labels[test] == seen[0]
+            continue
+        model = LogisticRegression(solver="liblinear", dual=True, tol=0.01, max_iter=1000, random_state=0)  # dual: fast with more features than questions
+        model = model if len(seen) == 2 else OneVsRestClassifier(model)  # one against the rest where there are more answers
+        with warnings.catch_warnings():  # a fit a little short of its optimum still measures what the words tell
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(x[train], labels[train])
+        right[test] = model.predict(x[test]) == labels[test]
+    return right.tolist()
+
+
+def matrix(reads: list[Read]):
+    """The reads' features as a sparse 0/1 matrix, columns in sorted order of the features."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+    seen = [features(*r.said) for r in reads]
+    vocabulary = {f: j for j, f in enumerate(sorted({f for row in seen for f in row}))}
+    columns = [sorted({vocabulary[f] for f in row}) for row in seen]
+    indptr = np.cumsum([0, *map(len, columns)], dtype=np.int32)
+    indices = np.fromiter((j for row in columns for j in row), dtype=np.int32, count=int(indptr[-1]))
+    return csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(reads), len(vocabulary)))
