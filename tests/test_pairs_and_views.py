@@ -301,7 +301,7 @@ def test_answers_flip_between_a_pair_as_the_truth_for_an_oracle_and_half_the_tim
     """The same yes/no question asked of a scene and of its partner or other view: an oracle's answers flip
     exactly where the gold answers do (1.0); of the four ways to answer a pair (yes or no, to each), two flip
     as the truth, so a coin scores exactly 1/2 in expectation, and a seeded coin close to it."""
-    made = run_cli("vignettes", "--scenes", "random", "--count", "40", "--seed", "0", "--counterfactuals", "swap,move,remove",
+    made = run_cli("vignettes", "--scenes", "random", "--count", "24", "--seed", "0", "--counterfactuals", "swap,move,remove",
                    "--views", "2", "--assets", str(builtin_assets), "--out", str(tmp_path / "v.jsonl"))  # fmt: skip
     assert made.returncode == 0, made.stderr
     asked = run_cli("questions", "--from", str(tmp_path / "v.jsonl"), "--out", str(tmp_path / "q.jsonl"))
@@ -326,7 +326,7 @@ def test_answers_flip_between_a_pair_as_the_truth_for_an_oracle_and_half_the_tim
     combos = [share[f"{a}{b}"] for a in ("yes", "no") for b in ("yes", "no")]
     assert sum(combos) / 4 == pytest.approx(0.5, abs=1e-12) and len(set(combos)) > 1
     pairs = sum(1 for q in questions if q.get("scene_of") and q["answer_type"] == "yes/no")
-    assert pairs > 400 and abs(share["coin"] - 0.5) < 4 * 0.5 / pairs**0.5
+    assert pairs > 250 and abs(share["coin"] - 0.5) < 4 * 0.5 / pairs**0.5
     assert "Consistency across counterfactual pairs and views" in (tmp_path / "rep" / "report.md").read_text()
 
 
