@@ -49,6 +49,7 @@ def test_a_bright_scene_is_dimmed_to_the_peak_and_a_dim_one_kept():
     assert exposed(table, *dim, 0.75, camera) == dim
 
 
+@pytest.mark.render
 def test_a_white_table_under_the_brightest_lights_renders_unclipped(tmp_path, builtin_assets):
     data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
     del data["arrangements"], data["objects"]["repeats"]
