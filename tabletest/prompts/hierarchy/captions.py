@@ -94,36 +94,29 @@ def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
         unheld = [(x, y) for x, y in itertools.permutations(things, 2) if could(key, x, y) and apart(g, x, y)]
         for (a, b), negative in zip(held, matched(held, unheld, alike, stream(ask.scene_id, f"caption-{key}"))):
             for x, y, gold in ((a, b, True), *([(*negative, False)] if negative else [])):
-                ask.ask(
-                    f"cap-{key}-{x.name}-{y.name}",
-                    Wording("caption-support", {"caption": f"The {x.name} is {word} the {y.name}."}),
-                    skill="support",
-                    level="single",
-                    frame=None,
-                    relation=key,
-                    answer_type="yes/no",
-                    answer=gold,
-                    objects=[x.name, y.name],
-                    facts=[[x.name, key if gold else f"not_{key}", y.name]],
-                    form="caption",
-                    pair=f"cap-{key}-{a.name}-{b.name}",
-                )
+                _contact_caption(ask, key, word, "support", x, y, gold, f"cap-{key}-{a.name}-{b.name}")
     for key, (word, category) in SYMMETRIC.items():
         held = [p for p in itertools.combinations(things, 2) if g.off_plane(key, *p)]
         unheld = [p for p in itertools.permutations(things, 2) if g.off_plane(key, *p) is False]
         for (a, b), negative in sharing(held, unheld, stream(ask.scene_id, f"caption-{key}")):
             for x, y, gold in ((a, b, True), (*negative, False)):
-                ask.ask(
-                    f"cap-{key}-{x.name}-{y.name}",
-                    Wording(f"caption-{'support' if category == 'topological' else 'distance'}", {"caption": f"The {x.name} is {word} the {y.name}."}),
-                    skill="support" if category == "topological" else "distance",
-                    level="single",
-                    frame=None,
-                    relation=key,
-                    answer_type="yes/no",
-                    answer=gold,
-                    objects=[x.name, y.name],
-                    facts=[[x.name, key if gold else f"not_{key}", y.name]],
-                    form="caption",
-                    pair=f"cap-{key}-{a.name}-{b.name}",
-                )
+                skill = "support" if category == "topological" else "distance"
+                _contact_caption(ask, key, word, skill, x, y, gold, f"cap-{key}-{a.name}-{b.name}")
+
+
+def _contact_caption(ask: Asker, key: str, word: str, skill: str, x: Thing, y: Thing, gold: bool, pair: str) -> None:
+    """"The X is <word> the Y." of a relation off the table plane, true or (a pair that reads alike) false."""
+    ask.ask(
+        f"cap-{key}-{x.name}-{y.name}",
+        Wording(f"caption-{skill}", {"caption": f"The {x.name} is {word} the {y.name}."}),
+        skill=skill,
+        level="single",
+        frame=None,
+        relation=key,
+        answer_type="yes/no",
+        answer=gold,
+        objects=[x.name, y.name],
+        facts=[[x.name, key if gold else f"not_{key}", y.name]],
+        form="caption",
+        pair=pair,
+    )
