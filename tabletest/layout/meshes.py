@@ -11,7 +11,6 @@ from functools import lru_cache
 import numpy as np
 
 from tabletest.layout.arrangements import Pose, Shape
-from tabletest.assets.canonical import model_mesh
 
 CLOSE_STEPS = 12  # moves towards a neighbour when closing a gap: each removes all but the slack kept
 
@@ -50,6 +49,8 @@ def close_gap(shape: Shape, pose: Pose, neighbour: Shape, neighbour_pose: Pose, 
 @lru_cache(maxsize=128)
 def _bvh(path: str, sha256: str):
     import fcl
+
+    from tabletest.assets.canonical import model_mesh  # loading a model file: trimesh, only when first needed
 
     vertices, faces = model_mesh(path, sha256)
     model = fcl.BVHModel()
