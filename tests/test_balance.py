@@ -27,7 +27,7 @@ from tabletest.prompts.hierarchy.balance import BalancePlan, Ranked, answer_key,
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, markdown, one_line, report
 from tabletest.prompts.hierarchy.generate import drawn_from, scene_questions
-from tabletest.prompts.hierarchy.geometry import SceneGeometry
+from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.text_only import SAMPLE
 

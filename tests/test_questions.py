@@ -13,7 +13,7 @@ from hierarchy_scenes import Reckoner, obj, random_scene, scene
 
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.selection import Selection, select_scenes
-from tabletest.prompts.hierarchy import geometry as margins
+from tabletest.truth import scene_facts as margins
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.infer import closure, holds
 from tabletest.truth.records import vignette_record

@@ -14,7 +14,6 @@ from PIL import Image
 from tabletest.config import Config
 from tabletest.layout.camera import PinholeCamera
 from tabletest.show.overlay import CHANGE_COLOR, MIN_WIDTH_PX, PALETTE, changes, overlay, projected_box
-from tabletest.truth.rederive import recorded_camera
 
 pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
 
@@ -63,12 +62,12 @@ def test_the_3d_boxes_project_where_the_pixels_are_and_a_wrong_camera_is_caught(
     checked = planted = 0
     for record in records(folder):
         masks = mask_of(folder, record)
-        right = box_holds_the_pixels(record, masks, recorded_camera(record["camera"]))
+        right = box_holds_the_pixels(record, masks, PinholeCamera.from_record(record["camera"]))
         assert all(right), record["id"]
         checked += len(right)
         wrong = json.loads(json.dumps(record["camera"]))
         wrong["world_to_camera"][0][3] += 0.25  # the camera 25 cm off to one side
-        planted += right.count(True) - box_holds_the_pixels(record, masks, recorded_camera(wrong)).count(True)
+        planted += right.count(True) - box_holds_the_pixels(record, masks, PinholeCamera.from_record(wrong)).count(True)
     assert checked >= 4 and planted >= checked // 2
 
 
@@ -84,7 +83,7 @@ def test_the_overlay_draws_each_objects_box_in_its_colour(renders):
     folder = renders / "random"
     record = records(folder)[0]
     with Image.open(folder / record["file_name"]) as image:
-        drawn = np.asarray(overlay(record, image, mask_of(folder, record), recorded_camera(record["camera"])))
+        drawn = np.asarray(overlay(record, image, mask_of(folder, record), PinholeCamera.from_record(record["camera"])))
     scale = MIN_WIDTH_PX / 64
     assert drawn.shape[1] == MIN_WIDTH_PX and drawn.shape[0] > 48 * scale  # enlarged, the legend below
     for position, obj in enumerate(record["objects"]):
@@ -164,7 +163,7 @@ def test_a_partner_and_a_view_say_what_changed_from_their_scene(tmp_path, builti
 
     def legend_in_blue(record: dict) -> int:
         with Image.open(out / record["file_name"]) as image:
-            drawn = np.asarray(overlay(record, image, mask_of(out, record), recorded_camera(record["camera"])))
+            drawn = np.asarray(overlay(record, image, mask_of(out, record), PinholeCamera.from_record(record["camera"])))
         below = drawn[round(image.height * MIN_WIDTH_PX / image.width):]
         return int(np.all(below == CHANGE_COLOR, axis=-1).sum())
 

@@ -38,6 +38,17 @@ class PinholeCamera:
             height=height,
         )
 
+    @classmethod
+    def from_record(cls, camera: dict) -> PinholeCamera:
+        """The pinhole a record's K and world-to-camera pose describe (no roll, square pixels)."""
+        pose = np.asarray(camera["world_to_camera"], dtype=float)
+        rotation, translation = pose[:3, :3], pose[:3, 3]
+        position = -rotation.T @ translation
+        width, height = camera["resolution"]
+        sensor_mm = 36.0  # any: the focal length in pixels is what the image depends on
+        focal_mm = float(camera["K"][0][0]) * sensor_mm / max(width, height)
+        return cls(tuple(position), tuple(position + rotation[2]), focal_mm, sensor_mm, int(width), int(height))
+
     @property
     def focal_px(self) -> float:
         return self.focal_mm / self.sensor_width_mm * max(self.width, self.height)
@@ -73,3 +84,45 @@ class PinholeCamera:
         """World x that puts a point at height z, depth y onto image column u (the camera has no yaw)."""
         depth = float(self.depth(np.array([0.0, y, z])))
         return (u - self.width / 2) * depth / self.focal_px
+
+
+@dataclass(frozen=True)
+class CameraView:
+    """A camera as matrices: intrinsics K and the world-to-camera pose, as a record stores them (or as a
+    pinhole gives them), with its position; what reading facts and pixels back needs."""
+
+    K: np.ndarray
+    world_to_camera: np.ndarray  # 4 × 4; rotation rows: right, down, forward
+    position: np.ndarray
+    width: int
+
+    @classmethod
+    def from_record(cls, camera: dict) -> CameraView:
+        pose = np.asarray(camera["world_to_camera"], dtype=float)
+        rotation, translation = pose[:3, :3], pose[:3, 3]
+        return cls(np.asarray(camera["K"], dtype=float), pose, -rotation.T @ translation, int(camera["resolution"][0]))
+
+    @classmethod
+    def of(cls, pinhole: PinholeCamera) -> CameraView:
+        f, axes = pinhole.focal_px, pinhole.axes
+        pose = np.eye(4)
+        pose[:3, :3], pose[:3, 3] = axes, -axes @ np.asarray(pinhole.position)
+        K = np.array([[f, 0.0, pinhole.width / 2], [0.0, f, pinhole.height / 2], [0.0, 0.0, 1.0]])
+        return cls(K, pose, np.asarray(pinhole.position, dtype=float), pinhole.width)
+
+    @property
+    def rotation(self) -> np.ndarray:
+        return self.world_to_camera[:3, :3]
+
+    def to_camera(self, points: np.ndarray) -> np.ndarray:
+        return (np.asarray(points) - self.position) @ self.rotation.T
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        cam = self.to_camera(points) @ self.K.T
+        return cam[..., :2] / cam[..., 2:3]
+
+    @property
+    def ground_forward(self) -> np.ndarray:
+        """The view's direction along the table top (unit, 2D)."""
+        forward = self.rotation[2, :2]
+        return forward / np.linalg.norm(forward)

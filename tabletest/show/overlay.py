@@ -19,7 +19,6 @@ from tabletest.errors import UserError
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_scene import PlacedObject
-from tabletest.truth.rederive import recorded_camera
 
 MIN_WIDTH_PX = 640  # small renders are enlarged to this width first, so names stay legible
 PALETTE = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (70, 240, 240),
@@ -84,7 +83,7 @@ def _shape_words(shape: tuple[int, ...], positive: bool) -> str:
 def camera_of(record: dict, config: Config | None) -> PinholeCamera | None:
     """The camera the record was rendered with: its own (random scenes), or the benchmark's from the run's config."""
     if "camera" in record:
-        return recorded_camera(record["camera"])
+        return PinholeCamera.from_record(record["camera"])
     return PinholeCamera.from_config(config, tuple(record["render"]["resolution"])) if config else None
 
 

@@ -22,7 +22,7 @@ from PIL import Image
 
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
-from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.camera import CameraView, PinholeCamera
 from tabletest.layout.family import family_problem
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
@@ -33,7 +33,7 @@ from tabletest.truth.audit_pairs import PairFacts, check_pairs
 from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.rederive import Derivation, differences, recorded_camera, recorded_contact
+from tabletest.truth.rederive import Derivation, differences, recorded_contact
 from tabletest.files.lock import reading_lock
 from tabletest.files.run_output import METADATA, RUN, last_render_run
 from tabletest.files.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
@@ -250,7 +250,7 @@ def _audit_record(
         spans = [np.percentile(depth[p], (0, 50, 100)) / 1000 if s else None for p, s in zip(pixels, seen)]
         stands = None  # where each stands on the table along the view: what "in front of" compares
         if ground_rule and isinstance(record.get("camera"), dict):
-            stands = ground_depths(recorded_camera(record["camera"]), [_placed(o) for o in objects]).tolist()
+            stands = ground_depths(PinholeCamera.from_record(record["camera"]), [_placed(o) for o in objects]).tolist()
         _check_front_behind(result, scene_id, relations, terms, objects, spans, stands)
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
@@ -297,7 +297,7 @@ def _decoded(result: Audit, root: Path, record: dict, key: str, scene_id: str) -
     return pixels
 
 
-def _projects_small(obj: dict, camera: _Camera | None) -> bool:
+def _projects_small(obj: dict, camera: CameraView | None) -> bool:
     """Whether an object without mask pixels may have fallen between the samples: its 3D box (checked
     against the depth pass) projects under `MIN_CHECKED_PX` across. Judged from the geometry, not from
     the record's `bbox_px` under audit; without a camera, no object is excused."""
@@ -556,29 +556,16 @@ def _check_table_side(result: Audit, scene_id: str, relations: dict, terms: dict
         result.check("left_right", scene_id, ok, f"table_side of {a} and {b}: pixels give {columns.describe(a, b)}")
 
 
-@dataclass(frozen=True)
-class _Camera:
-    K: np.ndarray
-    world_to_camera: np.ndarray
-
-
-def _record_camera(record: dict, run_camera: PinholeCamera | None, size: tuple[int, int]) -> _Camera | None:
+def _record_camera(record: dict, run_camera: PinholeCamera | None, size: tuple[int, int]) -> CameraView | None:
     """The record's own camera (random scenes), else the run's fixed one at the image's size (benchmark)."""
     if isinstance(record.get("camera"), dict) and "K" in record["camera"]:
-        cam = record["camera"]
-        return _Camera(np.asarray(cam["K"], dtype=float), np.asarray(cam["world_to_camera"], dtype=float))
+        return CameraView.from_record(record["camera"])
     if run_camera is None:
         return None
-    pinhole = PinholeCamera(**{**run_camera.__dict__, "width": size[0], "height": size[1]})
-    f = pinhole.focal_px
-    axes = pinhole.axes
-    world_to_camera = np.eye(4)
-    world_to_camera[:3, :3] = axes
-    world_to_camera[:3, 3] = -axes @ np.asarray(pinhole.position)
-    return _Camera(np.array([[f, 0, size[0] / 2], [0, f, size[1] / 2], [0, 0, 1.0]]), world_to_camera)
+    return CameraView.of(PinholeCamera(**{**run_camera.__dict__, "width": size[0], "height": size[1]}))
 
 
-def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: np.ndarray, camera: _Camera | None) -> None:
+def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: np.ndarray, camera: CameraView | None) -> None:
     """Every object pixel has a depth, and (with a camera) its depth puts the surface inside the object's 3D box."""
     z = depth[p].astype(float) / 1000
     result.check("depth", scene_id, bool((z > 0).all()), f"{obj['name']}: {int((z == 0).sum())} mask pixels without depth")

@@ -99,7 +99,7 @@ def differences(record: dict, derivation: Derivation) -> Iterator[str]:
 
 
 def _random_differences(record: dict, objects: list[dict], derivation: Derivation) -> Iterator[str]:
-    camera = recorded_camera(record["camera"])
+    camera = PinholeCamera.from_record(record["camera"])
     yield from _compare("camera", {k: record["camera"][k] for k in ("K", "world_to_camera", "resolution")}, camera_record(camera))
     sensor_mm = derivation.config.camera.sensor_width_mm if derivation.config is not None else None
     yield from _pose_angles(record["camera"], camera, (record.get("scene") or {}).get("key_light"), sensor_mm)
@@ -154,19 +154,8 @@ def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0
     objects = record["objects"]
     placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
     kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
-    camera = recorded_camera(record["camera"])
+    camera = PinholeCamera.from_record(record["camera"])
     return scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)
-
-
-def recorded_camera(camera: dict) -> PinholeCamera:
-    """The pinhole camera a record's K and world-to-camera pose describe (no roll, square pixels)."""
-    pose = np.asarray(camera["world_to_camera"], dtype=float)
-    rotation, translation = pose[:3, :3], pose[:3, 3]
-    position = -rotation.T @ translation
-    width, height = camera["resolution"]
-    sensor_mm = 36.0  # any: the focal length in pixels is what the image depends on
-    focal_mm = float(camera["K"][0][0]) * sensor_mm / max(width, height)
-    return PinholeCamera(tuple(position), tuple(position + rotation[2]), focal_mm, sensor_mm, int(width), int(height))
 
 
 def _centers(objects: list[dict], camera: PinholeCamera, boxes: list[tuple]) -> Iterator[str]:

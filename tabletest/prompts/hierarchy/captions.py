@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 
-from tabletest.prompts.hierarchy.geometry import FACING_DEG, SceneGeometry, Thing
+from tabletest.truth.scene_facts import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
@@ -62,7 +62,7 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                     )
     for x in (t for t in things if t.has_front):
         for y in (t for t in things if t is not x):
-            ahead = g.intrinsic(x, y, FACING_DEG)[1]
+            ahead = g.facing(x, y)
             if ahead is None:
                 continue
             for word, phrase in (("front", "facing"), ("behind", "facing away from")):

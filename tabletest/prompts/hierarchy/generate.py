@@ -15,7 +15,7 @@ from pathlib import Path
 from tabletest.config import Catalog, Config
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.captions import captions
-from tabletest.prompts.hierarchy.geometry import SceneGeometry
+from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
 from tabletest.files.reading import made_from

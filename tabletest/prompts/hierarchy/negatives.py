@@ -14,7 +14,7 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
-from tabletest.prompts.hierarchy.geometry import SceneGeometry, Thing
+from tabletest.truth.scene_facts import SceneGeometry, Thing
 
 CARRIED = ("on", "inside", "above")  # the relations off the table plane one object has to another
 Pair = tuple[Thing, Thing]

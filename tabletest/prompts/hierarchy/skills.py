@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from tabletest.layout.instances import kind_of
-from tabletest.prompts.hierarchy.geometry import ORDINAL_SHARE, SceneGeometry, Thing
+from tabletest.truth.scene_facts import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
@@ -50,15 +50,15 @@ def named(geometry: SceneGeometry) -> list[Thing]:
 def placed_by_side(geometry: SceneGeometry) -> list[Thing]:
     """`named`, and of each kind the scene holds several of (none hidden), the leftmost and the rightmost where
     the scene decides them, named so ("leftmost apple"): left (right) of each other one of its kind, and
-    `ORDINAL_SHARE` of the image's width from it, so two that nearly share a column are neither."""
+    clearly apart from it in the image (`SceneGeometry.ordinal_lateral`)."""
     counts, hidden = geometry.kinds(), {kind_of(h) for h in geometry.hidden_names}
     extra = []
     for kind in (k for k, n in counts.items() if n > 1 and k not in hidden):
         same = [t for t in geometry.things if t.name == kind]
         for t in same:
             others = [u for u in same if u is not t]
-            sides = {geometry.viewer_lateral(t, u) for u in others}
-            if len(sides) == 1 and None not in sides and all(geometry.apart_in_image(t, u, ORDINAL_SHARE) for u in others):
+            sides = {geometry.ordinal_lateral(t, u) for u in others}
+            if len(sides) == 1 and None not in sides:
                 extra.append(replace(t, name=f"{sides.pop()}most {kind}"))
     return named(geometry) + extra
 

@@ -18,7 +18,7 @@ import itertools
 import random
 
 from tabletest.layout.instances import SEPARATOR
-from tabletest.prompts.hierarchy.geometry import SceneGeometry
+from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation, holds
 from tabletest.prompts.hierarchy.phrasings import VIEWER, about_story
 from tabletest.prompts.hierarchy.record import Asker, Phrasings

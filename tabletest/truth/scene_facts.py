@@ -22,7 +22,7 @@ import numpy as np
 
 from tabletest.config import Catalog, Config
 from tabletest.errors import UserError
-from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.camera import CameraView, PinholeCamera
 from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
 
@@ -81,48 +81,13 @@ def _turn(yaw_deg: float) -> np.ndarray:
     return np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
 
 
-@dataclass(frozen=True)
-class View:
-    """The camera: world-to-camera rotation (rows: right, down, forward), its position, intrinsics K."""
-
-    rotation: np.ndarray
-    position: np.ndarray
-    K: np.ndarray
-    width: int
-
-    @classmethod
-    def from_record(cls, camera: dict) -> View:
-        m = np.asarray(camera["world_to_camera"], dtype=float)
-        rotation, t = m[:3, :3], m[:3, 3]
-        return cls(rotation, -rotation.T @ t, np.asarray(camera["K"], dtype=float), int(camera["resolution"][0]))
-
-    @classmethod
-    def from_config(cls, config: Config, resolution: tuple[int, int]) -> View:
-        cam = PinholeCamera.from_config(config, resolution)
-        f = cam.focal_px
-        K = np.array([[f, 0.0, cam.width / 2], [0.0, f, cam.height / 2], [0.0, 0.0, 1.0]])
-        return cls(cam.axes, np.asarray(cam.position, dtype=float), K, cam.width)
-
-    def to_camera(self, points: np.ndarray) -> np.ndarray:
-        return (np.asarray(points) - self.position) @ self.rotation.T
-
-    def project(self, points: np.ndarray) -> np.ndarray:
-        cam = self.to_camera(points) @ self.K.T
-        return cam[..., :2] / cam[..., 2:3]
-
-    @property
-    def ground_forward(self) -> np.ndarray:
-        forward = self.rotation[2, :2]
-        return forward / np.linalg.norm(forward)
-
-
 class SceneGeometry:
     """The objects of one record and the facts between them; `view` is None for a text record."""
 
     def __init__(
         self,
         things: list[Thing],
-        view: View | None,
+        view: CameraView | None,
         order: list[str] | None = None,
         ambiguous: frozenset = frozenset(),
         hidden: tuple[str, ...] = (),
@@ -158,10 +123,10 @@ class SceneGeometry:
             _thing(record, o, fronts.get(o.get("name"), False), carriers.get(o.get("name"), frozenset())) for o in objects if _label(o) not in hidden
         ]
         if "camera" in record:
-            view = View.from_record(record["camera"])
+            view = CameraView.from_record(record["camera"])
         else:  # a benchmark render: the config's camera at the render's resolution
             resolution = record.get("render", {}).get("resolution") or config.render.resolution
-            view = View.from_config(config, tuple(resolution))
+            view = CameraView.of(PinholeCamera.from_config(config, tuple(resolution)))
         geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), tuple(n for n in hidden if isinstance(n, str)))
         unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
@@ -190,9 +155,11 @@ class SceneGeometry:
         return float(a.center[:2] @ self.view.ground_forward)
 
     # --- the viewer frame -------------------------------------------------------------------------
-    def apart_in_image(self, a: Thing, b: Thing, share: float) -> bool:
-        """Whether the two centres stand at least `share` of the image's width apart in it (a text record: always)."""
-        return self.view is None or abs(float(self._sight(a)[1][0] - self._sight(b)[1][0])) >= share * self.view.width
+    def ordinal_lateral(self, a: Thing, b: Thing) -> str | None:
+        """`left` or `right` as `viewer_lateral` says, where the two also stand `ORDINAL_SHARE` of the image's width
+        apart in it (a text record: as listed), so "the leftmost" of two that nearly share a column is neither."""
+        apart = self.view is None or abs(float(self._sight(a)[1][0] - self._sight(b)[1][0])) >= ORDINAL_SHARE * self.view.width
+        return self.viewer_lateral(a, b) if apart else None
 
     def viewer_lateral(self, a: Thing, b: Thing) -> str | None:
         """`left` if a is to the left of b as the camera sees it (in 3D and in the image), `right`, or None."""
@@ -261,6 +228,11 @@ class SceneGeometry:
         return _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
 
     # --- an object's own frame --------------------------------------------------------------------
+    def facing(self, of: Thing, other: Thing) -> str | None:
+        """`front` if `of` faces `other` (within FACING_DEG of its front), `behind` if it faces away (as much of its
+        back), else None."""
+        return self.intrinsic(of, other, FACING_DEG)[1]
+
     def intrinsic(self, of: Thing, other: Thing, front_deg: float = FRONT_DEG) -> tuple[str | None, str | None]:
         """Where `other` stands from `of`'s own front: (left/right or None, front/behind or None); front within
         `front_deg` of its front, behind within as much of its back."""
