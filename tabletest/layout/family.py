@@ -6,7 +6,7 @@ id and its `counterfactual` or `view` field say the same thing.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 # swap: two objects trade places; move: one goes to the other side of another (mirrored along the camera's
 # left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
@@ -21,6 +21,11 @@ def partner_id(scene_id: str, kind: str) -> str:
 
 def view_id(scene_id: str, number: int) -> str:
     return f"{scene_id}-view{number}"
+
+
+def companion_ids(scene_id: str, kinds: Sequence[str], views: int) -> list[str]:
+    """The ids of a scene's other views and partners (some of which a scene may not allow)."""
+    return [*(view_id(scene_id, number) for number in range(2, views + 1)), *(partner_id(scene_id, kind) for kind in kinds)]
 
 
 def family_problem(record: Mapping) -> str | None:

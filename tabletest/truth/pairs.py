@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from tabletest.layout.arrangements import Shape
 from tabletest.layout.counterfactuals import Candidates
-from tabletest.layout.family import partner_id, view_id
+from tabletest.layout.family import companion_ids, partner_id, view_id
 from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view
 from tabletest.layout.random_set import RandomSet
 from tabletest.truth.relations import CONVERSE
@@ -121,11 +121,6 @@ def skip_on_resume(done: Iterable[str], kinds: Sequence[str], views: int = 1) ->
     """The done scenes that need not be sampled again on resume: those whose every view and partner is done too."""
     done = set(done)
     return frozenset(sid for sid in done if all(c in done for c in companion_ids(sid, kinds, views)))
-
-
-def companion_ids(scene_id: str, kinds: Sequence[str], views: int) -> list[str]:
-    """The ids of a scene's other views and partners (some of which a scene may not allow)."""
-    return [*(view_id(scene_id, number) for number in range(2, views + 1)), *(partner_id(scene_id, kind) for kind in kinds)]
 
 
 def set_scenes(
