@@ -115,18 +115,18 @@ class Worker:
         from tabletest.render import engine
 
         start = time.perf_counter()
-        random_scene = spec.get("random") is not None
-        facts = self._render(spec, None, object_index=mask_path is not None or random_scene)
+        staged = spec.get("random")  # a random scene's camera, table, lights and world; None: a benchmark scene
+        facts = self._render(spec, None, object_index=mask_path is not None or staged is not None, staged=staged)
         scene = self.bpy.context.scene
         result = self.bpy.data.images["Render Result"]
         job = {"image": out_path, "raw": f"{out_path}.tif"}
         with engine.raw_output(scene):
             result.save_render(job["raw"], scene=scene)
-        if random_scene or mask_path:
+        if staged is not None or mask_path:
             job.update(passes=f"{out_path}.passes.exr", mask=mask_path, depth=depth_path)
             with engine.multilayer_exr_output(scene, codec="NONE"):  # read once, at once: no time spent packing it
                 result.save_render(job["passes"], scene=scene)
-        if random_scene:
+        if staged is not None:
             job["silhouettes"] = f"{out_path}.silhouettes.npz"
             with open(job["silhouettes"], "wb") as fh:
                 np.savez(fh, *(self._silhouette(obj["name"]) for obj in facts["objects"]))
@@ -141,16 +141,17 @@ class Worker:
         with engine.multilayer_exr_output(self.bpy.context.scene):
             return self._render(spec, out_path, object_index=True)
 
-    def _render(self, spec: dict, out_path: str | None, object_index: bool) -> dict:
-        """Set the scene up and render it; with `out_path`, Blender writes the result there itself."""
+    def _render(self, spec: dict, out_path: str | None, object_index: bool, staged: dict | None = None) -> dict:
+        """Set the scene up (on a random scene's stage, given one) and render it; with `out_path`, Blender
+        writes the result there itself."""
         bpy = self.bpy
         scene = bpy.context.scene
         importing = time.perf_counter()
         for obj in spec["objects"]:
             self._asset(obj["name"], obj["asset"])
         start, start_cpu = time.perf_counter(), time.process_time()
-        if spec.get("random") is not None:
-            self._stage().apply(spec["random"])
+        if staged is not None:
+            self._stage().apply(staged)
         wanted = {o["name"]: o for o in spec["objects"]}
         self._show_only(set(wanted))
         for position, (name, obj) in enumerate(wanted.items()):
