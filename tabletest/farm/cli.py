@@ -168,9 +168,9 @@ def check_random_set(params: dict, tasks: int) -> None:
 
     selection = make_selection(params["objects"], None, params["limit"], params["sample"], params["seed"], params["only"])
     catalog = load_catalog(params["catalog"])
-    random = random_set_for(
+    random_set = random_set_for(
         catalog, params["scenes"], params["count"], params["random_config"], selection.seed, selection, params["sample"],
         params["counterfactuals"], params["views"],
     )
-    if random is not None and tasks > random.count:
-        raise UserError(f"--tasks {tasks} is more than the random set's {random.count} scenes (--count); give --tasks {random.count} or fewer")
+    if random_set is not None and tasks > random_set.count:
+        raise UserError(f"--tasks {tasks} is more than the random set's {random_set.count} scenes (--count); give --tasks {random_set.count} or fewer")
