@@ -14,7 +14,7 @@ from tabletest.cache import default_layer_cache
 from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
-from tabletest.layout.selection import count_selected
+from tabletest.layout.scene_source import BenchmarkScenes, RandomScenes, SceneSource
 from tabletest.options import (
     CatalogOpt,
     ConfigOpt,
@@ -143,15 +143,16 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
-    random_set = None
+    scene_source: SceneSource = BenchmarkScenes(cat, selection)
     if scenes == "random" or any(flag is not None for flag in (count, random_config, counterfactuals, views)):
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
 
         random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample, counterfactuals, views)
+        if random_set is not None:
+            scene_source = RandomScenes(random_set)
     if mode == "direct":
         chosen = (objects, shard, limit, sample, only, count, random_config)
-        images = random_set.selected() * random_set.per_scene if random_set else count_selected(cat, selection)
-        announce_long_run(images, cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
+        announce_long_run(scene_source.images(), cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
     options = RenderOptions(
         out=out,
         assets=assets,
@@ -169,7 +170,7 @@ def render(
         layer_cache=layer_cache,
         compose_jobs=compose_jobs,
     )
-    summary = render_run(cat, cfg, selection, options, random_set)
+    summary = render_run(cat, cfg, selection, options, scene_source)
     typer.echo(
         f"{summary.rendered} rendered, {summary.skipped} already done, {summary.failed} failed "
         f"in {summary.wall_s:.1f} s -> {out}",

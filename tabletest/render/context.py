@@ -13,15 +13,12 @@ from rich.console import Console
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Catalog, Config
 from tabletest.layout.random_scene import RandomScene
-from tabletest.layout.random_set import RandomSet
-from tabletest.layout.selection import Scene, Selection, select_scenes
-from tabletest.layout.spec import SceneSpec, random_spec, scene_spec
+from tabletest.layout.scene_source import SceneSource
+from tabletest.layout.selection import Scene
+from tabletest.layout.spec import SceneSpec
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerProcess
-from tabletest.truth.nouns import Nouns
-from tabletest.truth.pairs import set_scenes
-from tabletest.truth.records import placed_relations
-from tabletest.write.records import RandomTruth, image_record, random_record
+from tabletest.write.scene_records import scene_records
 from tabletest.files.run_output import RunOutput
 
 
@@ -29,26 +26,18 @@ from tabletest.files.run_output import RunOutput
 class RunContext:
     catalog: Catalog
     config: Config
-    selection: Selection
+    scene_source: SceneSource
     options: RenderOptions
     entries: dict[str, AssetEntry]
     output: RunOutput
     done: set[str]  # scene ids complete before this run started
     console: Console
-    random: RandomSet | None = None  # `--scenes random`: the set to render instead of the benchmark's selection
     early: dict[int, WorkerProcess] = field(default_factory=dict)  # workers started once the inputs were checked
     preload: list[tuple[str, str]] = field(default_factory=list)  # models every worker imports before its first scene
     not_made: Counter = field(default_factory=Counter)  # per partner kind (and "view"): scenes that allow none
 
     def __post_init__(self) -> None:
-        self.truth = None if self.random is None else RandomTruth(
-            self.random.config.relations,
-            {o.name: o.kind for o in self.catalog.objects},
-            self.random.config.digest,
-            self.random.seed,
-            Nouns(frozenset(self.random.pair_nouns)),
-            self.random.contact(self.entries, self.options.assets),
-        )
+        self.records = scene_records(self.scene_source, self.catalog, self.config, self.entries, self.options.assets)
 
     @property
     def resolution(self) -> tuple[int, int]:
@@ -57,24 +46,15 @@ class RunContext:
     def pending_scenes(self, on_skip: Callable[[], None] = lambda: None) -> Iterator[Scene | RandomScene]:
         """The scenes still to render (random ones each followed by its other views and counterfactual
         partners); `on_skip` is called for each view or partner a scene cannot have."""
-        if self.random is not None:
-            sizes = {name: entry.size_m for name, entry in self.entries.items()}
-            camera, height = self.config.camera, self.config.table.height_m
-            contact = self.truth.contact
-            shapes = contact.shapes if contact is not None else None
-            relations_of = placed_relations(self.resolution, self.random.config.relations, self.truth.kinds, contact)
 
-            def skipped(kind: str, _scene_id: str) -> None:
-                self.not_made[kind] += 1
-                on_skip()
+        def skipped(kind: str, _scene_id: str) -> None:
+            self.not_made[kind] += 1
+            on_skip()
 
-            return set_scenes(self.random, sizes, height, camera.sensor_width_mm, self.resolution, shapes, relations_of, self.done, skipped)
-        return (scene for scene in select_scenes(self.catalog, self.selection) if scene.id not in self.done)
+        return self.records.pending(self.done, skipped)
 
     def spec(self, scene: Scene | RandomScene) -> SceneSpec:
-        if isinstance(scene, RandomScene):
-            return random_spec(scene, self.config.render.seed, self.entries, self.options.assets)
-        return scene_spec(scene, self.config, self.entries, self.options.assets, self.resolution)
+        return self.scene_source.spec(scene, self.config, self.entries, self.options.assets, self.resolution)
 
     def render_info(self, mode: str, device: str | None = None) -> dict:
         """The `render` field of this run's records (the seed is added per record)."""
@@ -126,10 +106,7 @@ class Recorder:
         if outcome.ok:
             masks = self.run.options.masks
             try:
-                if outcome.spec.random is None:
-                    record = image_record(outcome.spec, outcome.facts["objects"], render, masks)
-                else:
-                    record = random_record(outcome.spec, outcome.facts["objects"], render, masks, self.run.truth)
+                record = self.run.records.record(outcome.spec, outcome.facts["objects"], render, masks)
                 self.run.output.commit(record)
             except ValueError as err:  # NaN or infinity measured: not JSON, so never a record
                 outcome = replace(outcome, ok=False, error=f"its record holds a number that is not finite ({err})")

@@ -27,7 +27,7 @@ from tabletest import __version__
 from tabletest.assets.manifest import manifest_digest
 from tabletest.config import Catalog, Config
 from tabletest.errors import Interrupted, UserError
-from tabletest.layout.selection import Selection, count_selected, select_scenes
+from tabletest.layout.selection import Selection
 from tabletest.assets.needed import needed_assets
 from tabletest.render.devices import check_denoiser, check_device, device_class, parse_gpus
 from tabletest.render.hdris import check_hdris
@@ -38,7 +38,7 @@ from tabletest.files.run_output import RunOutput
 from tabletest.files.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
 
 if TYPE_CHECKING:  # the rest of a run is imported once its workers are started (`_locked_run`)
-    from tabletest.layout.random_set import RandomSet
+    from tabletest.layout.scene_source import SceneSource
     from tabletest.layout.spec import SceneSpec
     from tabletest.render.context import Recorder, RunContext
 
@@ -53,33 +53,28 @@ class RunSummary:
 
 
 def render_run(
-    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, random: RandomSet | None = None
+    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, scene_source: SceneSource
 ) -> RunSummary:
-    """Check everything, then render into `options.out` under its lock; Ctrl-C or SIGTERM stop it
-    cleanly (an `Interrupted` saying what is kept). With `random`, that set of random scenes is
-    rendered instead of the benchmark's `selection`."""
-    check_options(config, options, random)
+    """Check everything, then render `scene_source`'s scenes into `options.out` under its lock; Ctrl-C or
+    SIGTERM stop it cleanly (an `Interrupted` saying what is kept). `selection` is what the command
+    selected, for run.json."""
+    check_options(config, options, scene_source)
     _say_missing_kernels(config, options)
-    settings = dataset_settings(catalog, config, options, random)
+    settings = dataset_settings(catalog, config, options, scene_source)
     check_settings(options.out, settings)  # a different dataset is refused before any work
-    if random is not None:
-        names = set(random.pool)
-    else:
-        names = {name for scene in select_scenes(catalog, selection) for name in scene.objects}
-    entries = needed_assets(catalog, options.assets, names, options.build_missing_assets, options.source)
+    entries = needed_assets(catalog, options.assets, scene_source.model_names(), options.build_missing_assets, options.source)
     settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
-    if random is not None:
-        random.shapes(entries, options.assets)  # a carrier the catalog declares wrongly is refused before the folder is made
+    scene_source.check_models(entries, options.assets)
     options.out.mkdir(parents=True, exist_ok=True)
     early: dict[int, WorkerProcess] = {}  # started once every input is checked; any never used are stopped here
     with output_lock(options.out), _sigterm_as_interrupt():
         try:
-            return _locked_run(catalog, config, selection, options, entries, settings, random, early)
+            return _locked_run(catalog, config, selection, options, entries, settings, scene_source, early)
         finally:
             close_unused(early)
 
 
-def check_options(config: Config, options: RenderOptions, random: RandomSet | None = None) -> None:
+def check_options(config: Config, options: RenderOptions, scene_source: SceneSource) -> None:
     """Flag combinations and the output path, checked before anything is made or started."""
     if (options.mode == "composite" or options.masks) and config.render.engine != "cycles":
         flag = "--mode composite" if options.mode == "composite" else "--masks"
@@ -87,15 +82,9 @@ def check_options(config: Config, options: RenderOptions, random: RandomSet | No
             f"{flag} needs --engine cycles (it reads Cycles' linear light and Object Index pass), "
             f"not {config.render.engine}"
         )
-    if random is not None and options.mode == "composite":
-        raise UserError("--mode composite composes the benchmark's fixed slots; render --scenes random in --mode direct")
-    if random is not None and config.render.engine != "cycles":
-        raise UserError(
-            f"--scenes random needs --engine cycles, not {config.render.engine}: its labels leave out the objects "
-            "measured hidden on Cycles' Object Index pass; for a quick draft use --samples 1 and a small --resolution"
-        )
-    if random is not None:
-        check_hdris(random.config.world.hdris)
+    scene_source.check(options.mode, config.render.engine)
+    if scene_source.hdris:
+        check_hdris(scene_source.hdris)
     check_device(options.device)
     if config.render.engine == "cycles":
         check_denoiser(config.render.denoiser, options.device)
@@ -122,7 +111,7 @@ def _say_missing_kernels(config: Config, options: RenderOptions) -> None:
         print(f"note: {note}", file=sys.stderr)
 
 
-def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, random: RandomSet | None = None) -> dict:
+def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, scene_source: SceneSource) -> dict:
     """What decides this run's pixels and records (see `tabletest.files.settings`); `models` is added
     once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
     # how prompts word a name decides no pixel or record; what an object carries only random arrangements use,
@@ -131,17 +120,15 @@ def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, r
     catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=excluded), sort_keys=True).encode()
     config_json = config.model_dump(mode="json", exclude={"render": {"denoise_prefilter", "denoiser"}})
     config_json["render"].update(config.render.pinned_denoising())
-    settings = {
+    return {
         "output_version": OUTPUT_VERSION,
         "config": config_json,
         "catalog_sha256": hashlib.sha256(catalog_json).hexdigest(),
         "mode": options.mode,
         "masks": options.masks,
         "device_class": device_class(options.device),
+        **scene_source.settings(),
     }
-    if random is not None:
-        settings["scenes"] = random.settings()
-    return settings
 
 
 def _locked_run(
@@ -151,7 +138,7 @@ def _locked_run(
     options: RenderOptions,
     entries: dict,
     settings: dict,
-    random: RandomSet | None,
+    scene_source: SceneSource,
     early: dict[int, WorkerProcess],
 ) -> RunSummary:
     started = time.time()
@@ -162,16 +149,8 @@ def _locked_run(
     done = output.recover()
     if pinned is not None:
         write_settings(options.out, pinned)
-    if random is not None:
-        from tabletest.truth.pairs import companion_ids
-
-        total = random.selected() * random.per_scene
-        pending = total - sum(1 for sid in random.ids() for one in (sid, *companion_ids(sid, random.counterfactuals, random.views)) if one in done)
-    else:
-        total = count_selected(catalog, selection)
-        pending = total - sum(1 for s in select_scenes(catalog, selection) if s.id in done)
-    per_scene = selection.n_objects if random is None else sum(random.config.objects.count) / 2
-    preload = models_to_preload(entries, options.assets, pending * per_scene)
+    pending = scene_source.images() - sum(1 for image in scene_source.image_ids() if image in done)
+    preload = models_to_preload(entries, options.assets, pending * scene_source.objects_per_scene)
     if options.mode == "direct" and pending:  # every input is checked: Blender loads while the rest is imported
         setup = worker_setup(config, options, tuple(config.render.resolution), preload)
         early.update(start_workers(setup, worker_slots(options), options.out / "logs", options.verbose))
@@ -182,7 +161,7 @@ def _locked_run(
     from tabletest.render.progress import progress_bar
 
     console = Console(stderr=True)
-    run = RunContext(catalog, config, selection, options, entries, output, done, console, random, early, preload)
+    run = RunContext(catalog, config, scene_source, options, entries, output, done, console, early, preload)
     run_info = {
         "tabletest": __version__,
         "command_line": shlex.join(["tabletest", *sys.argv[1:]]),
@@ -192,9 +171,8 @@ def _locked_run(
         "mode": options.mode,
         "masks": options.masks,
         "command": {"selection": _selection_info(selection), "options": _options_info(options)},
-        "scenes": {"family": "benchmark"} if random is None else random.info(),
+        **scene_source.run_info(),
         "config": config.model_dump(mode="json"),
-        **({} if random is None else {"random_config": random.config.model_dump(mode="json")}),
         "assets": {"folder": str(options.assets), "manifest_sha256": manifest_digest(options.assets)},
         "host": {"machine": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},
     }
