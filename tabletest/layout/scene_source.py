@@ -111,8 +111,8 @@ class BenchmarkScenes(SceneSource):
 class RandomScenes(SceneSource):
     """A random set (`--scenes random`), each scene with its other views and counterfactual partners."""
 
-    def __init__(self, scenes: RandomSet) -> None:
-        self.set = scenes
+    def __init__(self, random_set: RandomSet) -> None:
+        self.random_set = random_set
 
     def check(self, mode: str, engine: str) -> None:
         if mode == "composite":
@@ -125,31 +125,31 @@ class RandomScenes(SceneSource):
 
     @property
     def hdris(self) -> tuple[str, ...]:
-        return self.set.config.world.hdris
+        return self.random_set.config.world.hdris
 
     def check_models(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> None:
-        self.set.shapes(entries, assets_dir)  # a carrier the catalog declares wrongly is refused here
+        self.random_set.shapes(entries, assets_dir)  # a carrier the catalog declares wrongly is refused here
 
     def settings(self) -> dict:
-        return {"scenes": self.set.settings()}
+        return {"scenes": self.random_set.settings()}
 
     def run_info(self) -> dict:
-        return {"scenes": self.set.info(), "random_config": self.set.config.model_dump(mode="json")}
+        return {"scenes": self.random_set.info(), "random_config": self.random_set.config.model_dump(mode="json")}
 
     def model_names(self) -> set[str]:
-        return set(self.set.pool)
+        return set(self.random_set.pool)
 
     def images(self) -> int:
-        return self.set.selected() * self.set.per_scene
+        return self.random_set.selected() * self.random_set.per_scene
 
     def image_ids(self) -> Iterator[str]:
-        for scene_id in self.set.ids():
+        for scene_id in self.random_set.ids():
             yield scene_id
-            yield from companion_ids(scene_id, self.set.counterfactuals, self.set.views)
+            yield from companion_ids(scene_id, self.random_set.counterfactuals, self.random_set.views)
 
     @property
     def objects_per_scene(self) -> float:
-        return sum(self.set.config.objects.count) / 2
+        return sum(self.random_set.config.objects.count) / 2
 
     def spec(
         self, scene: RandomScene, config: Config, entries: dict[str, AssetEntry], assets_dir: Path, resolution: tuple[int, int]

@@ -53,8 +53,8 @@ class RandomRecords(SceneRecords):
     """A random set's scenes with their views and partners, and records whose relations leave out what the
     image showed hidden."""
 
-    def __init__(self, scenes: RandomSet, truth: RandomTruth, config: Config, sizes: Mapping[str, Vec3]) -> None:
-        self.set = scenes
+    def __init__(self, random_set: RandomSet, truth: RandomTruth, config: Config, sizes: Mapping[str, Vec3]) -> None:
+        self.random_set = random_set
         self.truth = truth
         self.config = config
         self.sizes = sizes
@@ -64,9 +64,9 @@ class RandomRecords(SceneRecords):
         resolution = tuple(self.config.render.resolution)
         contact = self.truth.contact
         shapes = contact.shapes if contact is not None else None
-        relations_of = placed_relations(resolution, self.set.config.relations, self.truth.kinds, contact)
+        relations_of = placed_relations(resolution, self.random_set.config.relations, self.truth.kinds, contact)
         camera, height = self.config.camera, self.config.table.height_m
-        return set_scenes(self.set, self.sizes, height, camera.sensor_width_mm, resolution, shapes, relations_of, done, on_skip)
+        return set_scenes(self.random_set, self.sizes, height, camera.sensor_width_mm, resolution, shapes, relations_of, done, on_skip)
 
     def record(self, spec: SceneSpec, measured: list[dict], render: dict, mask: bool) -> dict:
         return random_record(spec, measured, render, mask, self.truth)
@@ -77,15 +77,15 @@ def scene_records(
 ) -> SceneRecords:
     """The records side of a run's scene source: the one place where a run tells the two families apart."""
     if isinstance(scene_source, RandomScenes):
-        scenes = scene_source.set
+        random_set = scene_source.random_set
         truth = RandomTruth(
-            scenes.config.relations,
+            random_set.config.relations,
             {o.name: o.kind for o in catalog.objects},
-            scenes.config.digest,
-            scenes.seed,
-            Nouns(frozenset(scenes.pair_nouns)),
-            scenes.contact(entries, assets_dir),
+            random_set.config.digest,
+            random_set.seed,
+            Nouns(frozenset(random_set.pair_nouns)),
+            random_set.contact(entries, assets_dir),
         )
-        return RandomRecords(scenes, truth, config, {name: entry.size_m for name, entry in entries.items()})
+        return RandomRecords(random_set, truth, config, {name: entry.size_m for name, entry in entries.items()})
     assert isinstance(scene_source, BenchmarkScenes)  # the other family
     return BenchmarkRecords(scene_source)
