@@ -30,6 +30,7 @@ pytestmark = pytest.mark.render  # every test here renders (or reads what a rend
 QUALITY = ["--resolution", "128x96", "--samples", "256", "--masks", "--quiet"]
 TINY = ["--resolution", "64x48", "--samples", "8", "--quiet"]
 NAMES = ("mug", "lamp", "wine bottle")
+OBJECTS = 3  # the quality scenes' objects
 
 
 def records(out: Path) -> list[dict]:
@@ -60,56 +61,45 @@ def assets(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def random_scenes(tmp_path_factory, builtin_assets) -> dict:
-    """Random 2- and 3-object scenes of the built-in objects, composed and rendered directly."""
+    """Two random 3-object scenes of the built-in objects (every layer sum of a 2-object scene, and more), composed
+    and rendered directly."""
     root = tmp_path_factory.mktemp("quality")
     cache = root / "cache"
     runs = {}
-    for n in (2, 3):
-        select = ["--objects", str(n), "--sample", "2", "--seed", "11", "--assets", str(builtin_assets)]
-        for mode in ("composite", "direct"):
-            out = root / f"{mode}-{n}"
-            result = run_cli(
-                "render", *select, *QUALITY, "--mode", mode, "--layer-cache", str(cache), "--out", str(out)
-            )
-            assert result.returncode == 0, result.stderr
-            runs[mode, n] = out
+    select = ["--objects", str(OBJECTS), "--sample", "2", "--seed", "11", "--assets", str(builtin_assets)]
+    for mode in ("composite", "direct"):
+        runs[mode] = root / mode
+        result = run_cli("render", *select, *QUALITY, "--mode", mode, "--layer-cache", str(cache), "--out", str(runs[mode]))
+        assert result.returncode == 0, result.stderr
     return {"runs": runs, "cache": cache, "assets": builtin_assets, "root": root}
 
 
 @pytest.mark.slow
 def test_composites_match_direct_renders(random_scenes):
     runs = random_scenes["runs"]
+    composite, direct = records(runs["composite"]), records(runs["direct"])
+    assert [r["id"] for r in composite] == [r["id"] for r in direct] and len(composite) == 2
     scores = []
-    for n in (2, 3):
-        composite, direct = records(runs["composite", n]), records(runs["direct", n])
-        assert [r["id"] for r in composite] == [r["id"] for r in direct] and len(composite) == 2
-        for c, d in zip(composite, direct):
-            assert c["render"]["mode"] == "composite" and d["render"]["mode"] == "direct"
-            assert c["objects"] == d["objects"]  # the same placement and Blender's own measurements
-            score = psnr(pixels(runs["composite", n], c["file_name"]), pixels(runs["direct", n], d["file_name"]))
-            scores.append(score)
-            print(f"{c['id']} {'+'.join(o['name'] for o in c['objects'])}: {score:.1f} dB")
-    print(
-        f"PSNR composite vs direct, 128x96, 256 samples: "
-        f"min {min(scores):.1f}, median {np.median(scores):.1f}, max {max(scores):.1f} dB"
-    )
+    for c, d in zip(composite, direct):
+        assert c["render"]["mode"] == "composite" and d["render"]["mode"] == "direct"
+        assert c["objects"] == d["objects"]  # the same placement and Blender's own measurements
+        score = psnr(pixels(runs["composite"], c["file_name"]), pixels(runs["direct"], d["file_name"]))
+        scores.append(score)
+        print(f"{c['id']} {'+'.join(o['name'] for o in c['objects'])}: {score:.1f} dB")
+    print(f"PSNR composite vs direct, 128x96, 256 samples: min {min(scores):.1f}, max {max(scores):.1f} dB")
     assert min(scores) >= 40.0
 
 
 def test_masks_agree_between_modes(random_scenes):
     runs = random_scenes["runs"]
-    for n in (2, 3):
-        for c, d in zip(records(runs["composite", n]), records(runs["direct", n])):
-            composite, direct = (
-                pixels(runs["composite", n], c["mask_file_name"]),
-                pixels(runs["direct", n], d["mask_file_name"]),
-            )
-            assert set(np.unique(composite)) == set(np.unique(direct)) == set(range(n + 1))
-            assert np.mean(composite == direct) > 0.99
-            for label, obj in enumerate(c["objects"], start=1):
-                rows, cols = np.nonzero(composite == label)
-                x0, y0, x1, y1 = obj["bbox_px"]
-                assert x0 - 1 <= cols.min() and cols.max() <= x1 and y0 - 1 <= rows.min() and rows.max() <= y1
+    for c, d in zip(records(runs["composite"]), records(runs["direct"])):
+        composite, direct = pixels(runs["composite"], c["mask_file_name"]), pixels(runs["direct"], d["mask_file_name"])
+        assert set(np.unique(composite)) == set(np.unique(direct)) == set(range(OBJECTS + 1))
+        assert np.mean(composite == direct) > 0.99
+        for label, obj in enumerate(c["objects"], start=1):
+            rows, cols = np.nonzero(composite == label)
+            x0, y0, x1, y1 = obj["bbox_px"]
+            assert x0 - 1 <= cols.min() and cols.max() <= x1 and y0 - 1 <= rows.min() and rows.max() <= y1
 
 
 WARM_RUN = """
@@ -122,7 +112,7 @@ main()
 
 
 def test_warm_cache_renders_nothing_in_blender(random_scenes):
-    first = random_scenes["runs"]["composite", 3]
+    first = random_scenes["runs"]["composite"]
     out = random_scenes["root"] / "warm"
     args = [
         "render",

@@ -9,15 +9,18 @@ every glTF reader expects; Blender's importer turns it back into the world frame
 from __future__ import annotations
 
 import io
+import zipfile
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import trimesh
 
-from tabletest.assets.columns import Columns, columns_of, merged
+from tabletest.assets.columns import COLUMNS_RULE, Columns, columns_of, merged
 from tabletest.assets.images import textures_only
 from tabletest.assets.rest import rest_turn
+from tabletest.cache import user_cache
+from tabletest.files.jsonl import atomic_bytes
 
 # A model whose triangles together cover less than this fraction of its extent squared shows nothing:
 # every triangle has collinear or coincident corners (a real thin part, a needle or a sheet, covers far more).
@@ -119,9 +122,22 @@ def load_world(path: Path | str | bytes) -> trimesh.Scene:
 @lru_cache(maxsize=256)
 def model_columns(path: str, sha256: str) -> Columns:
     """The columns of a model file (GLB, canonical frame); `sha256` names its bytes, so a changed file is
-    measured again."""
-    vertices, faces = model_mesh(path, sha256)
-    return columns_of(vertices, faces)
+    measured again. Kept in the user's cache (`columns/`) by those bytes and the rule's version: measuring
+    a model takes up to half a second, which every run placing objects on others would pay again."""
+    cached = user_cache() / "columns" / f"{sha256}-{COLUMNS_RULE}.npz"
+    try:
+        with np.load(cached) as saved:
+            return Columns(float(saved["x0"]), float(saved["y0"]), float(saved["cell"]), saved["bottom"], saved["top"])
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # not measured yet, or a file cut short: measure again
+        pass
+    columns = columns_of(*model_mesh(path, sha256))
+    data = io.BytesIO()
+    np.savez(data, x0=columns.x0, y0=columns.y0, cell=columns.cell, bottom=columns.bottom, top=columns.top)
+    try:
+        atomic_bytes(cached, data.getvalue())
+    except OSError:  # a read-only or full cache: measured again next time
+        pass
+    return columns
 
 
 @lru_cache(maxsize=128)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 CELL_M = 0.002  # grid spacing: 2 mm
 ROUND_M = 1e-5  # heights are rounded to this, so float noise never reaches a placement
+COLUMNS_RULE = 1  # how `columns_of` measures a model: bump when it would measure one otherwise (cached columns are keyed by it)
 
 
 @dataclass(frozen=True, eq=False)
