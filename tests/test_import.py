@@ -17,7 +17,8 @@ from PIL import EpsImagePlugin, Image
 from tabletest.assets.canonical import load_world
 from tabletest.assets.check import check_assets
 from tabletest.assets.importer import import_folder
-from tabletest.assets.manifest import load_manifest, save_manifest, sha256_of
+from tabletest.assets.manifest import load_manifest, save_manifest
+from tabletest.files.digest import sha256_of
 from tabletest.assets.normalize import read_glb
 from tabletest.config import load_catalog
 from tabletest.errors import UserError

@@ -16,7 +16,8 @@ from tabletest.assets.builtin.build import build_assets
 from tabletest.assets.canonical import bake, glb_bytes, load_world, to_canonical
 from tabletest.assets.check import check_assets
 from tabletest.assets.importer import import_folder
-from tabletest.assets.manifest import load_manifest, save_manifest, sha256_of
+from tabletest.assets.manifest import load_manifest, save_manifest
+from tabletest.files.digest import sha256_of
 from tabletest.config import load_catalog
 
 from conftest import run_cli

@@ -21,7 +21,8 @@ from conftest import REPO
 from hubserver import HubFixture, HubServer, uid_of, write_catalog
 from typer.testing import CliRunner
 
-from tabletest.assets.manifest import load_manifest, sha256_of
+from tabletest.assets.manifest import load_manifest
+from tabletest.files.digest import sha256_of
 from tabletest.assets.objaverse.credits import credit_rows, render_credits
 from tabletest.assets.objaverse.lock import load_lock
 from tabletest.cli import app

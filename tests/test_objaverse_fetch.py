@@ -22,7 +22,8 @@ objaverse = pytest.importorskip("objaverse", reason="needs the render extra (obj
 
 from tabletest.assets.canonical import load_world
 from tabletest.assets.check import check_assets
-from tabletest.assets.manifest import MANIFEST_NAME, load_manifest, sha256_of
+from tabletest.assets.manifest import MANIFEST_NAME, load_manifest
+from tabletest.files.digest import sha256_of
 from tabletest.assets.normalize import read_glb
 from tabletest.assets.objaverse import fetch
 from tabletest.assets.objaverse.fetch import fetch_assets

@@ -6,7 +6,6 @@ from, `sha256` pins the exact bytes, `bbox_m` is in the world frame of `canonica
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Literal
@@ -14,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tabletest.errors import UserError
+from tabletest.files.digest import sha256_of
 from tabletest.files.jsonl import atomic_bytes
 
 MANIFEST_NAME = "manifest.json"
@@ -58,14 +58,6 @@ class Manifest(BaseModel):
 
     version: int = 1
     objects: dict[str, AssetEntry] = {}
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def load_manifest(assets_dir: Path) -> Manifest:

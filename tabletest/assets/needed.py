@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tabletest.assets import verdicts
-from tabletest.assets.manifest import REST_POSE, UNRESTED, AssetEntry, load_manifest, sha256_of
+from tabletest.assets.manifest import REST_POSE, UNRESTED, AssetEntry, load_manifest
+from tabletest.files.digest import sha256_of
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.config import Catalog
 from tabletest.errors import UserError

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabletest.assets.manifest import sha256_of
+from tabletest.files.digest import sha256_of
 from tabletest.errors import UserError
-from tabletest.layout.family import family_problem
+from tabletest.files.family import family_problem
 from tabletest.files.reading import read_records, require
 from tabletest.prompts.sources import METADATA_FIELDS
 from tabletest.files.paths import record_id, record_path

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabletest.errors import not_one_of
-from tabletest.layout.family import KINDS, partner_id
+from tabletest.files.family import KINDS, partner_id
 from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import (

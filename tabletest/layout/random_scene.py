@@ -20,7 +20,7 @@ from tabletest.errors import UserError
 from tabletest.layout.arrangements import Pose, Shape, carry, clear, column_cost, slide_to
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.exposure import exposed
-from tabletest.layout.family import view_id
+from tabletest.files.family import view_id
 from tabletest.layout.instances import kind_of, numbered
 from tabletest.layout.meshes import close_gap
 from tabletest.layout.random_config import RandomConfig

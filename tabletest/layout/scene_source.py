@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Catalog, Config
 from tabletest.errors import UserError
-from tabletest.layout.family import companion_ids
+from tabletest.files.family import companion_ids
 from tabletest.layout.selection import Scene, Selection, count_selected, select_scenes
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from PIL import Image
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView, PinholeCamera
-from tabletest.layout.family import family_problem
+from tabletest.files.family import family_problem
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject

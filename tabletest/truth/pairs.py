@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from tabletest.layout.arrangements import Shape
 from tabletest.layout.counterfactuals import Candidates
-from tabletest.layout.family import companion_ids, partner_id, view_id
+from tabletest.files.family import companion_ids, partner_id, view_id
 from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view
 from tabletest.layout.random_set import RandomSet
 from tabletest.truth.relations import CONVERSE

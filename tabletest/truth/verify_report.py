@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tabletest.assets.manifest import sha256_of
+from tabletest.files.digest import sha256_of
 from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.run_output import METADATA
 

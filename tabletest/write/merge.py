@@ -28,7 +28,7 @@ from pathlib import Path
 from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
-from tabletest.layout.family import KINDS
+from tabletest.files.family import KINDS
 from tabletest.layout.random_set import MAX_VIEWS, set_ids
 from tabletest.layout.selection import Selection, Shard, select_scenes
 from tabletest.files.jsonl import atomic_output, write_lines

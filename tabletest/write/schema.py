@@ -16,7 +16,7 @@ from typing import Annotated, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, RootModel, ValidationError
 
 from tabletest.errors import UserError, not_one_of
-from tabletest.layout.family import KINDS
+from tabletest.files.family import KINDS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
