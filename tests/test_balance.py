@@ -21,7 +21,7 @@ from test_questions import benchmark_records
 
 from tabletest.config import load_catalog, load_config
 from tabletest.export import huggingface
-from tabletest.export.dataset import RenderDataset
+from tabletest.files.dataset import RenderDataset
 from tabletest.export.run import ExportOptions, run_export
 from tabletest.prompts.hierarchy.balance import BalancePlan, Ranked, answer_key, choose_caps
 from tabletest.prompts.hierarchy import skills

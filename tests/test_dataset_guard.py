@@ -158,10 +158,8 @@ def test_an_export_into_a_folder_being_written_is_refused(tmp_path):
 
 
 def _record() -> dict:
-    return {
-        "file_name": "images/2obj-000000.png", "id": "2obj-000000", "index": 0, "n_objects": 2,
-        "objects": [], "relations": {}, "vignettes": {}, "render": {},
-    }
+    """A whole benchmark record (the render test's golden one): the reader checks its shape before the lock."""
+    return json.loads((REPO / "tests" / "fixtures" / "benchmark-main" / "metadata.jsonl").read_text().splitlines()[0])
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

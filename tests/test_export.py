@@ -37,7 +37,7 @@ from tabletest.assets.objaverse.lock import Lock, Locked, save_lock
 from tabletest.cli import app
 from tabletest.config import load_catalog
 from tabletest.export import huggingface
-from tabletest.export.dataset import RenderDataset
+from tabletest.files.dataset import RenderDataset
 from tabletest.export.queries import queries
 from tabletest.export.records import columnar
 from tabletest.export.rle import encode
@@ -558,7 +558,7 @@ def test_interrupted_export_leaves_no_output_and_resumes_after_its_closed_shards
     real_image, calls = RenderDataset.image, []
 
     def dies_on_the_eighth(self, record):
-        calls.append(record["id"])
+        calls.append(record.id)
         if len(calls) == 8:
             raise KeyboardInterrupt  # a kill mid-shard
         return real_image(self, record)

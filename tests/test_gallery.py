@@ -17,7 +17,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tabletest.export.dataset import RenderDataset
+from tabletest.files.dataset import RenderDataset
 from tabletest.show.gallery import build
 
 pytestmark = [pytest.mark.render, pytest.mark.browser]  # a real render's folder, in a real browser

@@ -68,7 +68,7 @@ def gallery(folder: Path, out: Path):
 
 def escape_by_dots(ds: Path, record: dict) -> str:
     record["file_name"] = "images/../../victim/keep.png"
-    return "is not a path inside the dataset"
+    return "file_name 'images/../../victim/keep.png': String should match pattern"
 
 
 def escape_by_link(ds: Path, record: dict) -> str:
@@ -79,12 +79,12 @@ def escape_by_link(ds: Path, record: dict) -> str:
 
 def escape_by_mask(ds: Path, record: dict) -> str:
     record["mask_file_name"] = "masks/../../victim/keep.png"
-    return "mask_file_name 'masks/../../victim/keep.png' is not a path inside the dataset"
+    return "mask_file_name 'masks/../../victim/keep.png': String should match pattern"
 
 
 def escape_by_id(ds: Path, record: dict) -> str:
     record["id"] = "../../x"
-    return "id '../../x' is not an identifier"
+    return "id '../../x': String should match pattern"
 
 
 @pytest.mark.parametrize(
@@ -151,10 +151,9 @@ def test_an_image_that_does_not_decode_is_one_line_naming_it_and_the_gallery_mar
     [
         (lambda r: r["objects"][0]["bbox_px"].__setitem__(0, float("nan")), "objects[0].bbox_px", "nan"),
         (lambda r: r["objects"][0]["bbox_px"].__setitem__(3, float("-inf")), "objects[0].bbox_px", "-inf"),
-        (lambda r: r["objects"][0].__setitem__("bbox_px", [1, 2, 3]), "objects[0].bbox_px", "[1, 2, 3]"),
         (lambda r: r["camera"]["K"][0].__setitem__(0, float("inf")), "camera.K", "inf"),
     ],
-    ids=["bbox-nan", "bbox-minus-inf", "bbox-three", "camera-inf"],
+    ids=["bbox-nan", "bbox-minus-inf", "camera-inf"],  # a box of three numbers is refused as it is read (test_typed_records)
 )
 def test_a_number_that_cannot_be_drawn_is_refused_naming_the_scene_and_field(ds, tmp_path, change, field, shown):
     record = edit_first(ds, change)

@@ -21,7 +21,7 @@ from test_export import assert_same_image, load_lmms_task, pixels
 
 from tabletest.config import load_catalog
 from tabletest.export import huggingface
-from tabletest.export.dataset import RenderDataset, names
+from tabletest.files.dataset import RenderDataset
 from tabletest.export.run import ExportOptions, run_export
 from tabletest.layout.split import make_split
 from tabletest.files.reading import made_from
@@ -66,6 +66,10 @@ def two_image_questions(pairs, tmp_path_factory) -> dict[str, dict]:
 def export(render: Path, fmt: str, out: Path, *args: str) -> None:
     result = run_cli("export", "--dataset", str(render), "--format", fmt, "--questions", "hierarchy", "--out", str(out), *args)
     assert result.returncode == 0, result.stderr
+
+
+def names(record: dict) -> tuple[str, ...]:
+    return tuple(o["name"] for o in record["objects"])
 
 
 def pictures_of(records: dict[str, dict], record_id: str) -> list[dict]:

@@ -124,7 +124,7 @@ def test_what_cannot_be_shown_is_one_line_and_writes_nothing(renders, tmp_path, 
 
 def test_a_merged_benchmark_keeps_its_camera(tmp_path, builtin_assets):
     """A merge's own run records no config: the camera comes from the last run that rendered."""
-    from tabletest.export.dataset import RenderDataset
+    from tabletest.files.dataset import RenderDataset
     from tabletest.show.pictures import run_config
 
     for shard in ("0/2", "1/2"):

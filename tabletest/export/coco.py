@@ -23,6 +23,7 @@ from tabletest.errors import UserError
 from tabletest.export.rle import encode
 from tabletest.export.run import Job
 from tabletest.files.jsonl import atomic_output
+from tabletest.files.records import RandomSceneObject, RenderRecord
 
 
 def categories(job: Job) -> list[dict]:
@@ -45,34 +46,34 @@ def _with_segmentation(job: Job) -> bool:
     return has_masks if job.options.segmentation is None else job.options.segmentation
 
 
-def _mask_pixels(job: Job, record: dict) -> np.ndarray:
+def _mask_pixels(job: Job, record: RenderRecord) -> np.ndarray:
     path = job.dataset.mask(record)
     if path is None:
         raise UserError(
-            f"--dataset {job.dataset.root}: {record['id']} has no mask but the first image has one; "
+            f"--dataset {job.dataset.root}: {record.id} has no mask but the first image has one; "
             "render the folder with --masks throughout, or export boxes only with --no-segmentation"
         )
     with Image.open(path) as image:
         return np.asarray(image)
 
 
-def annotations(job: Job, record: dict, image_id: int, first_id: int, segment: bool) -> list[dict]:
+def annotations(job: Job, record: RenderRecord, image_id: int, first_id: int, segment: bool) -> list[dict]:
     """One annotation per object the image shows, left to right, as COCO has them: with masks, `bbox` is
     the box of the object's visible pixels and `amodal_bbox` that of its whole projected mesh, and an
     object with no visible pixel gets no annotation (a ground truth no detection could ever match);
     without masks, `bbox` is the whole projected box and objects the record measured wholly hidden are left out."""
     masks = _mask_pixels(job, record) if segment else None
     out = []
-    for position, obj in enumerate(record["objects"]):
-        x0, y0, x1, y1 = obj["bbox_px"]
+    for position, obj in enumerate(record.objects):
+        x0, y0, x1, y1 = obj.bbox_px
         annotation = {
             "id": first_id + len(out),
             "image_id": image_id,
-            "category_id": _category(job, obj["name"]),
+            "category_id": _category(job, obj.name),
             "bbox": [x0, y0, round(x1 - x0, 3), round(y1 - y0, 3)],
             "area": round((x1 - x0) * (y1 - y0), 3),
             "iscrowd": 0,
-            "slot": obj["slot"],
+            "slot": obj.slot,
         }
         if masks is not None:
             pixels = masks == position + 1
@@ -84,7 +85,7 @@ def annotations(job: Job, record: dict, image_id: int, first_id: int, segment: b
             annotation["bbox"] = [left, top, int(columns[-1]) + 1 - left, int(rows[-1]) + 1 - top]
             annotation["segmentation"] = encode(pixels)
             annotation["area"] = int(pixels.sum())
-        elif obj.get("visible_fraction", 1.0) == 0:
+        elif isinstance(obj, RandomSceneObject) and obj.visible_fraction == 0:
             continue
         out.append(annotation)
     return out
@@ -118,14 +119,14 @@ def export_coco(job: Job) -> dict:
     annotation_id = 0
     for image_id, (split, record) in enumerate(job.scenes(), start=1):
         job.place_image(record)
-        width, height = record["render"]["resolution"]
+        width, height = record.render.resolution
         spools[split, "images"].add(
             {
                 "id": image_id,
-                "file_name": record["file_name"].removeprefix("images/"),
+                "file_name": record.file_name.removeprefix("images/"),
                 "width": width,
                 "height": height,
-                "scene_id": record["id"],
+                "scene_id": record.id,
             }
         )
         for annotation in annotations(job, record, image_id, annotation_id + 1, segment):

@@ -23,7 +23,8 @@ from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.prompts.hierarchy.balance_report import AnswerTally
-from tabletest.files.reading import images_asked, made_from
+from tabletest.files.reading import images_asked
+from tabletest.files.records import RenderRecord
 
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
 METADATA_ROW_GROUP = 10_000  # ImageFolder's metadata has no images: large groups write 9x faster than 100
@@ -70,7 +71,7 @@ def export_imagefolder(job: Job) -> dict:
     try:
         for split, record in job.scenes():
             job.place_image(record, job.in_split(split), with_mask=True)
-            metadata[split].write(columnar(record))
+            metadata[split].write(columnar(record.raw))
     finally:
         for shard in metadata.values():
             shard.close()
@@ -134,9 +135,9 @@ def export_parquet(job: Job) -> dict:
     fields = record_fields(job.dataset.has_random_scenes())
     shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", lambda p: _ParquetShard(p, columns))
     for split, record in pending(job.scenes(), shards):
-        row = {**columnar(record), "image": _embedded(job.dataset.image(record), record["id"])}
+        row = {**columnar(record.raw), "image": _embedded(job.dataset.image(record), record.id)}
         mask = job.dataset.mask(record)
-        row["mask"] = _embedded(mask, f"{record['id']}.mask") if mask else None
+        row["mask"] = _embedded(mask, f"{record.id}.mask") if mask else None
         shards[split].add(row, len(row["image"]["bytes"]) + 2048)
     files = {split: _final_names(job, names) for split, names in close_all(shards).items()}
     data_files = [{"split": s, "path": f"data/{s}-*"} for s in job.split.names if files[s]]
@@ -191,7 +192,7 @@ class _ChatShard(_ParquetShard):
             super().write(row)
 
 
-def chat_rows(job: Job, record: dict, queries: list[dict]) -> list[dict]:
+def chat_rows(job: Job, record: RenderRecord, queries: list[dict]) -> list[dict]:
     """The questions of one image as conversations of at most TURNS questions each (ids `<image>-q0`, `-q1`, ...).
     Questions about the image and its scene together (a partner's or view's) are rows of their own, of the
     two pictures (`<image>-with-<scene>-q0`, ...)."""
@@ -200,13 +201,13 @@ def chat_rows(job: Job, record: dict, queries: list[dict]) -> list[dict]:
         by_images.setdefault(tuple(images_asked(query)), []).append(query)
     rows = []
     for files, questions in by_images.items():
-        name = record["id"] if len(files) == 1 else f"{record['id']}-with-{made_from(record)}"
+        name = record.id if len(files) == 1 else f"{record.id}-with-{record.made_from}"
         pictures = [_embedded(job.dataset.file(f), Path(f).stem) for f in files]
         for start in range(0, len(questions), TURNS):
             asked = questions[start : start + TURNS]
             rows.append({
                 "id": f"{name}-q{start // TURNS}",
-                "scene_id": record["id"],
+                "scene_id": record.id,
                 "images": pictures,
                 "messages": conversation(asked, len(files)),
                 "question_ids": [q["qid"] for q in asked],
@@ -227,7 +228,7 @@ def conversation(asked: list[dict], pictures: int) -> list[dict]:
     return messages
 
 
-def _asked(job: Job, tally: AnswerTally | None) -> Iterator[tuple[str, tuple[dict, list[dict]]]]:
+def _asked(job: Job, tally: AnswerTally | None) -> Iterator[tuple[str, tuple[RenderRecord, list[dict]]]]:
     """Every scene with its questions, added to `tally`: a resumed export's skipped scenes too, whose questions
     are in the shards it keeps, so that the balance report covers every shard."""
     for split, record in job.scenes():

@@ -19,7 +19,7 @@ from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
-from tabletest.export.dataset import DEPTH, MASK, RenderDataset, names
+from tabletest.files.dataset import RenderDataset
 from tabletest.export.hierarchy_queries import hierarchy_queries, hierarchy_questions
 from tabletest.export.queries import Variations, queries
 from tabletest.layout.split import TEST, TRAIN, Split, SplitBy, looks, make_split
@@ -28,10 +28,10 @@ from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.generate import drawn_from
 from tabletest.prompts.hierarchy.pairs import Companions
-from tabletest.files.reading import made_from
 from tabletest.prompts.sources import scene_input
 from tabletest.files.lock import output_lock, reading_lock
 from tabletest.files.paths import output_outside
+from tabletest.files.records import RandomRecord, RenderRecord
 
 
 @dataclass(frozen=True)
@@ -60,10 +60,10 @@ class Job:
         self._family_objects: dict[str, set[str]] = {}  # scene id -> the objects of it, its views and partners
         if options.split_by == "object":
             for record in dataset.records():
-                self._family_objects.setdefault(made_from(record) or record["id"], set()).update(names(record))
+                self._family_objects.setdefault(record.made_from or record.id, set()).update(record.names)
         objects = (n for family in self._family_objects.values() for n in family)
         if options.split_by == "appearance":
-            objects = (label for r in dataset.records() for label in looks(r))
+            objects = (label for r in dataset.records() for label in looks(r.raw))
         whole = TEST if options.evaluation else TRAIN
         self.split: Split = make_split(options.split_by, options.val_fraction, options.seed, objects, whole)
         if self.split.by is not None:
@@ -83,7 +83,7 @@ class Job:
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
         self._companions = Companions()  # pairs views and partners with their scene, for questions about both
-        self._made_from: tuple[str, dict | None] = ("", None)  # the record last yielded, and its scene
+        self._made_from: tuple[str, dict | None] = ("", None)  # the record last yielded, and its scene's line
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -98,25 +98,25 @@ class Job:
                 + " or export more scenes"
             )
 
-    def _split_of(self, record: dict) -> str:
+    def _split_of(self, record: RenderRecord) -> str:
         """A scene's views and partners land in its split: held out with it when any of them shows a held-out
         object (a replace partner brings in another), as a table or sky they share holds them all out."""
-        scene = made_from(record) or record["id"]
-        objects = tuple(self._family_objects[scene]) if self.split.by == "object" else names(record)
-        return self.split.of(scene, objects, looks(record) if self.split.by == "appearance" else ())
+        scene = record.made_from or record.id
+        objects = tuple(self._family_objects[scene]) if self.split.by == "object" else record.names
+        return self.split.of(scene, objects, looks(record.raw) if self.split.by == "appearance" else ())
 
-    def scenes(self) -> Iterator[tuple[str, dict]]:
+    def scenes(self) -> Iterator[tuple[str, RenderRecord]]:
         """(split, record) for every scene of the render, in file order."""
         for record in self.dataset.records():
             split = self._split_of(record)
-            self._made_from = (record["id"], self._companions.scene_of(record))  # seen even when a resume skips it
+            self._made_from = (record.id, self._companions.scene_of(record.raw))  # seen even when a resume skips it
             self.image_counts[split] += 1
-            self.scene_counts[split] += made_from(record) is None
-            if "scene" in record:
-                self.hdris.add(record["scene"]["world"]["hdri"])
-            for obj in record["objects"]:
-                if obj["source"] == "objaverse":
-                    self.objaverse[obj["name"]] = obj["uid"]
+            self.scene_counts[split] += record.made_from is None
+            if isinstance(record, RandomRecord):
+                self.hdris.add(record.scene.world.hdri)
+            for obj in record.objects:
+                if obj.source == "objaverse":
+                    self.objaverse[obj.name] = obj.uid
             yield split, record
 
     @staticmethod
@@ -130,20 +130,24 @@ class Job:
         """Where a split's file goes: OUT itself without --split-by, else OUT/train/ and OUT/validation/."""
         return relative if self.split.by is None else f"{split}/{relative}"
 
-    def queries(self, record: dict) -> Iterator[dict]:
+    def queries(self, record: RenderRecord) -> Iterator[dict]:
         """The questions of `record` with their gold text: with `--questions hierarchy`, after a view or
         partner also those asked of it and its scene together (`images`: both)."""
         if self.options.questions == "hierarchy":
-            scene = self._made_from[1] if self._made_from[0] == record["id"] else None
+            scene = self._made_from[1] if self._made_from[0] == record.id else None
             keep = self._balance.kept if self.options.balance else None
-            return hierarchy_queries(record, self.options.variations, self.options.seed, self.catalog, scene, keep, self._pool)
-        return queries(scene_input(record), self.options.types, self.options.variations, self.options.seed)
+            return hierarchy_queries(record.raw, self.options.variations, self.options.seed, self.catalog, scene, keep, self._pool)
+        return queries(scene_input(record.raw), self.options.types, self.options.variations, self.options.seed)
 
     @cached_property
     def _balance(self) -> BalancePlan:
         """What `--balance` keeps, from a first pass over every question of the render (`prompts.hierarchy.balance`)."""
         companions = Companions()
-        asked = (q for r in self.dataset.records() for q in hierarchy_questions(r, self.options.seed, self.catalog, companions.scene_of(r), self._pool))
+        asked = (
+            q
+            for r in self.dataset.records()
+            for q in hierarchy_questions(r.raw, self.options.seed, self.catalog, companions.scene_of(r.raw), self._pool)
+        )
         return BalancePlan.of(asked, self.options.seed)
 
     @cached_property
@@ -151,15 +155,16 @@ class Job:
         """The names the render's scenes were drawn from: a count's trick kind comes from them."""
         return drawn_from(self.dataset.root)
 
-    def place_image(self, record: dict, folder: str = "", with_mask: bool = False) -> str:
+    def place_image(self, record: RenderRecord, folder: str = "", with_mask: bool = False) -> str:
         """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,
         hard-linked when possible; return the image's path in the export. Paths inside `folder` are the record's own."""
-        place(self.dataset.image(record), self.staging.file(folder + record["file_name"]))
+        place(self.dataset.image(record), self.staging.file(folder + record.file_name))
         if with_mask:
-            for key, path in ((MASK, self.dataset.mask(record)), (DEPTH, self.dataset.depth(record))):
+            files = ((record.mask_file_name, self.dataset.mask(record)), (record.depth_file_name, self.dataset.depth(record)))
+            for relative, path in files:
                 if path is not None:
-                    place(path, self.staging.file(folder + record[key]))
-        return folder + record["file_name"]
+                    place(path, self.staging.file(folder + relative))
+        return folder + record.file_name
 
     def write_card(self, title: str, body: str, header: dict | None = None, samples: int | None = None) -> None:
         assets = self.options.assets or Path(self.dataset.run_info().get("assets", {}).get("folder", "assets"))

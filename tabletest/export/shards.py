@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from tabletest.export.run import Job
 from tabletest.export.staging import Staging
+
+T = TypeVar("T")  # what a split's items are: a record, or a record with its questions
 
 
 class ShardFile(Protocol):
@@ -84,7 +86,7 @@ def split_shards(
     }
 
 
-def pending(scenes: Iterable[tuple[str, dict]], shards: dict[str, Shards]) -> Iterator[tuple[str, dict]]:
+def pending(scenes: Iterable[tuple[str, T]], shards: dict[str, Shards]) -> Iterator[tuple[str, T]]:
     """The scenes that no closed shard of their split holds yet (every scene, unless resuming)."""
     seen: Counter[str] = Counter()
     for split, record in scenes:

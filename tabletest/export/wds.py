@@ -36,10 +36,10 @@ class _TarShard:
 def export_webdataset(job: Job) -> dict:
     shards = split_shards(job, lambda split, i: job.in_split(split, f"shard-{i:06d}.tar"), _TarShard)
     for split, record in pending(job.scenes(), shards):
-        key = record["id"]
+        key = record.id
         members = [
             (f"{key}.png", job.dataset.image(record).read_bytes()),
-            (f"{key}.json", dumps(columnar(record)).encode()),
+            (f"{key}.json", dumps(columnar(record.raw)).encode()),
         ]
         mask = job.dataset.mask(record)
         if mask is not None:

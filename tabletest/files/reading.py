@@ -6,13 +6,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
-
 from tabletest.errors import UserError
 from tabletest.files.jsonl import bounded_lines
-from tabletest.files.records import BenchmarkRecord, BenchmarkVignette, RandomRecord, RandomVignette
-
-CORE_FIELDS = ("id", "objects", "relations")  # what a scene record must hold, however little else it says
 
 
 def read_records(path: Path, what: str) -> Iterator[tuple[int, dict]]:
@@ -61,30 +56,6 @@ def require(record: dict, fields: tuple[str, ...], path: Path, line: int, fix: s
     for field in fields:
         if field not in record:
             raise UserError(f"{path}: line {line} has no {field!r} field; {fix}")
-
-
-def check_scene_record(record: dict, path: Path, line: int, fix: str) -> None:
-    """A scene record as its schema says (a render's benchmark or random record, or a vignette), before any
-    tool reads meaning into its fields: every field it holds of the schema's type and shape (a relation of
-    two names, a list of objects), and its id, objects and relations there. Other fields may be left out
-    (scenes written by hand, or by another tool, from geometry alone); what is wrong is refused in one line
-    naming the field."""
-    random = str(record.get("id", "")).startswith("rnd")
-    model: type[BaseModel]
-    if "file_name" in record:
-        model = RandomRecord if random else BenchmarkRecord
-    else:
-        model = RandomVignette if random else BenchmarkVignette
-    try:
-        model.model_validate(record)
-    except ValidationError as err:
-        wrong = [e for e in err.errors() if e["type"] != "missing" or (len(e["loc"]) == 1 and e["loc"][0] in CORE_FIELDS)]
-        if not wrong:
-            return
-        problem = wrong[0]
-        where = ".".join(map(str, problem["loc"])) or "the record"
-        what = f"a {'random' if random else 'benchmark'} {'render record' if 'file_name' in record else 'vignette'}"
-        raise UserError(f"{path}: line {line} is not {what}: {where}: {problem['msg']}; {fix}") from None
 
 
 def made_from(record: dict) -> str | None:

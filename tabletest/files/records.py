@@ -1,13 +1,17 @@
 """The scene records as closed pydantic models (an unknown field is an error): a render's benchmark and random
-records and the vignettes. Every stage reads its records through them, so a record's shape is checked where
-it is read; `write/schema.py` turns the same models into the JSON Schemas a consumer checks a file with."""
+records and the vignettes, and the one-line refusal of a line that is not one. Every stage reads its records
+through them, so a record's shape is checked where it is read; `write/schema.py` turns the same models into
+the JSON Schemas a consumer checks a file with. Apart from `files/reading.py`, which every command imports:
+building the models takes tens of milliseconds."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from pathlib import Path
+from typing import Annotated, Literal, Self, Union
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError
 
+from tabletest.errors import UserError
 from tabletest.files.family import KINDS as COMPANIONS
 
 
@@ -169,11 +173,29 @@ _NAME = r"[A-Za-z0-9_.#-]+"  # a file name in its folder: no '/', so never a way
 
 
 class _Rendered(Closed):
-    """What a render record adds to its scene's text: its files."""
+    """What a render record adds to its scene's text: its files. Read from a folder, it also keeps its line's
+    own dict (`raw`), which is what passes on as JSON: the line's key order and numbers, byte for byte."""
 
     file_name: str = Field(pattern=rf"^images/{_NAME}\.png$")
     mask_file_name: str = Field(None, pattern=rf"^masks/{_NAME}\.png$", description="with `render --masks`")
     depth_file_name: str = Field(None, pattern=rf"^depth/{_NAME}\.png$", description="with `render --masks`")
+    _raw: dict = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def from_line(cls, line: dict) -> Self:
+        """The record a line holds, checked against the model (a ValidationError where it is not one)."""
+        record = cls.model_validate(line)
+        record._raw = line
+        return record
+
+    @property
+    def raw(self) -> dict:
+        return self._raw
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The scene's object names, left to right."""
+        return tuple(o.name for o in self.objects)
 
 
 class BenchmarkVignette(Closed):
@@ -227,6 +249,11 @@ class BenchmarkRecord(_Rendered, BenchmarkVignette):
     objects: list[SceneObject]
     render: Render
 
+    @property
+    def made_from(self) -> None:
+        """A benchmark scene is never a partner or a view."""
+        return None
+
 
 class RandomRecord(_Rendered, RandomVignette):
     """A line of a random (training) render's metadata.jsonl."""
@@ -236,6 +263,60 @@ class RandomRecord(_Rendered, RandomVignette):
     scene: Appearance
     render: Render
 
+    @property
+    def made_from(self) -> str | None:
+        """The scene a counterfactual partner or another view was made from; None for a scene of its own."""
+        made = self.counterfactual or self.view
+        return made.of if made else None
+
 
 class Vignette(RootModel[Union[BenchmarkVignette, RandomVignette]]):
     """A line of `tabletest vignettes` (jsonl): a scene's text, joining its render record on `id`."""
+
+
+RenderRecord = Union[BenchmarkRecord, RandomRecord]
+
+
+CORE_FIELDS = ("id", "objects", "relations")  # what a scene record must hold, however little else it says
+
+
+def render_record(record: dict, path: Path, line: int, fix: str) -> RenderRecord:
+    """A render's record (a line of metadata.jsonl) as the model of its kind, keeping the line's dict; a
+    record of another shape (a field of another type, a relation of three names, a field missing or unknown)
+    is refused in one line naming the field."""
+    random = str(record.get("id", "")).startswith("rnd")
+    try:
+        return (RandomRecord if random else BenchmarkRecord).from_line(record)
+    except ValidationError as err:
+        raise _not_a(err.errors()[0], f"a {'random' if random else 'benchmark'} render record", path, line, fix) from None
+
+
+def check_scene_record(record: dict, path: Path, line: int, fix: str) -> None:
+    """A scene record as its schema says (a render's benchmark or random record, or a vignette), before any
+    tool reads meaning into its fields: every field it holds of the schema's type and shape (a relation of
+    two names, a list of objects), and its id, objects and relations there. Other fields may be left out
+    (scenes written by hand, or by another tool, from geometry alone); what is wrong is refused in one line
+    naming the field."""
+    random = str(record.get("id", "")).startswith("rnd")
+    model: type[BaseModel]
+    if "file_name" in record:
+        model = RandomRecord if random else BenchmarkRecord
+    else:
+        model = RandomVignette if random else BenchmarkVignette
+    try:
+        model.model_validate(record)
+    except ValidationError as err:
+        wrong = [e for e in err.errors() if e["type"] != "missing" or (len(e["loc"]) == 1 and e["loc"][0] in CORE_FIELDS)]
+        if wrong:
+            what = f"a {'random' if random else 'benchmark'} {'render record' if 'file_name' in record else 'vignette'}"
+            raise _not_a(wrong[0], what, path, line, fix) from None
+
+
+def _not_a(problem: dict, what: str, path: Path, line: int, fix: str) -> UserError:
+    """`path: line N is not a random render record: relations.left_of.0 ['a', 'b', 'c']: List should have ...; fix`:
+    the field, the value it holds (not where it is missing), and why it is refused."""
+    where = ".".join(map(str, problem["loc"])) or "the record"
+    if problem["type"] != "missing":
+        value = repr(problem["input"])
+        where += f" {value if len(value) <= 80 else value[:79] + '…'}"
+    return UserError(f"{path}: line {line} is not {what}: {where}: {problem['msg']}; {fix}")

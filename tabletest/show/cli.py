@@ -10,8 +10,9 @@ from typing import Annotated, Optional
 import typer
 
 from tabletest.errors import UserError
-from tabletest.export.dataset import RenderDataset
+from tabletest.files.dataset import RenderDataset
 from tabletest.files.paths import output_outside
+from tabletest.files.records import RenderRecord
 from tabletest.show.overlay import side_by_side
 from tabletest.show.pictures import run_config, save_png, scene_overlay
 
@@ -39,15 +40,15 @@ def show(
     typer.echo(f"showed {len(pictures)} scene(s) -> {out}", err=True)
 
 
-def chosen(render: RenderDataset, ids: list[str] | None) -> list[dict]:
+def chosen(render: RenderDataset, ids: list[str] | None) -> list[RenderRecord]:
     """The records asked for, in the order asked; an id the folder does not hold is refused by name."""
     if not ids:
         return list(islice(render.records(), FIRST))
     wanted = set(ids)
-    found = {r["id"]: r for r in render.records() if r["id"] in wanted}
+    found = {r.id: r for r in render.records() if r.id in wanted}
     for scene in ids:
         if scene not in found:
-            near = difflib.get_close_matches(scene, [r["id"] for r in islice(render.records(), 100_000)], n=1)
+            near = difflib.get_close_matches(scene, [r.id for r in islice(render.records(), 100_000)], n=1)
             hint = f"did you mean {near[0]}?" if near else f"see the ids in {render.metadata}"
             raise UserError(f"--id {scene}: no such scene in {render.root}; {hint}")
     return [found[scene] for scene in ids]

@@ -1,6 +1,6 @@
 """The files `tabletest show` and `tabletest gallery` open because a record names them.
 
-A record is data: the path of each file it names is checked to stay inside the dataset (`record_path`)
+A record is data: the path of each file it names is checked to stay inside the dataset (`RenderDataset.file`)
 before anything opens, links or deletes by it, and each image is decoded whole here, in one place, so a
 file that is not an image, is cut short, or is larger than any render (a decompression bomb) is one line
 naming the file and the fix, never a traceback.
@@ -16,19 +16,8 @@ from PIL import Image
 
 from tabletest.config import MAX_PIXELS
 from tabletest.errors import UserError
-from tabletest.export.dataset import RenderDataset
-from tabletest.files.paths import record_path
 
 REDO = "delete it and rerun the same `tabletest render` command to render it again"
-
-
-def record_file(render: RenderDataset, record: dict, field: str) -> Path | None:
-    """The file the record's `field` names (None where the record has no such field), refused unless it
-    lies inside the dataset; a missing one is refused by `RenderDataset.file` with how to complete it."""
-    if field not in record:
-        return None
-    record_path(render.root, record[field], field)
-    return render.file(record[field])
 
 
 def open_image(path: Path) -> Image.Image:

@@ -34,7 +34,7 @@ import typer
 from tabletest import __version__
 from tabletest.config import Catalog, Config, load_catalog, load_config
 from tabletest.errors import UserError
-from tabletest.export.dataset import RenderDataset
+from tabletest.files.dataset import RenderDataset
 from tabletest.export.staging import place
 from tabletest.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
 from tabletest.show.pictures import run_config
@@ -44,6 +44,7 @@ from tabletest.show.overlay import camera_of
 from tabletest.truth.verify_report import read_verdicts, unverified_labels
 from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.paths import output_outside, record_id, record_path
+from tabletest.files.records import RenderRecord
 
 SITE_FILES = ("index.html", "gallery.js", "gallery.css")
 THUMB_PX = 192  # the longer side of a thumbnail
@@ -102,8 +103,9 @@ def build(
     def changed_chunks() -> Iterator[Chunk]:
         """The chunks whose file is missing or was made from other records, verdicts or settings (streamed)."""
         for k, records in _batched(render.records(), chunk_size):
-            notes = {r["id"]: verdicts[r["id"]] for r in records if verdicts and r["id"] in verdicts}
-            chunk = Chunk(out / "data" / f"details-{k // chunk_size:05d}.js", k // chunk_size, records, notes, run, catalog)
+            notes = {r.id: verdicts[r.id] for r in records if verdicts and r.id in verdicts}
+            lines = [r.raw for r in records]  # what the page shows of each, as the folder holds it
+            chunk = Chunk(out / "data" / f"details-{k // chunk_size:05d}.js", k // chunk_size, lines, notes, run, catalog)
             made_from[chunk.path.name] = chunk.digest()
             if written.get(chunk.path.name) != made_from[chunk.path.name] or not chunk.path.is_file():
                 yield chunk
@@ -117,7 +119,7 @@ def build(
     atomic_bytes(out / THUMBS_MADE, json.dumps(thumbs).encode())
     index = Index()
     for record, (state, _, _) in zip(render.records(), states):
-        verdict = "not verified" if verdicts is None else "disagrees" if record["id"] in verdicts else "partly checked" if partial else "agrees"
+        verdict = "not verified" if verdicts is None else "disagrees" if record.id in verdicts else "partly checked" if partial else "agrees"
         index.add(record, verdict, state)
     _write_script(out / "data" / "index.js", "tabletestIndex(", index.document(per_page, chunk_size))
     for name in SITE_FILES:
@@ -133,9 +135,9 @@ def _pictures(render: RenderDataset, out: Path) -> list[Picture]:
     made_before = _read_json(out / THUMBS_MADE)
     pictures = []
     for record in render.records():
-        scene = record_id(record["id"])
-        source = record_path(render.root, record["file_name"], "file_name")
-        placed, thumb = out / record["file_name"], out / "thumbs" / f"{scene}.jpg"
+        scene = record_id(record.id)
+        source = record_path(render.root, record.file_name, "file_name")
+        placed, thumb = out / record.file_name, out / "thumbs" / f"{scene}.jpg"
         pictures.append(Picture(scene, source, placed, thumb, made_before.get(scene)))
     return pictures
 
@@ -170,9 +172,9 @@ def _write_details(chunk: Chunk) -> None:
     _write_script(chunk.path, f"tabletestDetails({chunk.number}, ", scenes)
 
 
-def _batched(records: Iterable[dict], size: int) -> Iterator[tuple[int, list[dict]]]:
+def _batched(records: Iterable[RenderRecord], size: int) -> Iterator[tuple[int, list[RenderRecord]]]:
     """(position of the first, the next `size` records)."""
-    batch: list[dict] = []
+    batch: list[RenderRecord] = []
     start = 0
     for k, record in enumerate(records):
         if not batch:

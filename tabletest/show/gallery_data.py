@@ -16,6 +16,7 @@ from tabletest.layout.instances import label_of
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.files.reading import made_from
+from tabletest.files.records import BenchmarkRecord, RandomRelations, RenderRecord
 from tabletest.show.overlay import changes, hidden_names, legend, projected_box
 
 # the relations a scene can be filtered by: it holds at least one pair of the kind
@@ -25,13 +26,13 @@ IMAGE = ("ok", "missing", "unreadable")
 QUESTIONS_SHOWN = 60  # per scene in its details, a question of each skill in turn: enough to see, small to load
 
 
-def family(record: dict) -> str:
+def family(record: RenderRecord) -> str:
     """What made the scene: the benchmark, a random scene, another view of one, or a counterfactual partner."""
-    if "counterfactual" in record:
-        return f"partner: {record['counterfactual']['kind']}"
-    if "view" in record:
-        return "other view"
-    return "random" if "scene" in record else f"benchmark: {record.get('n_objects', len(record['objects']))} objects"
+    if isinstance(record, BenchmarkRecord):
+        return f"benchmark: {record.n_objects} objects"
+    if record.counterfactual is not None:
+        return f"partner: {record.counterfactual.kind}"
+    return "random" if record.view is None else "other view"
 
 
 class Index:
@@ -42,15 +43,15 @@ class Index:
         self.families: dict[str, int] = {}
         self.columns: dict[str, list] = {key: [] for key in ("id", "n", "objects", "relations", "family", "hidden", "verify", "image")}
 
-    def add(self, record: dict, verify: str, image: str) -> None:
-        held = record.get("relations") or {}
+    def add(self, record: RenderRecord, verify: str, image: str) -> None:
+        held = record.relations
         c = self.columns
-        c["id"].append(record["id"])
-        c["n"].append(len(record["objects"]))
-        c["objects"].append(sorted({self.objects.setdefault(o["name"], len(self.objects)) for o in record["objects"]}))
-        c["relations"].append(sum(1 << k for k, key in enumerate(RELATION_FILTERS) if held.get(key)))
+        c["id"].append(record.id)
+        c["n"].append(len(record.objects))
+        c["objects"].append(sorted({self.objects.setdefault(name, len(self.objects)) for name in record.names}))
+        c["relations"].append(sum(1 << k for k, key in enumerate(RELATION_FILTERS) if getattr(held, key, None)))
         c["family"].append(self.families.setdefault(family(record), len(self.families)))
-        c["hidden"].append(int(bool(hidden_names(record))))
+        c["hidden"].append(int(isinstance(held, RandomRelations) and bool(held.hidden)))
         c["verify"].append(VERIFY.index(verify))
         c["image"].append(IMAGE.index(image))
 

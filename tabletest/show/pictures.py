@@ -11,11 +11,12 @@ from PIL import Image
 
 from tabletest.config import Config
 from tabletest.errors import UserError
-from tabletest.export.dataset import RenderDataset
+from tabletest.files.dataset import RenderDataset
 from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.paths import record_id
+from tabletest.files.records import RenderRecord
 from tabletest.files.run_output import last_render_run
-from tabletest.show.files import open_image, record_file
+from tabletest.show.files import open_image
 from tabletest.show.overlay import camera_of, drawable, overlay
 
 
@@ -33,9 +34,9 @@ def write_disputed(render: RenderDataset, disputed: dict[str, list[str]], folder
     config = run_config(render)
     written = 0
     for record in render.records():
-        if record["id"] in disputed:
-            picture = scene_overlay(render, record, config, disputed[record["id"]])
-            save_png(picture, folder / f"{record_id(record['id'])}.png")
+        if record.id in disputed:
+            picture = scene_overlay(render, record, config, disputed[record.id])
+            save_png(picture, folder / f"{record_id(record.id)}.png")
             written += 1
     return written
 
@@ -47,14 +48,14 @@ def save_png(picture: Image.Image, path: Path) -> None:
     atomic_bytes(path, png.getvalue())
 
 
-def scene_overlay(render: RenderDataset, record: dict, config: Config | None, notes: list[str] | None = None) -> Image.Image:
-    """The scene's labels drawn on its image; a record whose id, files or numbers cannot be trusted, or an
-    image or mask that does not decode, is refused in one line before anything is drawn."""
-    record_id(record["id"])
-    drawable(record)
-    image = open_image(record_file(render, record, "file_name"))
+def scene_overlay(render: RenderDataset, record: RenderRecord, config: Config | None, notes: list[str] | None = None) -> Image.Image:
+    """The scene's labels drawn on its image; a record whose numbers cannot be drawn (its shape is checked as it
+    is read), a file it names outside the folder, or an image or mask that does not decode, is refused in one
+    line before anything is drawn."""
+    drawable(record.raw)
+    image = open_image(render.image(record))
     mask = None
-    if (mask_path := record_file(render, record, "mask_file_name")) is not None:
+    if (mask_path := render.mask(record)) is not None:
         labels = open_image(mask_path)
         if labels.size != image.size:
             raise UserError(
@@ -62,4 +63,4 @@ def scene_overlay(render: RenderDataset, record: dict, config: Config | None, no
                 "delete both and rerun the same `tabletest render` command to render them again"
             )
         mask = np.asarray(labels)
-    return overlay(record, image, mask, camera_of(record, config), notes or ())
+    return overlay(record.raw, image, mask, camera_of(record.raw, config), notes or ())

@@ -125,7 +125,7 @@ def verify(
     except OSError as error:  # a read-only folder is verified all the same
         typer.echo(f"note: the verdict was not kept in {folder / VERIFY_FILE} ({error.strerror}); `tabletest gallery` will show these scenes as not verified", err=True)
     if show is not None and result.disagreements:
-        from tabletest.export.dataset import RenderDataset
+        from tabletest.files.dataset import RenderDataset
         from tabletest.show.pictures import write_disputed
 
         written = write_disputed(RenderDataset.open(folder), disputed_by_scene(result.disagreements), show)

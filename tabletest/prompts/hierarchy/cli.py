@@ -17,7 +17,8 @@ from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, re
 from tabletest.prompts.hierarchy.generate import FORMS, drawn_from, scene_questions
 from tabletest.prompts.hierarchy.pairs import with_pair_questions
 from tabletest.prompts.hierarchy.record import Phrasings
-from tabletest.files.reading import check_scene_record, read_records, require
+from tabletest.files.reading import read_records, require
+from tabletest.files.records import check_scene_record
 from tabletest.truth.nouns import Nouns
 from tabletest.files.jsonl import dumps, write_lines
 from tabletest.files.paths import output_outside

@@ -1,4 +1,5 @@
-"""The render folder an export reads: checked up front, then streamed one record at a time."""
+"""A render folder as every stage reads it (export, show, gallery, verify): checked up front, then streamed one
+typed record at a time, each line checked against the closed model of its kind where it is read."""
 
 from __future__ import annotations
 
@@ -6,17 +7,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabletest.files.digest import sha256_of
 from tabletest.errors import UserError
+from tabletest.files.digest import sha256_of
 from tabletest.files.family import family_problem
-from tabletest.files.reading import read_records, require
-from tabletest.prompts.sources import METADATA_FIELDS
-from tabletest.files.paths import record_id, record_path
+from tabletest.files.paths import record_path
+from tabletest.files.reading import read_records
+from tabletest.files.records import RandomRecord, RenderRecord, render_record
 from tabletest.files.run_output import METADATA, read_runs
 from tabletest.files.settings import read_settings, record_settings, settings_differences, shown_settings
 
 NOT_A_RENDER = "give the output folder of `tabletest render` (it holds metadata.jsonl and images/)"
-FIELDS = (*METADATA_FIELDS, "render")
+WRONG_SHAPE = "restore metadata.jsonl from the render, or render the folder again"
 MASK = "mask_file_name"
 DEPTH = "depth_file_name"
 
@@ -41,17 +42,17 @@ class RenderDataset:
     def metadata(self) -> Path:
         return self.root / METADATA
 
-    def records(self) -> Iterator[dict]:
-        """Each render record in file order; a record without a required field, or made with other settings
-        than the first (a folder mixed before the settings guard), stops with its line number."""
+    def records(self) -> Iterator[RenderRecord]:
+        """Each render record in file order, as the model of its kind (its line's dict kept as `raw`); a record
+        of another shape (its id, which names exported files, included), or made with other settings than the
+        first (a folder mixed before the settings guard), stops with its line number."""
         pinned = read_settings(self.root)
         first: dict | None = None if pinned is None else shown_settings(pinned)
-        for line, record in read_records(self.metadata, "metadata file"):
-            require(record, FIELDS, self.metadata, line, NOT_A_RENDER)
-            record_id(record["id"])  # it names exported files
-            if problem := family_problem(record):  # splits keep a family together, by what both say
+        for line, raw in read_records(self.metadata, "metadata file"):
+            record = render_record(raw, self.metadata, line, WRONG_SHAPE)
+            if problem := family_problem(raw):  # splits keep a family together, by what both say
                 raise UserError(f"--dataset {self.root}: {self.metadata.name} line {line}: {problem}; restore it from the render")
-            shown = record_settings(record)
+            shown = record_settings(raw)
             first = first or shown
             if shown != first and (differences := settings_differences(first, shown)):
                 raise UserError(
@@ -60,24 +61,24 @@ class RenderDataset:
                 )
             yield record
 
-    def image(self, record: dict) -> Path:
-        return self.file(record["file_name"])
+    def image(self, record: RenderRecord) -> Path:
+        return self.file(record.file_name)
 
     def has_masks(self) -> bool:
         """Whether the render was made with `--masks` (judged by its first record)."""
-        return MASK in next(self.records())
+        return next(self.records()).mask_file_name is not None
 
     def has_random_scenes(self) -> bool:
         """Whether the render is of random scenes (`--scenes random`, judged by its first record)."""
-        return "scene" in next(self.records())
+        return isinstance(next(self.records()), RandomRecord)
 
-    def mask(self, record: dict) -> Path | None:
+    def mask(self, record: RenderRecord) -> Path | None:
         """The object mask (`tabletest render --masks`: pixel value = 1 + position from the left), if rendered."""
-        return self.file(record[MASK], MASK) if MASK in record else None
+        return None if record.mask_file_name is None else self.file(record.mask_file_name, MASK)
 
-    def depth(self, record: dict) -> Path | None:
+    def depth(self, record: RenderRecord) -> Path | None:
         """The depth pass (16-bit millimetres), written with the mask since the depth pass came in."""
-        return self.file(record[DEPTH], DEPTH) if DEPTH in record else None
+        return None if record.depth_file_name is None else self.file(record.depth_file_name, DEPTH)
 
     def file(self, relative: str, field: str = "file_name") -> Path:
         """A file the render lists, by its path in the folder (a missing one is a UserError that says how to
@@ -98,8 +99,3 @@ class RenderDataset:
         """The record of the latest `tabletest render` into the folder ({} if it has none)."""
         runs = read_runs(self.root)
         return runs[-1] if runs else {}
-
-
-def names(record: dict) -> tuple[str, ...]:
-    """The scene's object names, left to right."""
-    return tuple(o["name"] for o in record["objects"])
