@@ -85,3 +85,11 @@ def test_records_are_typed_and_keep_their_lines():
         assert [r.raw for r in records] == lines
         assert [r.names for r in records] == [tuple(o["name"] for o in line["objects"]) for line in lines]
         assert [r.made_from for r in records] == [(line.get("counterfactual") or line.get("view") or {}).get("of") for line in lines]
+
+
+def test_prompts_refuse_a_record_of_another_shape_before_reading_it(tmp_path):
+    folder = with_second_line(tmp_path, a_pair_of_three)
+    result = CliRunner().invoke(app, ["prompts", "--dataset", str(folder), "--out", str(tmp_path / "prompts.jsonl")])
+    message = str(result.exception)
+    assert result.exit_code != 0 and "\n" not in message and not (tmp_path / "prompts.jsonl").exists(), result.output
+    assert message.startswith(f"{folder / 'metadata.jsonl'}: line 2 is not a random render record: relations.left_of.0"), message

@@ -12,6 +12,7 @@ from tabletest.layout.instances import SEPARATOR
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.prompts.battery import SceneInput
 from tabletest.files.reading import read_records, require
+from tabletest.files.records import check_scene_record
 from tabletest.truth.records import vignette_record
 
 METADATA_FIELDS = ("file_name", "id", "index", "n_objects", "objects", "vignettes")
@@ -66,6 +67,7 @@ def _read_dataset(path: Path, n_objects: int | None) -> Iterator[SceneInput]:
     fix = "is --dataset the output folder of a tabletest render?"
     for line, record in read_records(path, "metadata file"):
         require(record, METADATA_FIELDS, path, line, fix)
+        check_scene_record(record, path, line, fix)  # each field it holds of its schema's shape, before it is read
         names = tuple(o if isinstance(o, str) else o["name"] for o in record["objects"])
         if n_objects is not None and len(names) != n_objects:
             raise UserError(
