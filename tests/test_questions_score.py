@@ -161,7 +161,7 @@ def test_command_refuses_bad_input_in_one_line(cli, tmp_path):
     } == {"story"}
     write(tmp_path / "bare.jsonl", [{"id": "rnd0-0000000", "objects": [{"name": "mug"}]}])
     bare = cli("questions", "--from", str(tmp_path / "bare.jsonl"))
-    assert bare.returncode == 2 and "line 1 is not a random vignette: objects.0: Input should be a valid string" in bare.stderr
+    assert bare.returncode == 2 and "line 1 is not a random vignette: objects.0 {'name': 'mug'}: Input should be a valid string" in bare.stderr
     assert bare.stderr.count("\n") == 1
     write(tmp_path / "study.jsonl", [{"qid": "x", "scene_id": "2obj-000000", "prompt_type": 1}])
     write(tmp_path / "r.jsonl", [{"qid": "x", "response": "yes"}])
