@@ -304,10 +304,9 @@ def _projects_small(obj: dict, camera: CameraView | None) -> bool:
     if camera is None:
         return False
     world = _placed(obj).box_corners()
-    in_camera = world @ camera.world_to_camera[:3, :3].T + camera.world_to_camera[:3, 3]
-    if (in_camera[:, 2] <= 0).any():
+    if (camera.to_camera(world)[:, 2] <= 0).any():
         return False
-    pixels = (in_camera @ camera.K.T)[:, :2] / in_camera[:, 2:]
+    pixels = camera.project(world)
     extent = pixels.max(axis=0) - pixels.min(axis=0)
     return bool(extent.min() < MIN_CHECKED_PX)
 
