@@ -95,19 +95,47 @@ def test_kill_mid_run_then_resume_renders_each_image_once(tmp_path, assets):
     before = {r["id"] for r in records(out)} if metadata.exists() else set()
     assert 0 < len(before) < 6, "the kill should land mid-run"
     mtimes = {sid: (out / "images" / f"{sid}.png").stat().st_mtime_ns for sid in before if (out / "images" / f"{sid}.png").exists()}
+    mine = {"holiday.png": b"my photo", ".thumbs.db": b"my viewer's", "2obj-000001.png.bak": b"my copy"}
+    for name, data in mine.items():  # files the user put beside the images: a render removes only its own
+        (out / "images" / name).write_bytes(data)
 
     result = run_cli(*args[3:])
     assert result.returncode == 0, result.stderr
     final = records(out)
     ids = [r["id"] for r in final]
     assert len(ids) == len(set(ids)) == 6
-    assert sorted(p.name for p in (out / "images").iterdir()) == sorted(f"{sid}.png" for sid in ids)
+    assert sorted(p.name for p in (out / "images").iterdir()) == sorted([*(f"{sid}.png" for sid in ids), *mine])
+    assert all((out / "images" / name).read_bytes() == data for name, data in mine.items())
     for record in final:
         with Image.open(out / record["file_name"]) as img:
             img.load()
     for sid, mtime in mtimes.items():  # what was complete was not rendered again
         assert (out / "images" / f"{sid}.png").stat().st_mtime_ns == mtime
     assert f"{len(before)} already done" in result.stderr
+
+
+def test_a_full_disk_stops_the_run_and_leaves_no_hidden_file(tmp_path, assets):
+    """A render stopped by a full disk keeps what it finished and removes its half-made files, whose space
+    the error asks the user to free; a rerun with room goes on where it stopped."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.fail("this test mounts a tmpfs: run it as root (the CI container is)")
+    try:
+        free = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+        (disk / "padding").write_bytes(b"\0" * (free - 28_000))  # room for the folder's files and a few images
+        out = disk / "out"
+        result = render(out, assets, "--objects", "2", "--resolution", "64x48", "--samples", "1")
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.splitlines()[-1].startswith("error: the disk is full"), result.stderr
+        kept = [path.name for path in (out / "images").iterdir()]
+        assert not [name for name in kept if name.startswith(".")], kept
+        assert sorted(kept) == sorted(f"{r['id']}.png" for r in records(out)) and len(kept) < 6
+        (disk / "padding").unlink()
+        assert render(out, assets, "--objects", "2", "--resolution", "64x48", "--samples", "1").returncode == 0
+        assert len(records(out)) == 6
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=True)
 
 
 def test_worker_crash_is_survived(tmp_path, assets):

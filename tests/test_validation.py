@@ -95,6 +95,39 @@ def test_out_naming_a_file_is_refused(tmp_path):
 
 
 @pytest.mark.render
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"images/holiday.png": b"photo", "notes.txt": b"mine"},  # a folder of someone's photos
+        {"metadata.jsonl": b'{"file_name": "images/a.png"}\n', "images/a.png": b"png", ".tabletest-export.json": b"{}"},
+        {"annotations.json": b"{}", "images/000001.png": b"png"},  # a COCO export
+        {"logs/worker-0.log": b"not a render's"},  # a render's folder name, holding another's file
+    ],
+)
+def test_out_holding_other_files_is_refused_and_kept(tmp_path, files):
+    out = tmp_path / "photos"
+    for name, data in files.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(data)
+    result = run_cli("render", "--out", str(out), "--objects", "1", "--limit", "1")
+    one_line_error(result, f"--out {out} holds files no tabletest render wrote (", "give another --out")
+    assert all(name in result.stderr for name in list(files)[:3]), result.stderr
+    assert {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} == set(files)
+    assert all((out / name).read_bytes() == data for name, data in files.items())
+
+
+@pytest.mark.render
+def test_a_file_where_a_render_keeps_a_folder_is_one_line(tmp_path, cli):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "settings.json").write_text("{}")
+    (out / "masks").write_text("mine")
+    result = cli("render", "--out", str(out), "--objects", "1", "--limit", "1", "--masks")
+    one_line_error(result, f"{out / 'masks'} is a file where a render keeps its masks; move it aside")
+    assert (out / "masks").read_text() == "mine"
+
+
+@pytest.mark.render
 def test_base_scene_into_a_missing_folder_is_one_line(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "tabletest.render.base_scene", "blend/table.blend"],

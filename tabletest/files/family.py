@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 # one is taken off what it rests on, or out of what holds it, and put on the table
 KINDS = ("swap", "move", "remove", "replace", "unstack")
 _COMPANION_ID = re.compile(rf"^(rnd\d+-\d{{7}})-(?:({'|'.join(KINDS)})|view(\d+))$")
+# Every id a render gives an image: a benchmark scene's, a random scene's, its partners' and views'.
+IMAGE_ID = rf"(?:\d+obj-\d{{6}}|rnd\d+-\d{{7}}(?:-(?:{'|'.join(KINDS)}|view\d+))?)"
 
 
 def partner_id(scene_id: str, kind: str) -> str:

@@ -5,22 +5,39 @@ Commit protocol for one image: the worker writes `images/.<id>.png.tmp` (and, wi
 PNGs into place. The metadata line is the commit point, so on restart `recover` can finish or undo
 any image caught half-way: no half-written image is ever kept, nothing complete is rendered again,
 and metadata has exactly one line per image.
+
+A render deletes only what it wrote itself and can prove it: files under its own names (an image id, its
+temporary and hand-over names) in its own image folders, and only in a folder that is a render's. A
+folder holding anything else is refused before any work (`check_render_folder`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
+import re
 from pathlib import Path
 
 from PIL import Image
 
 from tabletest.errors import UserError
+from tabletest.files.family import IMAGE_ID
 from tabletest.files.jsonl import atomic_output, bounded_lines, dumps
+from tabletest.files.lock import LOCK
+from tabletest.files.settings import SETTINGS
 
 METADATA = "metadata.jsonl"
 FAILURES = "failures.jsonl"
 RUN = "run.json"
+IMAGE_FOLDERS = ("images", "masks", "depth")
+# What a render writes in its image folders: `<id>.png`, and while an image is on its way `.<id>.png.tmp`
+# with the worker's hand-over files beside it (the raw TIFF, the passes, the silhouettes).
+_OWN_FINAL = re.compile(rf"^(?P<id>{IMAGE_ID})\.png$")
+_OWN_TEMPORARY = re.compile(rf"^\.(?P<id>{IMAGE_ID})\.png\.tmp(?:\.tif|\.passes\.exr|\.silhouettes\.npz)?$")
+# What a render that stopped before writing its settings may have left in a new folder.
+_STARTED = frozenset({LOCK, "logs", *IMAGE_FOLDERS})
 
 
 class RunOutput:
@@ -65,11 +82,11 @@ class RunOutput:
         return files
 
     def recover(self) -> set[str]:
-        """Bring the folder to a consistent state after any interruption; return the ids that are complete."""
-        self.images.mkdir(parents=True, exist_ok=True)
-        if self.with_masks:
-            self.masks.mkdir(exist_ok=True)
-            self.depth.mkdir(exist_ok=True)
+        """Bring the folder to a consistent state after any interruption; return the ids that are complete.
+        Only the render's own files are removed: an image or temporary file under its own names whose record
+        is not whole. Anything else in its folders is left where it is."""
+        for folder in (self.images, *((self.masks, self.depth) if self.with_masks else ())):
+            folder.mkdir(parents=True, exist_ok=True)
         kept: list[str] = []
         done: set[str] = set()
         changed = False
@@ -77,7 +94,7 @@ class RunOutput:
             with open(self.metadata_path, "rb") as fh:
                 for raw in bounded_lines(fh, self.metadata_path):
                     line = raw.decode("utf-8", errors="replace")
-                    record = _parse(line)
+                    record = _parse(line, self.metadata_path)
                     if record is None or record["id"] in done:
                         changed = True
                         continue
@@ -93,12 +110,25 @@ class RunOutput:
         if changed:
             with atomic_output(self.metadata_path) as fh:
                 fh.writelines(kept)
+        self.discard_temporaries()
         for folder in (self.images, self.masks, self.depth):
             for path in folder.iterdir() if folder.is_dir() else ():
-                is_tmp = path.name.startswith(".")
-                if is_tmp or (path.suffix == ".png" and path.stem not in done):
+                own = _OWN_FINAL.match(path.name)
+                if own and own["id"] not in done and path.is_file():
                     path.unlink()
         return done
+
+    def discard_temporaries(self) -> list[Path]:
+        """Remove the temporary and hand-over files of images not committed (all of them once a run has stopped:
+        a committed image's were renamed with its commit), so a run stopped by a full disk leaves no hidden file
+        holding the space it asks the user to free. Returns what it removed."""
+        removed = []
+        for folder in (self.images, self.masks, self.depth):
+            for path in folder.iterdir() if folder.is_dir() else ():
+                if _OWN_TEMPORARY.match(path.name) and path.is_file():
+                    path.unlink(missing_ok=True)
+                    removed.append(path)
+        return removed
 
     def open(self) -> None:
         self._metadata = open(self.metadata_path, "a", encoding="utf-8")
@@ -126,9 +156,10 @@ class RunOutput:
     def close(self, sort: bool) -> None:
         """Close the files; with `sort`, rewrite metadata in index order (a scene's views and partners, which share
         its index, after it by id) so reruns give the same bytes."""
-        for fh in (self._metadata, self._failures):
-            if fh:
-                fh.close()
+        with contextlib.ExitStack() as closing:  # each is closed, even when the other's last write finds a full disk
+            for fh in (self._metadata, self._failures):
+                if fh:
+                    closing.callback(fh.close)
         if sort and self.metadata_path.exists():
             with open(self.metadata_path, encoding="utf-8") as fh:
                 lines = fh.readlines()
@@ -149,6 +180,46 @@ class RunOutput:
     def _write_runs(self) -> None:
         with atomic_output(self.root / RUN) as fh:
             fh.write(json.dumps({"runs": self._runs}, indent=2, allow_nan=False) + "\n")
+
+
+def check_render_folder(root: Path) -> None:
+    """`--out` must be new, empty, or a render's folder (its settings, or from before them its records and run
+    history): a render never writes into, nor cleans up, a folder of someone else's files. The refusal
+    names what is there."""
+    root = Path(root)
+    if not root.exists():
+        return
+    if not root.is_dir():
+        raise UserError(f"--out {root} is a file; give a folder (new, or an earlier render to continue)")
+    if (root / SETTINGS).exists() or ((root / METADATA).is_file() and last_render_run(root) is not None):
+        for name in (*IMAGE_FOLDERS, "logs"):
+            if (root / name).exists() and not (root / name).is_dir():
+                raise UserError(f"{root / name} is a file where a render keeps its {name}; move it aside and rerun")
+        return
+    others = _foreign_entries(root)
+    if others:
+        shown = ", ".join(str(path.relative_to(root)) for path in others[:3])
+        more = " and more" if len(others) > 3 else ""
+        raise UserError(
+            f"--out {root} holds files no tabletest render wrote ({shown}{more}); a render writes only into a new or "
+            "empty folder or an earlier render's: give another --out"
+        )
+
+
+def _foreign_entries(root: Path, at_most: int = 4) -> list[Path]:
+    """Up to `at_most` entries of `root` that a render just begun there would not have made (its lock, and its
+    folders while empty): files first, in name order."""
+    found: list[Path] = []
+    for entry in sorted(root.iterdir(), key=lambda p: (p.is_dir(), p.name)):
+        if entry.name == LOCK and entry.is_file():
+            continue
+        if entry.name in _STARTED and entry.is_dir() and not entry.is_symlink():
+            found += sorted(itertools.islice(entry.iterdir(), at_most))
+        else:
+            found.append(entry)
+        if len(found) >= at_most:
+            break
+    return found[:at_most]
 
 
 def last_render_run(root: Path) -> dict | None:
@@ -173,13 +244,22 @@ def read_runs(root: Path) -> list[dict]:
     return runs
 
 
-def _parse(line: str) -> dict | None:
+def _parse(line: str, path: Path) -> dict | None:
+    """A whole record line's record; None for a line torn by a kill mid-write. A record that names no image of
+    a render is refused: its id decides which files recovery moves and removes."""
     if not line.endswith("\n"):
-        return None  # torn by a kill mid-write
+        return None
     try:
-        return json.loads(line)
+        record = json.loads(line)
     except json.JSONDecodeError:
         return None
+    sid = record.get("id") if isinstance(record, dict) else None
+    if not (isinstance(sid, str) and _OWN_FINAL.match(f"{sid}.png")):
+        raise UserError(
+            f"{path}: a line names {str(sid)[:80]!r}, which is not an image id a render gives; "
+            "remove that line (or restore the file), then rerun"
+        )
+    return record
 
 
 def _decodes(path: Path) -> bool:

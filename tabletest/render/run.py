@@ -34,7 +34,7 @@ from tabletest.render.hdris import check_hdris
 from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
 from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
 from tabletest.files.lock import output_lock
-from tabletest.files.run_output import RunOutput
+from tabletest.files.run_output import RunOutput, check_render_folder
 from tabletest.files.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
 
 if TYPE_CHECKING:  # the rest of a run is imported once its workers are started (`_locked_run`)
@@ -88,8 +88,7 @@ def check_options(config: Config, options: RenderOptions, scene_source: SceneSou
     check_device(options.device)
     if config.render.engine == "cycles":
         check_denoiser(config.render.denoiser, options.device)
-    if options.out.exists() and not options.out.is_dir():
-        raise UserError(f"--out {options.out} is a file; give a folder (new, or an earlier render to continue)")
+    check_render_folder(options.out)
 
 
 def _say_missing_kernels(config: Config, options: RenderOptions) -> None:
@@ -199,7 +198,10 @@ def _locked_run(
         raise
     finally:
         complete = recorder.rendered + recorder.failed + sum(run.not_made.values()) == pending  # a view or partner not made is done
-        output.close(sort=complete)
+        try:
+            output.close(sort=complete)
+        finally:
+            output.discard_temporaries()  # a stopped run's half-made images: a full disk gets its space back
         rendered = output.committed() - len(done)  # exact even when a signal lands mid-commit
         ended = time.time()
         wall = ended - started
