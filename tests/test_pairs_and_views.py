@@ -47,7 +47,7 @@ def world(builtin_assets):
     sizes = {n: e.size_m for n, e in entries.items()}
     scenes = list(random_set.scenes(sizes, TOP, 36.0, RES, shapes=contact.shapes))
     relations_of = placed_relations(RES, CONFIG.relations, {o.name: o.kind for o in CATALOG.objects}, contact)
-    return scenes, random_set.candidates(sizes, TOP), relations_of, sizes
+    return scenes, random_set.candidates(sizes, TOP, RES), relations_of, sizes
 
 
 def partners_of(world, kind):
@@ -99,6 +99,8 @@ def test_each_kind_changes_what_it_names_and_nothing_else(world, kind):
         before, after = relations_of(scene), relations_of(made)
         assert aimed_change_happened(made.change, before, after)
         assert made.change.difference == relation_difference(before, after)
+        corners = made.camera.pinhole(RES).project(np.concatenate([o.box_corners() for o in made.objects]))
+        assert (corners >= 0).all() and (corners <= RES).all(), f"{made.id}: an object left the picture"
 
 
 def test_the_recorded_difference_is_exact(world):

@@ -35,11 +35,11 @@ def test_a_run_preloads_its_models_only_when_it_will_place_as_many_objects():
     ]
 
 
-def square(left: int, top: int, side: int) -> np.ndarray:
-    """Two triangles filling exactly the pixels [left, left + side) x [top, top + side), in silhouette
-    sub-pixels (PIL fills a polygon's integer corners and edges)."""
+def square(left: int, top: int, side: int, height: int | None = None) -> np.ndarray:
+    """Two triangles filling exactly the pixels [left, left + side) x [top, top + height or side), in
+    silhouette sub-pixels (PIL fills a polygon's integer corners and edges)."""
     x0, y0 = left * SUPERSAMPLE, top * SUPERSAMPLE
-    x1, y1 = (left + side) * SUPERSAMPLE - 1, (top + side) * SUPERSAMPLE - 1
+    x1, y1 = (left + side) * SUPERSAMPLE - 1, (top + (height or side)) * SUPERSAMPLE - 1
     return np.array([[x0, y0, x1, y0, x1, y1], [x0, y0, x1, y1, x0, y1]], dtype=float)
 
 
@@ -52,6 +52,16 @@ def test_visibility_counts_the_silhouette_where_the_pass_shows_the_object_or_ano
     assert (fraction, covering) == (round(6 / 14, 3), [2])
     assert visibility(square(2, 2, 4), index, 3) == (0.0, [1, 2])  # wholly hidden behind both
     assert visibility(np.empty((0, 6)), index, 1) == (0.0, [])  # nothing of it in the picture
+
+
+@pytest.mark.parametrize(("left", "side", "fraction"), [(-2, 4, 0.5), (-12, 16, 0.25), (-396, 400, 0.01)])
+def test_the_part_of_an_object_outside_the_frame_counts_as_unseen(left, side, fraction):
+    """The visible fraction is the seen share of the whole silhouette: an object nothing covers, carried
+    partly out of the picture, reads the share still in it (a silhouette many frames wide included)."""
+    index = np.zeros((8, 8))
+    index[2:6, : left + side] = 1  # what of it the frame holds, all seen
+    assert visibility(square(left, 2, side, 4), index, 1) == (fraction, [])
+    assert visibility(square(9, 2, side, 4), index, 1) == (0.0, [])  # wholly outside, on the right
 
 
 def test_the_finisher_writes_the_png_elsewhere_and_reports_a_hand_over_it_cannot_read(tmp_path):

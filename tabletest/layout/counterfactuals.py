@@ -25,6 +25,7 @@ from tabletest.layout.random_scene import (
     PlacedObject,
     RandomScene,
     Vec3,
+    framed,
     left_to_right,
     placement_bounds,
     rects_apart,
@@ -55,6 +56,7 @@ class Candidates:
     pool: Sequence[str]
     sizes: Mapping[str, Vec3]
     table_top_m: float
+    resolution: tuple[int, int]  # the images': what a changed object must stay inside, as the scene's camera framed it
 
     def of(self, scene: RandomScene, kind: str, carriers: Mapping[str, str]) -> Iterator[RandomScene]:
         """Up to CANDIDATES partners of `kind`, in the order the scene's stream draws them; `carriers` maps
@@ -146,8 +148,12 @@ class Candidates:
         return None
 
     def _clear(self, placed: Sequence[PlacedObject], scene: RandomScene, changed: set[str]) -> bool:
-        """Whether the objects a change put on the table stay inside the placement area and `min_gap_m`
-        from each other and from every object on the table it left alone."""
+        """Whether the objects a change put on the table stay inside the placement area, `min_gap_m` from each
+        other and from every object on the table it left alone, and inside the picture as the scene's camera
+        frames its own objects (a partner never carries an object out of sight)."""
+        margin = self.config.camera.frame_margin * self.resolution[0]
+        if not framed(scene.camera, placed, self.resolution, margin):
+            return False
         area_w, area_d = placement_bounds(self.config, scene.table.width_m, scene.table.depth_m)
         gap = self.config.placement.min_gap_m
         others = [o for o in scene.objects if o.name not in changed and o.position_m[2] == self.table_top_m]

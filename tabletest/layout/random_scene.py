@@ -164,6 +164,18 @@ def scene_view(
     return replace(scene, id=view_id(scene.id, number), objects=left_to_right(scene.objects, camera), camera=camera, view=View(scene.id, number))
 
 
+def framed(camera: CameraPose, objects: Sequence[PlacedObject], resolution: tuple[int, int], margin_px: float) -> bool:
+    """Whether every object's 3D box lies in front of the camera and inside the image, `margin_px` from its
+    edges: what a scene's own camera guarantees every object (`_camera`), and a partner must keep."""
+    corners = np.concatenate([o.box_corners() for o in objects])
+    pinhole = camera.pinhole(resolution)
+    if np.any(pinhole.depth(corners) < NEAR_M):
+        return False
+    u, v = pinhole.project(corners).T
+    width, height = resolution
+    return bool(u.min() >= margin_px and v.min() >= margin_px and u.max() <= width - margin_px and v.max() <= height - margin_px)
+
+
 def footprint_corners(center: Sequence[float], size: Sequence[float], yaw_deg: float) -> np.ndarray:
     """The 4 corners (x, y) of a box's footprint turned by `yaw_deg` about `center`."""
     return np.array(_corners(center, size, yaw_deg))

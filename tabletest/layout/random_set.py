@@ -44,9 +44,9 @@ class RandomSet:
         """Images per scene of the set at most: its views and its partners."""
         return self.views + len(self.counterfactuals)
 
-    def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float) -> Candidates:
-        """What the scenes' counterfactual partners are drawn from."""
-        return Candidates(self.config, self.seed, self.pool, sizes, table_height_m)
+    def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float, resolution: tuple[int, int]) -> Candidates:
+        """What the scenes' counterfactual partners are drawn from (`resolution`: the images', whose frame they keep)."""
+        return Candidates(self.config, self.seed, self.pool, sizes, table_height_m, resolution)
 
     def contact(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Contact | None:
         """The shapes and arrangements the set's scenes are placed and labelled with; None without arrangements."""

@@ -137,7 +137,7 @@ def set_scenes(
     def view_of(scene: RandomScene, number: int) -> RandomScene | None:
         return scene_view(random_set.config, scene, number, random_set.seed, sensor_width_mm, resolution)
 
-    candidates = random_set.candidates(sizes, table_height_m)
+    candidates = random_set.candidates(sizes, table_height_m, resolution)
     return with_companions(scenes, kinds, candidates, relations_of, done, on_skip, views, view_of)
 
 
