@@ -523,3 +523,24 @@ def test_occlusion_follows_what_the_render_saw_covering_each_object():
     record["relations"] = {"hidden": ["vase"]}
     asked = keyed(q for q in questions_of([record]) if q["skill"] == "occlusion")
     assert "occl-by-mug" not in asked  # one of its coverers is hidden
+
+
+def test_an_object_resting_on_a_fronted_carrier_is_beside_it_in_no_frame():
+    """An apple on a laptop is neither left nor right of it, nor in front or behind, from the laptop's own point
+    of view either: no own-frame question names the pair, and own-frame counts leave the apple out."""
+    laptop, apple = (0.34, 0.24, 0.02), (0.08, 0.08, 0.08)
+    on_top = obj("apple", 0.1, 0.0, apple)  # on the laptop's own left (it faces the camera), over its keyboard
+    on_top["box3d"]["center_m"][2] += laptop[2]
+    record = scene(
+        "rnd0-0000001",
+        [obj("mug", -0.5, 0.0, (0.1, 0.1, 0.1)), obj("laptop", 0.0, 0.0, laptop), on_top, obj("banana", 0.5, 0.05, (0.2, 0.05, 0.04))],
+    )
+    record["relations"] = {"on": [["apple", "laptop"]], "under": [["laptop", "apple"]], "above": [["apple", "laptop"]], "below": [["laptop", "apple"]]}
+    k = Reckoner(record)
+    assert "left" in own_side(k, "laptop", "apple")  # what the laptop's frame alone would say
+    own = [q for q in scene_questions(record, CATALOG, CONFIG, seed=0) if q["frame"] == "intrinsic" and q["objects"][0] == "laptop"]
+    assert own, "the laptop's own frame is asked about"
+    for q in own:
+        assert "apple" not in q["objects"], q["qid"]
+        if q["skill"] == "position+counting":
+            assert q["answer"] == sum(q["relation"] in own_side(k, "laptop", n) for n in ("mug", "banana")), q["qid"]

@@ -67,7 +67,7 @@ def contact_relations(
 
 def stacked_pairs(rel: Mapping[str, list]) -> set[frozenset[str]]:
     """Pairs one of which is on, in or above the other: neither left nor right of, nor in front of, each other."""
-    return {frozenset(pair) for key in ("on", "inside", "above") for pair in rel[key]}
+    return {frozenset(pair[:2]) for key in ("on", "inside", "above") for pair in rel.get(key, ())}
 
 
 def _near(a: PlacedObject, b: PlacedObject, slack: float) -> bool:

@@ -25,6 +25,7 @@ from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView, PinholeCamera
 from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
+from tabletest.truth.contact import stacked_pairs
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
 LATERAL_PX = 8.0  # ... and their image columns by this many pixels at 1024 px width
@@ -91,11 +92,13 @@ class SceneGeometry:
         order: list[str] | None = None,
         ambiguous: frozenset = frozenset(),
         hidden: tuple[str, ...] = (),
+        stacked: frozenset[frozenset[str]] = frozenset(),
     ):
         self.things = things
         self.view = view
         self.hidden_names = hidden  # on the table but measured hidden: not asked about, and never counted as absent
         self._ambiguous = ambiguous  # pairs of names the record withholds
+        self._stacked = stacked  # pairs of labels one of which is on, in or above the other: beside each other in no frame
         self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
         self._order = order  # text records: names left to right
         self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
@@ -127,7 +130,8 @@ class SceneGeometry:
         else:  # a benchmark render: the config's camera at the render's resolution
             resolution = record.get("render", {}).get("resolution") or config.render.resolution
             view = CameraView.of(PinholeCamera.from_config(config, tuple(resolution)))
-        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), tuple(n for n in hidden if isinstance(n, str)))
+        stacked = frozenset(stacked_pairs(relations))
+        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), tuple(n for n in hidden if isinstance(n, str)), stacked)
         unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             kept = [key for key in STORED if key in relations]
@@ -236,8 +240,8 @@ class SceneGeometry:
     def intrinsic(self, of: Thing, other: Thing, front_deg: float = FRONT_DEG) -> tuple[str | None, str | None]:
         """Where `other` stands from `of`'s own front: (left/right or None, front/behind or None); front within
         `front_deg` of its front, behind within as much of its back."""
-        if self.view is None or not of.has_front:
-            return None, None
+        if self.view is None or not of.has_front or frozenset((of.label, other.label)) in self._stacked:
+            return None, None  # one on, in or above the other stands beside it in no frame
         v = other.center[:2] - of.center[:2]
         if np.linalg.norm(v) < DEPTH_M:
             return None, None
