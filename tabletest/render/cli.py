@@ -214,11 +214,9 @@ def kernels(
     H100, H200), so their first render takes seconds instead of minutes. Needs no GPU: run it on a login node."""
     from tabletest.render.kernels import CyclesKernels, machine_architectures, parse_architectures, prepare
 
-    found = CyclesKernels(cycles_lib) if cycles_lib else CyclesKernels.installed()
+    found = CyclesKernels.given(cycles_lib) if cycles_lib else CyclesKernels.installed()
     if found is None:
         require_render_extra("kernels", "bpy")
-    if not found.folder.is_dir():
-        raise UserError(f"--cycles-lib {found.folder} is not a folder; give Cycles' lib folder, or leave the flag out")
     archs = parse_architectures(arch) if arch else machine_architectures()
     if check:
         for one in archs:

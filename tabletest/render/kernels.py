@@ -5,30 +5,39 @@ A bpy wheel carries a cubin for some architectures (`kernel_sm_86.cubin.zst`) an
 an A100 (sm_80) or an H100 or H200 (sm_90), in every fresh container. Cycles takes `kernel_sm_XY.cubin.zst`
 from its `lib` folder where one is there, so compiling the PTX ahead with ptxas (the `gpu` extra) on any
 machine, a login node without a GPU included, takes that wait out of every render. Each cubin is kept in
-the user's cache under the Blender version and the PTX's digest, and a stamp beside the installed copy
-names the PTX it came from: a cubin left behind by another build of Cycles is never used unnoticed.
+the user's cache under the Blender version and the PTX's digest, with the digest of its bytes beside it.
+Nothing in the `lib` folder is taken on trust: a cubin is Blender's own only where the wheel's RECORD pins
+its bytes, and one this command made only where its stamp names this PTX, this architecture and its bytes.
 """
 
 from __future__ import annotations
 
+import base64
+import csv
+import ctypes
 import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
-import tempfile
+import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from tabletest.cache import user_cache
 from tabletest.errors import UserError
+from tabletest.files.jsonl import atomic_bytes
+from tabletest.files.temp import clean_stale, temp_path
 from tabletest.render.devices import nvidia_architectures, usable_cores
 
-STAMP = ".tabletest.json"  # beside a cubin this command installed: the PTX it was compiled from
+STAMP = ".tabletest.json"  # beside a cubin this command installed: the PTX, architecture and bytes it vouches for
+DIGEST = ".sha256"  # beside a cached cubin: the sha256 of its bytes
 # One CPU core per architecture for ptxas -O3 on the wheel's PTX (`scripts/bench_kernels.py`).
 COMPILE_MINUTES = 7
 INSTALL_GPU = "pip install -e '.[gpu]'"
@@ -36,6 +45,13 @@ CACHE_ALTERNATIVE = (
     "or let the driver keep the kernel it compiles on the first render: export CUDA_CACHE_PATH to a folder "
     "that stays (e.g. ~/.cache/nv) and CUDA_CACHE_MAXSIZE=4294967296 (the guide's GPU page)"
 )
+LIB_LAYOUT = ("scripts", "addons_core", "cycles", "lib")  # under the Blender version's folder (`5.0`)
+GIVE_LIB = (
+    "give the lib folder of a Blender or bpy install (<X.Y>/scripts/addons_core/cycles/lib), "
+    "or leave the flag out for the installed bpy's"
+)
+REINSTALL = "reinstall the Blender it belongs to (the bpy wheel: pip install --force-reinstall --no-deps bpy)"
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @dataclass(frozen=True)
@@ -55,6 +71,22 @@ class CyclesKernels:
                 return cls(folder)
         return None
 
+    @classmethod
+    def given(cls, folder: Path) -> CyclesKernels:
+        """The folder `--cycles-lib` names, refused in one line unless it is Cycles' lib folder with its PTX:
+        any other folder would read as a Blender with no kernel at all, or fail minutes later."""
+        found = cls(folder.resolve())
+        if not found.folder.is_dir():
+            raise UserError(f"--cycles-lib {found.folder} is not a folder; {GIVE_LIB}")
+        version = found.folder.parents[3].name if len(found.folder.parents) > 3 else ""
+        laid_out = found.folder.parts[-4:] == LIB_LAYOUT and re.fullmatch(r"[0-9]+\.[0-9]+", version)
+        if not laid_out or not any(found.folder.glob("kernel_compute_*.ptx.zst")):
+            raise UserError(
+                f"--cycles-lib {found.folder} is not Cycles' lib folder (no kernel_compute_*.ptx.zst in it); {GIVE_LIB}"
+            )
+        found.ptx_digest()  # a PTX that is not a readable file is refused here, before any work
+        return found
+
     @property
     def blender(self) -> str:
         """The Blender version the folder belongs to (`5.0`), from its place in the install."""
@@ -65,7 +97,9 @@ class CyclesKernels:
         """The PTX the driver would compile: the newest `kernel_compute_XY.ptx.zst` there."""
         found = sorted(self.folder.glob("kernel_compute_*.ptx.zst"), key=lambda p: _number(p.name, "kernel_compute_"))
         if not found:
-            raise UserError(f"{self.folder} holds no kernel_compute_*.ptx.zst: is it Cycles' lib folder?")
+            raise UserError(f"{self.folder} holds no kernel_compute_*.ptx.zst, Cycles' PTX; {REINSTALL}")
+        if not found[-1].is_file():
+            raise UserError(f"Cycles' PTX {found[-1]} is not a file; {REINSTALL}")
         return found[-1]
 
     def ptx_digest(self) -> str:
@@ -77,27 +111,38 @@ class CyclesKernels:
         return self.folder / f"kernel_sm_{arch}.cubin.zst"
 
     def state(self, arch: int) -> str:
-        """`shipped` (in the wheel), `prepared` (compiled here from this PTX), `stale` (from another PTX) or `missing`."""
+        """`shipped` (the bytes the wheel's RECORD pins), `prepared` (its stamp vouches for this PTX, this
+        architecture and these bytes), `stale` (anything else: Cycles would load it unproven) or `missing`."""
         cubin = self.cubin(arch)
         if not cubin.is_file():
             return "missing"
-        stamp = Path(f"{cubin}{STAMP}")
-        if not stamp.is_file():
-            return "shipped"
-        try:
-            compiled_from = json.loads(stamp.read_text(encoding="utf-8")).get("ptx_sha256")
-        except (OSError, ValueError, AttributeError):
-            return "stale"
-        return "prepared" if compiled_from == self.ptx_digest() else "stale"
+        data = cubin.read_bytes()
+        if _read_stamp(cubin) == _stamp(self.ptx_digest(), arch, data):
+            return "prepared"
+        return "shipped" if self._shipped_digests().get(cubin.name) == _record_digest(data) else "stale"
+
+    def _shipped_digests(self) -> dict[str, str]:
+        """What pip installed in this folder (`kernel_sm_86.cubin.zst` -> `sha256=...`), from the wheel's RECORD:
+        the only proof that a cubin without a stamp is Blender's own. Empty outside a pip install."""
+        if len(self.folder.parents) < 6:
+            return {}
+        site, package = self.folder.parents[5], self.folder.parents[4].name
+        prefix = f"{self.folder.relative_to(site).as_posix()}/"
+        digests = {}
+        for record in site.glob(f"{package}-*.dist-info/RECORD"):
+            with open(record, newline="", encoding="utf-8") as rows:
+                ours = (row for row in csv.reader(rows) if len(row) > 1 and row[0].startswith(prefix))
+                digests.update((row[0].removeprefix(prefix), row[1]) for row in ours)
+        return digests
 
 
 def parse_architectures(text: str) -> list[int]:
-    """`80,90` (or `sm_80`, `8.0`) -> [80, 90]."""
+    """`80,90` (or `sm_80`, `8.0`) -> [80, 90]; ASCII digits only (`²` and `٩٠` are digits to Python only)."""
     archs = []
     for item in (part.strip().lower().removeprefix("sm_") for part in text.split(",")):
         major, dot, minor = item.partition(".")
         digits = major + minor if dot else item
-        if not (digits.isdigit() and 50 <= int(digits) < 1000):
+        if not (re.fullmatch(r"[0-9]+", digits) and 50 <= int(digits) < 1000):
             raise UserError(
                 f"--arch {text!r} is not a list of CUDA architectures; write e.g. --arch 80,90 (A100: 80, H100 and H200: 90)"
             )
@@ -125,40 +170,78 @@ def find_ptxas() -> Path:
 
 
 def kernel_cache(kernels: CyclesKernels, root: Path | None = None) -> Path:
-    """Where compiled cubins are kept: by Blender version, each named with its PTX's digest."""
-    return (root or user_cache() / "kernels") / f"blender-{kernels.blender}"
+    """Where compiled cubins are kept: by Blender version, each named with its PTX's digest. Refused in one
+    line where a file stands in the way, before minutes of compiling that could not be kept."""
+    cache = (root or user_cache() / "kernels") / f"blender-{kernels.blender}"
+    blocking = next(path for path in (cache, *cache.parents) if path.exists())
+    if not blocking.is_dir():
+        named = f"--cache {root}" if root else f"the kernel cache {cache}"
+        raise UserError(
+            f"{named} cannot be a folder: {blocking} is a file; give another folder for compiled kernels with --cache, "
+            "or move that file away"
+        )
+    return cache
 
 
-def compile_cubin(ptx_zst: Path, arch: int, out: Path, ptxas: Path) -> None:
-    """Compile a zstd-compressed PTX for sm_`arch` and store the cubin zstd-compressed at `out`, atomically."""
+def unpack_ptx(ptx_zst: Path, target: Path) -> None:
+    """Decompress Cycles' PTX for ptxas; a damaged one is refused in one line (a frame cut short would
+    otherwise reach ptxas as half a PTX)."""
     import zstandard
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".sm_{arch}-", dir=out.parent) as work:
-        ptx, cubin = Path(work) / "kernel.ptx", Path(work) / "kernel.cubin"
-        with open(ptx_zst, "rb") as source, open(ptx, "wb") as target:
-            zstandard.ZstdDecompressor().copy_stream(source, target)
+    unpack = zstandard.ZstdDecompressor().decompressobj()
+    try:
+        with open(ptx_zst, "rb") as source, open(target, "wb") as out:
+            for chunk in iter(lambda: source.read(1 << 20), b""):
+                out.write(unpack.decompress(chunk))
+    except zstandard.ZstdError as err:
+        raise UserError(f"Cycles' PTX {ptx_zst} is damaged ({err}); {REINSTALL}") from None
+    if not unpack.eof:
+        raise UserError(f"Cycles' PTX {ptx_zst} is damaged (it ends before its zstd frame does); {REINSTALL}")
+
+
+def compile_cubin(ptx_zst: Path, arch: int, out: Path, ptxas: Path) -> bytes:
+    """Compile a zstd-compressed PTX for sm_`arch`, keep the zstd-compressed cubin at `out` with its digest,
+    and return it. The work folder is this process's own temporary name, which a later run removes if
+    this one is killed; ptxas is killed with this process."""
+    import zstandard
+
+    work = temp_path(out)
+    shutil.rmtree(work, ignore_errors=True)  # under this process's own name: left by a dead one of the same pid
+    work.mkdir(parents=True)
+    try:
+        ptx, cubin = work / "kernel.ptx", work / "kernel.cubin"
+        unpack_ptx(ptx_zst, ptx)
         done = subprocess.run(
-            [str(ptxas), f"-arch=sm_{arch}", "-O3", str(ptx), "-o", str(cubin)], capture_output=True, text=True, check=False
+            [str(ptxas), f"-arch=sm_{arch}", "-O3", str(ptx), "-o", str(cubin)],
+            capture_output=True, text=True, check=False, preexec_fn=_dies_with_parent(),
         )
         if done.returncode != 0 or not cubin.is_file():
             said = next((line for line in done.stderr.splitlines() if line.strip()), f"exit code {done.returncode}")
             raise UserError(f"ptxas could not compile {ptx_zst.name} for sm_{arch}: {said.strip()}")
-        packed = Path(work) / "kernel.cubin.zst"
-        packed.write_bytes(zstandard.ZstdCompressor(level=19, threads=-1).compress(cubin.read_bytes()))
-        os.replace(packed, out)
+        packed = zstandard.ZstdCompressor(level=19, threads=-1).compress(cubin.read_bytes())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    atomic_bytes(out, packed)
+    atomic_bytes(Path(f"{out}{DIGEST}"), hashlib.sha256(packed).hexdigest().encode())
+    return packed
 
 
-def install(kernels: CyclesKernels, arch: int, cubin: Path, digest: str) -> None:
-    """Put a compiled cubin where Cycles reads it, with the stamp naming its PTX (each file atomically)."""
+def cached_cubin(cached: Path) -> bytes | None:
+    """A cached cubin's bytes if they match the digest kept beside them; None if either is missing or they
+    differ (a damaged or half-written cache entry is compiled again, never installed)."""
+    try:
+        data, digest = cached.read_bytes(), Path(f"{cached}{DIGEST}").read_text(encoding="ascii").strip()
+    except (OSError, ValueError):
+        return None
+    return data if hashlib.sha256(data).hexdigest() == digest else None
+
+
+def install(kernels: CyclesKernels, arch: int, cubin: bytes, digest: str) -> None:
+    """Put a compiled cubin where Cycles reads it, with the stamp that vouches for it: each file under this
+    process's own temporary name, then renamed into place."""
     target = kernels.cubin(arch)
-    for path, data in ((target, cubin.read_bytes()), (Path(f"{target}{STAMP}"), _stamp(digest, arch))):
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
+    atomic_bytes(target, cubin)
+    atomic_bytes(Path(f"{target}{STAMP}"), json.dumps(_stamp(digest, arch, cubin)).encode())
 
 
 def check_writable(kernels: CyclesKernels, archs: Iterable[int]) -> None:
@@ -173,22 +256,26 @@ def check_writable(kernels: CyclesKernels, archs: Iterable[int]) -> None:
 
 def prepare(kernels: CyclesKernels, archs: list[int], cache_root: Path | None = None, jobs: int | None = None) -> dict[int, str]:
     """Compile and install a cubin for each architecture that needs one, several at once; what happened to each."""
-    digest = kernels.ptx_digest()
-    todo = [arch for arch in archs if kernels.state(arch) not in ("shipped", "prepared")]
-    results = {arch: f"{kernels.state(arch)}, nothing to do" for arch in archs if arch not in todo}
+    cache = kernel_cache(kernels, cache_root)
+    states = {arch: kernels.state(arch) for arch in archs}
+    todo = [arch for arch, state in states.items() if state not in ("shipped", "prepared")]
+    results = {arch: f"{state}, nothing to do" for arch, state in states.items() if arch not in todo}
     if not todo:
         return results
     check_writable(kernels, todo)
-    ptxas, cache = find_ptxas(), kernel_cache(kernels, cache_root)
+    ptxas, digest = find_ptxas(), kernels.ptx_digest()
+    for folder in (cache, kernels.folder):  # what runs killed before this one left behind
+        clean_stale(folder)
 
     def one(arch: int) -> str:
         cached = cache / f"kernel_sm_{arch}-{digest}.cubin.zst"
         started = time.perf_counter()
-        kept = cached.is_file()
-        if not kept:
-            compile_cubin(kernels.ptx, arch, cached, ptxas)
-        install(kernels, arch, cached, digest)
-        took = "from the cache" if kept else f"compiled in {_minutes(time.perf_counter() - started)}"
+        cubin = cached_cubin(cached)
+        took = "from the cache"
+        if cubin is None:
+            cubin = compile_cubin(kernels.ptx, arch, cached, ptxas)
+            took = f"compiled in {_minutes(time.perf_counter() - started)}"
+        install(kernels, arch, cubin, digest)
         return f"prepared ({took}): {kernels.cubin(arch)}"
 
     with ThreadPoolExecutor(max_workers=jobs or max(1, min(len(todo), usable_cores()))) as pool:
@@ -198,7 +285,7 @@ def prepare(kernels: CyclesKernels, archs: list[int], cache_root: Path | None = 
 
 def missing_kernel_notes(kernels: CyclesKernels | None, archs_by_gpu: dict[str, int]) -> tuple[list[str], list[str]]:
     """(notes, refusals) for a render on these GPUs: a missing kernel costs minutes on the first render; a
-    stale one (compiled from another build's PTX) must not be used."""
+    stale one (neither Blender's own nor vouched for by its stamp) must not be used."""
     if kernels is None or not archs_by_gpu:
         return [], []
     notes, refusals = [], []
@@ -213,19 +300,50 @@ def missing_kernel_notes(kernels: CyclesKernels | None, archs_by_gpu: dict[str, 
             )
         elif state == "stale":
             refusals.append(
-                f"{kernels.cubin(arch)} was compiled from another build of Cycles than this one; "
+                f"{kernels.cubin(arch)} is neither the kernel this Blender ships nor one compiled from its PTX for "
+                f"sm_{arch} (another build's, or one without its stamp); "
                 f"run `tabletest kernels --arch {arch}` again (or delete that file)"
             )
     return notes, refusals
 
 
-def _stamp(digest: str, arch: int) -> bytes:
-    return json.dumps({"ptx_sha256": digest, "arch": arch, "made_by": "tabletest kernels"}).encode()
+def _stamp(ptx_digest: str, arch: int, cubin: bytes) -> dict:
+    """What the stamp beside an installed cubin says: the PTX, architecture and bytes it vouches for."""
+    cubin_digest = hashlib.sha256(cubin).hexdigest()
+    return {"ptx_sha256": ptx_digest, "arch": arch, "cubin_sha256": cubin_digest, "made_by": "tabletest kernels"}
+
+
+def _read_stamp(cubin: Path) -> object:
+    """The stamp beside an installed cubin as written, or None: an unreadable one vouches for nothing."""
+    try:
+        return json.loads(Path(f"{cubin}{STAMP}").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _dies_with_parent() -> Callable[[], None] | None:
+    """What ptxas runs before it starts: a kill -9 of this command must not leave minutes of compiling
+    running alone (Linux's parent-death signal; elsewhere nothing)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl, parent = ctypes.CDLL(None, use_errno=True).prctl, os.getpid()  # looked up here: the child only calls
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before the signal was armed
+            os._exit(1)
+
+    return arm
+
+
+def _record_digest(data: bytes) -> str:
+    """A digest as pip's RECORD writes it: `sha256=` and the urlsafe base64 of the sha256, unpadded."""
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
 def _number(name: str, prefix: str) -> int:
     digits = name.removeprefix(prefix).split(".", 1)[0]
-    return int(digits) if digits.isdigit() else -1
+    return int(digits) if re.fullmatch(r"[0-9]+", digits) else -1
 
 
 def _minutes(seconds: float) -> str:
