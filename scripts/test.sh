@@ -93,18 +93,54 @@ if ((EUID == 0)); then
     scripts/ci/browser.sh install || echo "note: chromium could not be installed; tests/test_gallery.py will say what is missing" >&2
 fi
 
+# Where a lane stands, read off its live log: the tests run so far (pytest's progress characters, a
+# line at a time with its percentage), those that failed (F or E), or the step before the tests.
+lane_progress() {
+    local log=$1 marks percent
+    if ! grep -q '^== Python' "$log" 2>/dev/null; then
+        echo "installing"
+        return
+    fi
+    marks="$(grep -E '^[.sFExX]+( +\[ *[0-9]+%\])?$' "$log" | sed -E 's/ +\[ *[0-9]+%\]$//' | tr -d '\n')"
+    percent="$(grep -oE '\[ *[0-9]+%\]$' "$log" | tail -n 1 | tr -d '[] ')"
+    echo "${#marks} tests run${percent:+ (${percent} at the last full line)}, $(tr -cd 'FE' <<<"$marks" | wc -c) failed"
+}
+
 # The lanes run side by side (most of a lane is one process waiting on a small render), each into
-# its own log, printed whole when all have ended.
+# its own log, printed whole when all have ended; meanwhile each lane's progress every PROGRESS_S seconds.
+PROGRESS_S=${TABLETEST_PROGRESS_S:-60}
 mkdir -p "$VENVS"
 pids=()
 logs=()
+versions=()
 index=0
+started=$SECONDS
 for version in $PYTHONS; do
     log="$(mktemp "${TMPDIR:-/tmp}/tabletest-py$version.pytest.XXXXXX")"  # one per run: two runs at once keep their own
     logs+=("$log")
+    versions+=("$version")
+    echo "== Python $version: live log in $log (tail -f it to follow)"
     lane "$version" "$index" "$log" "$@" &
     pids+=($!)
     index=$((index + 1))
+done
+running() {
+    local pid
+    for pid in "${pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null && return 0
+    done
+    return 1
+}
+while running; do
+    for ((waited = 0; waited < PROGRESS_S; waited++)); do
+        running || break 2
+        sleep 1
+    done
+    elapsed=$((SECONDS - started))
+    for i in "${!logs[@]}"; do
+        [[ -f ${logs[$i]}.summary ]] && continue
+        printf -- '-- %d:%02d Python %s: %s\n' $((elapsed / 60)) $((elapsed % 60)) "${versions[$i]}" "$(lane_progress "${logs[$i]}")"
+    done
 done
 status=0
 for pid in "${pids[@]}"; do
