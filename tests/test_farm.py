@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
+import pytest
 import yaml
 
-from tabletest.farm.plan import layer_groups, part_name
+from tabletest.errors import UserError
+from tabletest.farm.plan import MAX_TASKS, Farm, layer_groups, part_name
 from tabletest.farm.slurm import _task_ids, array_range
 
 from conftest import REPO, run_cli
@@ -101,3 +107,113 @@ def test_the_farm_and_merge_commands_show_their_help():
     for command in (["merge"], ["slurm"], ["slurm", "render"], ["slurm", "status"], ["slurm", "resubmit"], ["render"]):
         result = run_cli(*command, "--help")
         assert result.returncode == 0 and "Usage:" in result.stdout, (command, result.stderr)
+
+
+@pytest.fixture(scope="module")
+def farm_root(tmp_path_factory) -> Path:
+    """A farm written as `slurm render --dry-run` writes it (two tasks, never submitted); each test below
+    writes its own farm.json from the one written here (`pristine`)."""
+    out = tmp_path_factory.mktemp("farm") / "farm"
+    result = run_cli("slurm", "render", "--out", str(out), "--tasks", "2", "--dry-run", "--objects", "1")
+    assert result.returncode == 0, result.stderr
+    (out / "slurm" / "pristine.json").write_bytes((out / "slurm" / "farm.json").read_bytes())
+    return out
+
+
+def write_farm(out: Path, edit) -> Path:
+    """farm.json as written, changed by `edit`: in place (it returns None) or into the text it returns."""
+    data = json.loads((out / "slurm" / "pristine.json").read_text())
+    text = edit(data)
+    path = out / "slurm" / "farm.json"
+    path.write_text(json.dumps(data) if text is None else text)
+    return path
+
+
+def submitted(*tasks: int, job: str = "5") -> list[dict]:
+    return [{"array_job": job, "tasks": list(tasks), "merge_job": None}]
+
+
+AGAIN = "write the farm again{} with the same flags: tabletest slurm render --out {} … (finished parts are kept)"
+
+# farm.json damaged or hostile in each way a reader must name in one line: (edit, what the line says)
+HOSTILE_FARMS = {
+    "truncated": (lambda d: json.dumps(d)[:60], "is not whole JSON (EOF while parsing"),
+    "a-list": (lambda d: json.dumps([d]), "farm.json: the file [{"),
+    "5000-digits": (lambda d: json.dumps(d).replace('"tasks": 2', '"tasks": ' + "9" * 5000), "is not whole JSON (number out of range"),
+    "10**12-tasks": (lambda d: d.update(tasks=10**12), "farm.json: tasks 1000000000000: Input should be less than or equal to 10000"),
+    "nan": (lambda d: json.dumps(d).replace('"tasks": 2', '"tasks": NaN'), "farm.json: tasks nan: Input should be a valid integer"),
+    "missing": (lambda d: d.__delitem__("python"), "farm.json: python is missing"),
+    "root-elsewhere": (lambda d: d.update(root="../../etc"), "farm.json: root '../../etc' is not this farm's folder"),
+    "task-beyond": (lambda d: d.update(submissions=submitted(0, 10**12)), "submissions.0.tasks.1 1000000000000: Input should be less"),
+    "job-option": (lambda d: d.update(submissions=submitted(0, job="--all")), "submissions.0.array_job '--all': a SLURM job id is its digits"),
+}
+
+
+@pytest.mark.parametrize("edit, message", HOSTILE_FARMS.values(), ids=HOSTILE_FARMS.keys())
+def test_a_damaged_or_hostile_farm_json_is_one_line_naming_the_file_field_and_fix(farm_root, edit, message):
+    """A plan that is not whole, holds another type, a count it made up (a loop over 10**12 tasks) or a root
+    elsewhere is refused where it is read, by status and resubmit alike, before any work."""
+    path = write_farm(farm_root, edit)
+    start = time.monotonic()
+    with ThreadPoolExecutor(2) as pool:
+        results = dict(zip(("status", "resubmit"), pool.map(lambda c: run_cli("slurm", c, str(farm_root), timeout=30), ("status", "resubmit"))))
+    assert time.monotonic() - start < 20
+    for command, result in results.items():
+        assert result.returncode == 2 and result.stderr.count("\n") == 1 and result.stdout == "", (command, result.stderr)
+        assert result.stderr.startswith(f"error: {path}") and message in result.stderr, (command, result.stderr)
+        assert AGAIN.format("", farm_root) in result.stderr or AGAIN.format(" here", farm_root) in result.stderr
+
+
+# (edit, the start of what Farm.load says after the file's path)
+REFUSED_FIELDS = {
+    "unknown": (lambda d: d.update(tasks_=3), "tasks_ is not a field of a farm"),
+    "string-count": (lambda d: d.update(tasks="2"), "tasks '2': Input should be a valid integer"),
+    "negative-cpus": (lambda d: d["resources"].update(cpus_per_task=-1), "resources.cpus_per_task -1: Input should be greater"),
+    "huge-gpus": (lambda d: d["resources"].update(gpus_per_task=10**30), "resources.gpus_per_task 1000000000000000000000000000000: Input should be less"),
+    "resources-list": (lambda d: d.update(resources=[]), "resources []: Input should be an object"),
+    "relative-workdir": (lambda d: d.update(workdir="../.."), "workdir '../..': should be an absolute path"),
+    "task-negative": (lambda d: d.update(submissions=submitted(-1)), "submissions.0.tasks.0 -1: Input should be greater"),
+    "task-of-another-array": (lambda d: d.update(submissions=submitted(0, 7)), "submissions [{"),
+    "no-tasks": (lambda d: d.update(submissions=submitted()), "submissions.0.tasks []: List should have at least 1 item"),
+    "submission-list": (lambda d: d.update(submissions=[["5", [0]]]), "submissions.0 ['5', [0]]: Input should be an object"),
+}
+
+
+@pytest.mark.parametrize("edit, message", REFUSED_FIELDS.values(), ids=REFUSED_FIELDS.keys())
+def test_each_field_is_checked_where_farm_json_is_read(farm_root, edit, message):
+    path = write_farm(farm_root, edit)
+    with pytest.raises(UserError) as refused:
+        Farm.load(farm_root)
+    assert str(refused.value).startswith(f"{path}: {message}") and AGAIN.format("", farm_root) in str(refused.value)
+
+
+WRONG_TYPES = [{}, [], "x", 1.5, True, None, [1]]
+
+
+def test_a_value_of_the_wrong_type_in_every_field_is_named(farm_root):
+    """Each field of farm.json, and each of its resources, given every value of another type it cannot hold."""
+    written = json.loads((farm_root / "slurm" / "pristine.json").read_text())
+    fields = [(key,) for key in written if key != "resources"] + [("resources", key) for key in written["resources"]]
+    for where in fields:
+        holds = written[where[0]] if len(where) == 1 else written["resources"][where[1]]
+        kinds = {type(None), str} if holds is None else {type(holds)}  # unset, the field may hold a string
+        for wrong in (value for value in WRONG_TYPES if type(value) not in kinds):
+            path = write_farm(farm_root, lambda d: (d if len(where) == 1 else d["resources"]).update({where[-1]: wrong}))
+            with pytest.raises(UserError, match=rf"^{path}: {'.'.join(where)}[ .]") as refused:
+                Farm.load(farm_root)
+            assert "\n" not in str(refused.value), (where, wrong)
+
+
+def test_a_farm_json_as_written_still_loads_and_its_task_count_is_bounded(farm_root, tmp_path):
+    """What `slurm render` writes reads back (a submission of the older, fewer fields too); the largest task
+    count it writes is one `status` looks through quickly, and a larger one is refused at submit time."""
+    write_farm(farm_root, lambda d: d.update(tasks=MAX_TASKS, submissions=submitted(0, MAX_TASKS - 1)))
+    assert Farm.load(farm_root).submissions[0].tasks == [0, MAX_TASKS - 1]
+    write_farm(farm_root, lambda d: d.update(tasks=MAX_TASKS))
+    start = time.monotonic()
+    status = run_cli("slurm", "status", str(farm_root), timeout=60)
+    assert status.returncode == 0 and status.stdout.startswith(f"{MAX_TASKS} tasks: {MAX_TASKS} unfinished"), status.stderr
+    assert time.monotonic() - start < 30
+    more = run_cli("slurm", "render", "--out", str(tmp_path / "big"), "--tasks", str(MAX_TASKS + 1), "--dry-run", "--objects", "1")
+    assert more.returncode == 2 and "--tasks" in more.stderr and "10000" in more.stderr, more.stderr
+    assert not (tmp_path / "big").exists()

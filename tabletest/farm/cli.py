@@ -14,7 +14,7 @@ import typer
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.farm.plan import FARM, Farm, Resources, layer_groups
+from tabletest.farm.plan import FARM, MAX_PER_TASK, MAX_TASKS, Farm, Resources, Submission, layer_groups
 from tabletest.layout.selection import parse_only
 from tabletest.options import DEFAULT_OBJECTS
 from tabletest.farm.slurm import array_range, sbatch
@@ -34,9 +34,11 @@ MergeOpt = Annotated[bool, typer.Option("--merge/--no-merge", help="Also submit 
 def render(
     ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output root: parts/<shard>/ per task, slurm/ (scripts, logs), merged/.")],
-    tasks: Annotated[int, typer.Option(min=1, help="Array tasks: task i renders shard i/TASKS.")],
-    gpus_per_task: Annotated[int, typer.Option(min=0, help="GPUs per task; the task starts one render worker per GPU.")] = 0,
-    cpus_per_task: Annotated[int, typer.Option(min=1, help="CPU cores per task.")] = 1,
+    tasks: Annotated[int, typer.Option(min=1, max=MAX_TASKS, help="Array tasks: task i renders shard i/TASKS.")],
+    gpus_per_task: Annotated[
+        int, typer.Option(min=0, max=MAX_PER_TASK, help="GPUs per task; the task starts one render worker per GPU.")
+    ] = 0,
+    cpus_per_task: Annotated[int, typer.Option(min=1, max=MAX_PER_TASK, help="CPU cores per task.")] = 1,
     mem: Annotated[Optional[str], typer.Option(help="Memory per task, e.g. 16G (default: the partition's).")] = None,
     partition: Annotated[Optional[str], typer.Option(help="SLURM partition (default: the cluster's default).")] = None,
     time: Annotated[Optional[str], typer.Option(help="Time limit per task, e.g. 2:00:00; 5 min before it a task requeues itself.")] = None,
@@ -45,7 +47,8 @@ def render(
         Optional[list[str]], typer.Option("--sbatch-option", help="A further sbatch option for every job, e.g. --sbatch-option=--qos=low (repeatable).")
     ] = None,
     layer_tasks: Annotated[
-        Optional[int], typer.Option(min=1, help="Composite mode: tasks of the layer step that runs first (default: --tasks).")
+        Optional[int],
+        typer.Option(min=1, max=MAX_TASKS, help="Composite mode: tasks of the layer step that runs first (default: --tasks)."),
     ] = None,
     merge: MergeOpt = True,
     dry_run: DryRunOpt = False,
@@ -132,9 +135,8 @@ def _submit(farm: Farm, tasks: list[int], after: list[str], merge: bool, dry_run
     if merge:
         dependency = ":".join([job, *after])
         merge_job = sbatch(farm.merge_script, f"--dependency=afterok:{dependency}", "--kill-on-invalid-dep=yes")
-    farm.submissions.append(
-        {"layers_job": layers_job, "array_job": job, "tasks": tasks, "merge_job": merge_job, "submitted": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    )
+    submitted = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    farm.submissions.append(Submission(job, tasks, layers_job, merge_job, submitted))
     farm.save()
     merged = f" and merge job {merge_job} (runs when they all succeed)" if merge_job else ""
     if layers_job:

@@ -10,39 +10,90 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field, replace
 from pathlib import Path
+from typing import Annotated
 
+from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError, ValidationInfo, field_validator
+from pydantic.dataclasses import dataclass
+
+from tabletest.config import excerpt
 from tabletest.errors import UserError
 from tabletest.files.jsonl import atomic_output
 
 FARM = "farm.json"
 LINE_ENDS = {"\n": "a newline", "\r": "a carriage return", "\0": "a NUL"}
+MAX_TASKS = 10_000  # the parts' four-digit names (shard-0000 … shard-9999); `status` looks at each task's folder
+MAX_PER_TASK = 65_535  # CPUs or GPUs one task asks for: SLURM counts a task's CPUs in 16 bits
+CLOSED = ConfigDict(extra="forbid", strict=True)  # farm.json as `save` writes it: an unknown or mistyped field is an error
 
 
-@dataclass(frozen=True)
+def _job_id(text: str) -> str:
+    """What `sbatch --parsable` printed, and only that: it goes to squeue and sacct as an argument."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 20):
+        raise ValueError("a SLURM job id is its digits, as sbatch printed them")
+    return text
+
+
+def _absolute(text: str) -> str:
+    """A folder a relative --out was given from: an absolute path, which a NUL cannot be part of."""
+    if not text.startswith("/") or "\0" in text:
+        raise ValueError("should be an absolute path, the folder `tabletest slurm render` ran in")
+    return text
+
+
+JobId = Annotated[str, AfterValidator(_job_id)]
+TaskId = Annotated[int, Field(ge=0, lt=MAX_TASKS)]
+PerTask = Annotated[int, Field(le=MAX_PER_TASK)]
+
+
+@dataclass(frozen=True, config=CLOSED)
 class Resources:
     """What one task asks the scheduler for."""
 
     partition: str | None = None
     time: str | None = None
-    gpus_per_task: int = 0
-    cpus_per_task: int = 1
+    gpus_per_task: Annotated[PerTask, Field(ge=0)] = 0
+    cpus_per_task: Annotated[PerTask, Field(ge=1)] = 1
     mem: str | None = None
     account: str | None = None
     extra: tuple[str, ...] = ()  # further `#SBATCH` options, as given (e.g. --qos=low)
 
 
-@dataclass
+@dataclass(config=CLOSED)
+class Submission:
+    """One `sbatch` of the array (some or all of its tasks), with the jobs submitted around it."""
+
+    array_job: JobId
+    tasks: Annotated[list[TaskId], Field(min_length=1)]
+    layers_job: JobId | None = None
+    merge_job: JobId | None = None
+    submitted: str | None = None  # when, ISO 8601 UTC
+
+
+@dataclass(config=CLOSED)
 class Farm:
+    """A farm's plan: checked where it is made and where `load` reads it, so a damaged or hand-edited
+    farm.json is one line naming the field, never a traceback or a loop over a count it made up."""
+
     root: Path  # the output root: parts/, slurm/, merged/
-    tasks: int
+    tasks: Annotated[int, Field(ge=1, le=MAX_TASKS)]
     render_args: list[str]  # `tabletest render` flags, without --shard and --out
     python: str
-    workdir: str
+    workdir: Annotated[str, AfterValidator(_absolute)]  # a relative root is relative to it
     resources: Resources
-    layer_groups: list[str] = field(default_factory=list)  # composite mode: the objects whose layers task j renders
-    submissions: list[dict] = field(default_factory=list)
+    layer_groups: Annotated[list[str], Field(max_length=MAX_TASKS)] = field(default_factory=list)  # task j's objects
+    submissions: list[Submission] = field(default_factory=list)
+
+    @field_validator("submissions")
+    @classmethod
+    def _tasks_of_this_array(cls, submissions: list[Submission], info: ValidationInfo) -> list[Submission]:
+        """Every task a submission names is one of the array's (`tasks`, checked before it)."""
+        tasks = info.data.get("tasks")
+        for number, submission in enumerate(submissions):
+            if tasks is not None and (task := max(submission.tasks)) >= tasks:
+                raise ValueError(f"submission {number} names task {task}, but the array has tasks 0 to {tasks - 1}")
+        return submissions
 
     @property
     def slurm_dir(self) -> Path:
@@ -68,19 +119,21 @@ class Farm:
         return self.root / "parts" / part_name(task, self.tasks)
 
     def save(self) -> None:
-        data = {**asdict(self), "root": str(self.root), "resources": asdict(self.resources)}
         with atomic_output(self.slurm_dir / FARM) as fh:
-            fh.write(json.dumps(data, indent=2) + "\n")
+            fh.write(json.dumps({**asdict(self), "root": str(self.root)}, indent=2) + "\n")
 
     @classmethod
     def load(cls, root: Path) -> Farm:
+        """The farm whose output root is `root`, from its slurm/farm.json, checked in full."""
         path = Path(root) / "slurm" / FARM
         if not path.is_file():
             raise UserError(f"{root} is not a farm's output root (no slurm/{FARM}); give the --out of `tabletest slurm render`")
-        data = json.loads(path.read_text(encoding="utf-8"))
-        given = data.pop("resources")
-        resources = Resources(**{**given, "extra": tuple(given["extra"])})
-        return cls(**{**data, "root": Path(root), "resources": resources})
+        try:
+            farm = _FILE.validate_json(path.read_bytes())
+        except ValidationError as err:
+            raise _damaged(path, root, err.errors()[0]) from None
+        _check_root(path, farm, Path(root))
+        return replace(farm, root=Path(root))
 
     def write_scripts(self) -> None:
         check_one_line(self)
@@ -91,6 +144,38 @@ class Farm:
         for path, text in scripts:
             with atomic_output(path) as fh:
                 fh.write(text)
+
+
+_FILE = TypeAdapter(Farm)
+
+
+def _damaged(path: Path, root: Path, problem: dict) -> UserError:
+    """`OUT/slurm/farm.json: tasks 1000000000000: Input should be ...; fix`: the field, its value, why, and the fix."""
+    redo = f"fix it, or delete it and write the farm again with the same flags: {_again(root)}"
+    if problem["type"] == "json_invalid":
+        return UserError(f"{path} is not whole JSON ({problem['ctx']['error']}); {redo}")
+    where = ".".join(map(str, problem["loc"])) or "the file"
+    if problem["type"] in ("missing", "missing_argument"):
+        return UserError(f"{path}: {where} is missing; {redo}")
+    if problem["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+        return UserError(f"{path}: {where} is not a field of a farm; {redo}")
+    return UserError(f"{path}: {where} {excerpt(problem['input'])}: {problem['msg'].removeprefix('Value error, ')}; {redo}")
+
+
+def _again(root: Path) -> str:
+    return f"tabletest slurm render --out {root} … (finished parts are kept)"
+
+
+def _check_root(path: Path, farm: Farm, root: Path) -> None:
+    """The root farm.json names is the folder that holds it: its scripts write into that root, so a plan
+    pointing elsewhere would have `resubmit` render into another folder than the one followed."""
+    named = Path(farm.workdir) / farm.root  # a root given relative to where `slurm render` ran
+    if "\0" in str(named) or named.resolve() != root.resolve():
+        raise UserError(
+            f"{path}: root {excerpt(str(farm.root))} is not this farm's folder ({root.resolve()}), and its scripts write "
+            f"there; follow the farm from that folder, or delete {path} and write the farm again here with the same "
+            f"flags: {_again(root)}"
+        )
 
 
 def script_values(farm: Farm) -> Iterator[tuple[str, str]]:

@@ -31,8 +31,8 @@ class TaskStatus:
 def farm_status(farm: Farm) -> list[TaskStatus]:
     latest: dict[int, str] = {}
     for submission in farm.submissions:
-        for task in submission["tasks"]:
-            latest[task] = submission["array_job"]
+        for task in submission.tasks:
+            latest[task] = submission.array_job
     states = task_states(sorted(set(latest.values())))
     return [_task_status(farm, task, latest.get(task), states) for task in range(farm.tasks)]
 
