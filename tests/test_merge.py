@@ -25,11 +25,16 @@ TINY = ["--resolution", "32x24", "--samples", "1", "--device", "cpu", "--quiet"]
 
 
 @pytest.fixture(scope="module")
-def parts(tmp_path_factory) -> list[Path]:
+def assets(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("assets")
+    build_assets(load_catalog(), folder, list(NAMES), jobs=1)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory, assets) -> list[Path]:
     """The 6 two-object scenes of three models, rendered as shards 0/2 and 1/2 (3 images each)."""
     root = tmp_path_factory.mktemp("merge")
-    assets = root / "assets"
-    build_assets(load_catalog(), assets, list(NAMES), jobs=1)
     folders = []
     for i in range(2):
         out = root / "parts" / f"shard-{i:04d}-of-0002"
@@ -95,6 +100,13 @@ def edit_settings(folder: Path, edit) -> None:
     (folder / "settings.json").write_text(json.dumps(settings))
 
 
+def edit_record(folder: Path, line: int, edit) -> None:
+    """Line `line` (from 1) of a part's metadata.jsonl changed by `edit`, the other lines as they were."""
+    records = [json.loads(text) for text in lines(folder)]
+    edit(records[line - 1])
+    (folder / "metadata.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+
+
 def first_image(folder: Path) -> Path:
     return folder / json.loads(lines(folder)[0])["file_name"]
 
@@ -134,8 +146,13 @@ def write_history(folder: Path, history: str | bytes) -> None:
         (lambda f: (f / "metadata.jsonl").write_text(lines(f)[0].replace('"images/', '"../../') + "\n" + "\n".join(lines(f)[1:]) + "\n"),
          "names its files ../../"),
         *((lambda f, h=history: write_history(f, h), message) for history, message in DAMAGED_HISTORIES.values()),
+        (lambda f: edit_record(f, 2, lambda r: r["render"].update(resolution=[64, 48])),
+         "metadata.jsonl line 2 was made with other settings than its settings.json (config.render.resolution: [32, 24] → [64, 48])"),
+        (lambda f: edit_record(f, 1, lambda r: r.update(mask_file_name=f"masks/{r['id']}.png")),
+         "metadata.jsonl line 1 was made with other settings than its settings.json (masks: false → true)"),
     ],
-    ids=["settings", "selection", "unfinished", "missing-image", "undecodable", "missing-id", "file-outside", *DAMAGED_HISTORIES],
+    ids=["settings", "selection", "unfinished", "missing-image", "undecodable", "missing-id", "file-outside", *DAMAGED_HISTORIES,
+         "record-resolution", "record-masks"],
 )
 def test_bad_parts_are_refused_by_name_and_nothing_is_written(tmp_path, parts, change, message):
     bad = broken_copy(tmp_path, parts[1], change)
@@ -143,6 +160,30 @@ def test_bad_parts_are_refused_by_name_and_nothing_is_written(tmp_path, parts, c
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith("error: ") and message in result.stderr
     assert not (tmp_path / "full").exists()
+
+
+@pytest.fixture(scope="module")
+def random_part(tmp_path_factory, assets) -> Path:
+    """A random set of two scenes, rendered whole: a part of one."""
+    out = tmp_path_factory.mktemp("random") / "part"
+    result = run_cli("render", "--scenes", "random", "--count", "2", "--seed", "3", "--only", ",".join(NAMES),
+                     "--assets", str(assets), "--out", str(out), *TINY)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_a_part_whose_records_are_of_another_random_set_than_its_settings_is_refused(tmp_path, random_part):
+    """settings.json pins the set (the random config's digest and the seed); a record of another set among
+    the part's own is named by its line, whatever run.json says. The part as rendered merges."""
+    whole = merge(random_part, "--out", tmp_path / "whole")
+    assert whole.returncode == 0, whole.stderr
+    for key, value, shown in (("seed", 4, "scenes.seed: 3 → 4"), ("config_sha256", "0" * 64, "scenes.config_sha256: ")):
+        bad = broken_copy(tmp_path / key, random_part, lambda f: edit_record(f, 2, lambda r: r["scene"].update({key: value})))
+        result = merge(bad, "--out", tmp_path / "full")
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith(f"error: part {bad}: metadata.jsonl line 2 was made with other settings than its settings.json (")
+        assert shown in result.stderr and "rerender that part" in result.stderr
+        assert not (tmp_path / "full").exists()
 
 
 def test_overlapping_and_missing_shards_are_named(tmp_path, parts):

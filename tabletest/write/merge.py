@@ -36,7 +36,15 @@ from tabletest.files.lock import LOCK, output_lock
 from tabletest.write.orphans import end_with
 from tabletest.files.paths import record_id, record_path
 from tabletest.files.run_output import METADATA, RUN, _decodes, read_runs
-from tabletest.files.settings import read_settings, settings_differences, widened, write_settings
+from tabletest.files.settings import (
+    SETTINGS,
+    read_settings,
+    record_settings,
+    settings_differences,
+    shown_settings,
+    widened,
+    write_settings,
+)
 
 MARKER = ".merge.json"
 SHOWN = 5  # ids named in a refusal before "and N more"
@@ -272,9 +280,9 @@ def _check_shards(parts: list[Part]) -> None:
         raise UserError(f"shard(s) {_named(missing)} missing: no part holds them; render them and give their folders too")
 
 
-def _lines(part: Part) -> Iterator[tuple[tuple[int, str], str]]:
-    """((index, id), line) of a part's metadata, streamed; a finished render keeps them in that order (a
-    scene's views and partners share its index and follow it)."""
+def _records(part: Part) -> Iterator[tuple[int, dict, str]]:
+    """(line number, record, line) of a part's metadata, streamed; a finished render keeps them in index
+    order (a scene's views and partners share its index and follow it)."""
     last = (-1, "")
     with open(part.root / METADATA, encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -287,13 +295,24 @@ def _lines(part: Part) -> Iterator[tuple[tuple[int, str], str]]:
             if key <= last:
                 raise UserError(f"{part.root / METADATA} is not in index order at line {number}; rerun that part's render")
             last = key
-            yield key, line
+            yield number, record, line
+
+
+def _lines(part: Part) -> Iterator[tuple[tuple[int, str], str]]:
+    """((index, id), line) of a part's metadata, streamed, for the merged file."""
+    for _, record, line in _records(part):
+        yield (record["index"], record["id"]), line
 
 
 def _entries(part: Part) -> Iterator[tuple[int, str, Part, tuple[str, ...]]]:
     """(index, id, part, file names) of each record, streamed; only these small facts are kept."""
-    for _, line in _lines(part):
-        record = json.loads(line)
+    shown = shown_settings(part.settings)
+    for number, record, _ in _records(part):
+        if differences := settings_differences(shown, record_settings(record)):
+            raise UserError(
+                f"part {part.root}: {METADATA} line {number} was made with other settings than its {SETTINGS} "
+                f"({'; '.join(differences)}); rerender that part"
+            )
         sid, names = record_id(record.get("id")), tuple(_file_names(record))
         if any(name not in (f"images/{sid}.png", f"masks/{sid}.png", f"depth/{sid}.png") for name in names):
             raise UserError(f"{sid} in {part.root} names its files {', '.join(names)}, not images/{sid}.png; rerender that part")
