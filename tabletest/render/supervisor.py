@@ -13,6 +13,7 @@ import json
 import multiprocessing
 import os
 import queue
+import re
 import selectors
 import subprocess
 import sys
@@ -57,25 +58,42 @@ class Outcome:
 @dataclass
 class SharedCause:
     """Stops a run whose first scenes all fail the same way, for a cause not of their own (a device, its
-    driver, a setting): left to go on, it would fail every scene, each after its retries."""
+    driver, a setting, a folder it cannot write): left to go on, it would fail every scene, each after its
+    retries. Errors are compared as `cause` gives them, so one cause is one, whatever scene it names."""
 
     log_dir: Path
     needed: int = FIRST_FAILURES
-    errors: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)
     settled: bool = False  # a scene succeeded, or the first failures differed: the run goes on to its end
 
     def __call__(self, outcome: Outcome) -> None:
         if self.settled or outcome.recurs:
             return
-        if outcome.ok or (self.errors and outcome.error != self.errors[0]):
+        if outcome.ok or (self.causes and cause(outcome) != self.causes[0]):
             self.settled = True
             return
-        self.errors.append(outcome.error)
-        if len(self.errors) == self.needed:
+        self.causes.append(cause(outcome))
+        if len(self.causes) == self.needed:
             raise UserError(
                 f"the first {self.needed} scenes all failed the same way, so the run stops: {outcome.error} "
                 f"(Blender's output: {self.log_dir}/worker-*.log); fix that and run the same command again"
             )
+
+
+NUMBER = re.compile(r"0x[0-9a-fA-F]+|[0-9]+")  # a count, size, time, address or process id
+
+
+def cause(outcome: Outcome) -> str:
+    """A failure's error with what is the scene's own taken out: its models' files, its id (in the names
+    of its files too) and every number, so that a cause naming each scene's own file
+    (`cannot write /out/images/.rnd0-0000001.png.tmp`) reads the same for every scene, and only the words
+    tell causes apart."""
+    text = outcome.error
+    if outcome.spec is not None:
+        for obj in outcome.spec.objects:
+            text = text.replace(obj.asset, "<model>") if obj.asset else text
+        text = text.replace(outcome.spec.id, "<scene>")
+    return NUMBER.sub("#", text)
 
 
 class WorkerCrash(Exception):
