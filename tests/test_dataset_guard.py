@@ -58,6 +58,9 @@ def test_other_settings_are_refused_and_a_wider_selection_continues(tmp_path, as
     assert "give a new --out" in refused.stderr
     for flag in (["--mode", "composite"], ["--masks"], ["--seed", "7"]):
         assert run_cli(*render_args(out, assets, "--limit", "3", *flag)).returncode == 2
+    mixed = run_cli(*render_args(out, assets, "--scenes", "random", "--count", "1"))  # another family: said in a few words
+    assert mixed.returncode == 2 and mixed.stderr.count("\n") == 1 and len(mixed.stderr) < 200, mixed.stderr
+    assert f"--out {out} holds the study's benchmark scenes, and this run renders random scenes" in mixed.stderr
     assert len(lines(out)) == 2 and len(read_runs(out)) == 1  # nothing was started
 
     wider = run_cli(*render_args(out, assets, "--limit", "4"))

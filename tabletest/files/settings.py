@@ -64,14 +64,30 @@ def check_settings(root: Path, new: dict) -> dict | None:
         return new
     if (version := old.get("output_version", _ABSENT)) != new.get("output_version", _ABSENT):
         raise UserError(_other_version(root, version, new.get("output_version", _ABSENT)))
+    if (was := _family(old)) != (wanted := _family(new)):
+        raise UserError(
+            f"--out {root} holds {was}, and this run renders {wanted}: one folder is one dataset; give a new --out"
+        )
     differences = settings_differences(old, new)
     if differences:
         raise UserError(
-            f"--out {root} holds another dataset ({'; '.join(differences)}); give a new --out, "
+            f"--out {root} holds another dataset ({_brief(differences)}); give a new --out, "
             f"or rerun with the flags and config that made it (see {Path(root) / SETTINGS})"
         )
     merged = widened(old, new)
     return None if merged == old else merged
+
+
+def _family(settings: dict) -> str:
+    """Which scenes a folder's settings render, in words: the study's benchmark or a random set."""
+    scenes = settings.get("scenes")
+    return "random scenes" if isinstance(scenes, dict) and scenes.get("family") == "random" else "the study's benchmark scenes"
+
+
+def _brief(differences: list[str], at_most: int = 4) -> str:
+    """The first differences, and how many more: a refusal stays a line a person reads."""
+    more = len(differences) - at_most
+    return "; ".join(differences[:at_most]) + (f"; and {more} more" if more > 0 else "")
 
 
 def _other_version(root: Path, old: object, new: object) -> str:
@@ -128,7 +144,7 @@ def check_records_agree(metadata: Path, settings: dict, lines: int | None = None
             if differences := settings_differences(record_settings(record), shown):
                 root = metadata.parent
                 raise UserError(
-                    f"--out {root} holds another dataset ({metadata.name} line {line}: {'; '.join(differences)}); "
+                    f"--out {root} holds another dataset ({metadata.name} line {line}: {_brief(differences)}); "
                     "give a new --out, or rerun with the flags and config that made it"
                 )
 
