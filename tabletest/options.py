@@ -25,7 +25,7 @@ ShardOpt = Annotated[
     typer.Option(
         "--shard",
         help="Take indices with index % n == i; write i/n, 0 <= i < n, or auto (or auto/n) in a SLURM array task or "
-        "Kubernetes indexed job (n: the shard count, else the array's size or $TABLETEST_SHARD_COUNT).",
+        "Kubernetes indexed job (n: the shard count, else the array's size or the variable TABLETEST_SHARD_COUNT).",
     ),
 ]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=1, help="Keep at most the first N selected scenes.")]

@@ -143,3 +143,21 @@ def test_the_command_runs_where_click_is_not_installed(command):
     code = f"import sys; sys.modules['click'] = None; sys.argv = ['tabletest', *{command!r}]; from tabletest.cli import main; main()"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_no_help_text_is_cut_short_at_80_columns():
+    """Rich cuts a word too long for its column with an ellipsis: every help text reads whole in an 80-column
+    terminal (a `--flag/--no-flag` pair's second name, in the names column, excepted)."""
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from tabletest.cli import app
+
+    root = get_command(app)
+    cut = []
+    for name in root.list_commands(None):
+        subs = getattr(root.commands[name], "commands", None)
+        for path in ([name, sub] for sub in subs) if subs else [[name]]:
+            shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"}, terminal_width=80).output
+            cut += [f"{' '.join(path)}: {line.strip()}" for line in shown.splitlines() if "…" in line and "--no-" not in line]
+    assert not cut, "\n".join(cut)

@@ -13,6 +13,7 @@ from rich.table import Table
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, load_manifest
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.assets.objaverse.policy import DEFAULT_LICENSES, DEFAULT_MAX_MB
+from tabletest.cache import check_run_folders
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
@@ -20,6 +21,13 @@ from tabletest.layout.selection import parse_only
 from tabletest.options import CatalogOpt
 
 assets_app = typer.Typer(help="Build, fetch, import, list, check and show the object models.", no_args_is_help=True)
+
+
+@assets_app.callback()
+def _usable_cache() -> None:
+    """A user cache that could keep no rest pose, verdict or column is one line before any model is made
+    (import and fetch would say it once per model)."""
+    check_run_folders()
 
 NamesOpt = Annotated[
     Optional[str], typer.Option("--only", help="Comma-separated object names (default: every catalog object).")
@@ -123,9 +131,9 @@ def fetch(
     licenses: Annotated[str, typer.Option("--licenses", help="Allowed licences: by, by-sa, by-nd, by-nc, by-nc-sa, by-nc-nd, cc0.")] = DEFAULT_LICENSES,
     max_mb: Annotated[float, typer.Option("--max-mb", min=0.001, help="Largest GLB accepted, in MB.")] = DEFAULT_MAX_MB,
     max_triangles: MaxTrianglesOpt = DEFAULT_MAX_TRIANGLES,
-    cache: Annotated[Optional[Path], typer.Option("--cache", help="Download cache (default: objaverse's ~/.objaverse/hf-objaverse-v1).")] = None,
+    cache: Annotated[Optional[Path], typer.Option("--cache", help="Download cache (default: objaverse's own, hf-objaverse-v1 in ~/.objaverse).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds without data before a try fails.")] = 60.0,
-    tries: Annotated[int, typer.Option("--tries", min=1, help="Tries per file, backing off 1, 2, 4 … s.")] = 4,
+    tries: Annotated[int, typer.Option("--tries", min=1, help="Tries per file, waiting 1 s after the first failure, then twice as long after each.")] = 4,
     catalog: CatalogOpt = None,
 ) -> None:
     """Download real models from Objaverse, check, pin (objaverse.lock.json), normalise and store them."""

@@ -44,7 +44,7 @@ def render(
     time: Annotated[Optional[str], typer.Option(help="Time limit per task, e.g. 2:00:00; 5 min before it a task requeues itself.")] = None,
     account: Annotated[Optional[str], typer.Option(help="SLURM account to charge.")] = None,
     sbatch_option: Annotated[
-        Optional[list[str]], typer.Option("--sbatch-option", help="A further sbatch option for every job, e.g. --sbatch-option=--qos=low (repeatable).")
+        Optional[list[str]], typer.Option("--sbatch-option", help="A further sbatch option for every job (repeatable); one that starts with - is given as --sbatch-option=X, X being e.g. --qos=low.")
     ] = None,
     layer_tasks: Annotated[
         Optional[int],

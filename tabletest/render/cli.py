@@ -76,7 +76,7 @@ def render(
         typer.Option(help="Cycles' denoiser (default from the config: openimagedenoise, on the GPU where the device is "
                      "one); optix needs an NVIDIA driver with the OptiX denoiser's weights."),
     ] = None,
-    device: Annotated[str, typer.Option(help=f"Cycles device: {'|'.join(DEVICE_CHOICES)}; auto picks the best.")] = "auto",
+    device: Annotated[str, typer.Option(help=f"Cycles device: {', '.join(DEVICE_CHOICES[:-1])} or {DEVICE_CHOICES[-1]}; auto picks the best.")] = "auto",
     workers: Annotated[Optional[int], typer.Option(min=1, help="Worker processes (default: one per GPU, else 1).")] = None,
     gpus: Annotated[Optional[str], typer.Option(help="GPUs to use, e.g. 0,1 (default: all).")] = None,
     retries: Annotated[int, typer.Option(min=0, help="Extra attempts for an item whose worker crashed or failed.")] = 2,
@@ -102,7 +102,12 @@ def render(
         ),
     ] = False,
     layer_cache: Annotated[
-        Path, typer.Option(help="Composite mode: the layer cache folder, to share between runs, shards and machines.")
+        Path,
+        typer.Option(
+            help="Composite mode: the layer cache folder, to share between runs, shards and machines "
+            "(default: layers/ in the user cache, under $XDG_CACHE_HOME or ~/.cache).",
+            show_default=False,
+        ),
     ] = LAYER_CACHE,
     compose_jobs: Annotated[
         Optional[int], typer.Option(min=1, help="Composite mode: composer processes (default: one per core).")
