@@ -161,3 +161,20 @@ def test_no_help_text_is_cut_short_at_80_columns():
             shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"}, terminal_width=80).output
             cut += [f"{' '.join(path)}: {line.strip()}" for line in shown.splitlines() if "…" in line and "--no-" not in line]
     assert not cut, "\n".join(cut)
+
+
+def test_the_progress_bar_shows_a_speed_only_once_it_has_one():
+    import time
+
+    from rich.progress import Progress
+
+    from tabletest.render.progress import _SpeedColumn
+
+    progress = Progress()
+    task_id = progress.add_task("render", total=3, unit="img")
+    task = progress.tasks[0]
+    assert _SpeedColumn().render(task) == ""  # nothing measured yet: no placeholder either
+    time.sleep(0.05)
+    progress.advance(task_id)  # one item: too few for rich's own speed, the mean since the start instead
+    shown = _SpeedColumn().render(task)
+    assert shown.endswith(" img/s") and 0 < float(shown.split()[0]) <= 1 / 0.05

@@ -12,8 +12,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 
 
 class _SpeedColumn(ProgressColumn):
+    """Items a second: rich's recent speed, else the mean since the start; nothing until the first is done."""
+
     def render(self, task) -> str:
-        return f"{task.speed:.2f} {task.fields['unit']}/s" if task.speed else f"… {task.fields['unit']}/s"
+        speed = task.speed or (task.completed / task.elapsed if task.completed and task.elapsed else None)
+        return f"{speed:.2f} {task.fields['unit']}/s" if speed else ""
 
 
 @contextlib.contextmanager
