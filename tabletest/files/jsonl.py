@@ -1,4 +1,5 @@
-"""JSON Lines output that streams, is byte-for-byte reproducible, and lands atomically."""
+"""JSON Lines output that streams, is byte-for-byte reproducible, and lands atomically; and JSON lines read with
+a bound on each line and on each number."""
 
 from __future__ import annotations
 
@@ -6,14 +7,15 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, BinaryIO, NoReturn
 
 from tabletest.errors import UserError
 from tabletest.files.temp import temp_path
 
 MAX_LINE_BYTES = 16 << 20  # a record is a few KB; a line past this is not one, and must not fill memory
+MAX_INT_DIGITS = 20  # 2**64 has 20 digits: no index, count or seed a record holds is longer
 
 
 def dumps(record: dict) -> str:
@@ -81,6 +83,69 @@ def bounded_lines(fh: BinaryIO, path: Path | str) -> Iterator[bytes]:
                 f"{path}: line {number} is longer than {MAX_LINE_BYTES >> 20} MiB, which no record is; fix or remove that line"
             )
         yield line
+
+
+class UnfitNumber(ValueError):
+    """A number a JSON line holds that no record may: `str()` says where it is and what it is."""
+
+
+class _Unfit(Exception):
+    """A number found unfit as the line is read: raised at once (most lines hold none), or, where the line is
+    read again to name its field, kept in place of the number."""
+
+    def __init__(self, said: str) -> None:
+        super().__init__(said)
+        self.said = said
+
+
+def loads(text: str) -> object:
+    """A JSON line as `json.loads` reads it, but with a number no record holds refused as an UnfitNumber
+    naming its field: NaN and the infinities (not JSON, though Python's reader takes them), and an integer
+    longer than MAX_INT_DIGITS (which Python refuses to read, or later to print, past 4300 digits). Floats
+    are read at json's own pace: one past the largest (`1e400`, read as an infinity) is left to the record
+    models, which take finite numbers only."""
+    try:
+        return _STRICT.decode(text)
+    except _Unfit:
+        field, unfit = _unfit_in(_MARKING.decode(text), ())
+        raise UnfitNumber(f"{field or 'the line'} is {unfit.said}") from None
+
+
+def _constant(name: str) -> NoReturn:
+    raise _Unfit(f"{name}, which JSON does not allow")
+
+
+def _integer(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS and (digits := len(text.lstrip("-"))) > MAX_INT_DIGITS:
+        raise _Unfit(f"an integer of {digits} digits, longer than any a record holds ({MAX_INT_DIGITS} at most)")
+    return int(text)
+
+
+def _marking(parse: Callable[[str], object]) -> Callable[[str], object]:
+    """`parse`, keeping the unfit number it finds in the value read, where its field can be named."""
+
+    def mark(text: str) -> object:
+        try:
+            return parse(text)
+        except _Unfit as unfit:
+            return unfit
+
+    return mark
+
+
+_STRICT = json.JSONDecoder(parse_constant=_constant, parse_int=_integer)
+_MARKING = json.JSONDecoder(parse_constant=_marking(_constant), parse_int=_marking(_integer))
+
+
+def _unfit_in(value: object, path: tuple) -> tuple[str, _Unfit] | None:
+    """The first unfit number in `value` in the line's order, with its field (`objects.0.bbox_px.2`)."""
+    if isinstance(value, _Unfit):
+        return ".".join(map(str, path)), value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if (found := _unfit_in(item, (*path, key))) is not None:
+            return found
+    return None
 
 
 def read_jsonl(path: Path | str) -> Iterator[dict]:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.files.jsonl import bounded_lines
+from tabletest.files.jsonl import UnfitNumber, bounded_lines, loads
 
 
 def read_records(path: Path, what: str) -> Iterator[tuple[int, dict]]:
@@ -27,8 +27,9 @@ def read_user_records(path: Path, what: str) -> Iterator[tuple[int, dict]]:
 def _records(path: Path, what: str, torn_tail: bool) -> Iterator[tuple[int, dict]]:
     """Records numbered as an editor shows the lines (blank ones count, and are skipped).
 
-    A missing file or a line that is not a JSON object is a UserError; `what` names the file's role
-    in messages, e.g. "responses file".
+    A missing file, a line that is not a JSON object, or one holding a number no record holds (NaN, an
+    infinity, an integer of thousands of digits: `loads`) is a UserError; `what` names the file's role in
+    messages, e.g. "responses file".
     """
     if not path.is_file():
         raise UserError(f"{what} {path} not found: check the path")
@@ -37,11 +38,13 @@ def _records(path: Path, what: str, torn_tail: bool) -> Iterator[tuple[int, dict
             if not raw.strip() or (torn_tail and not raw.endswith(b"\n")):
                 continue
             try:
-                record = json.loads(raw.decode("utf-8"))
+                record = loads(raw.decode("utf-8"))
             except UnicodeDecodeError as err:
                 raise UserError(
                     f"{path}: line {line} is not UTF-8 text (byte {err.start + 1} of the line); save the file as UTF-8"
                 ) from None
+            except UnfitNumber as err:
+                raise UserError(f"{path}: line {line}: {err}; fix or remove that line") from None
             except json.JSONDecodeError as err:
                 raise UserError(f"{path}: line {line} is not valid JSON ({err.msg}); fix or remove that line") from None
             except RecursionError:

@@ -9,16 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal, Self, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError, field_validator
 
 from tabletest.errors import UserError
 from tabletest.files.family import KINDS as COMPANIONS
 
 
 class Closed(BaseModel):
-    """A record format: an unknown field is an error."""
+    """A record format: an unknown field is an error, and so is a number past the largest float (`1e400`,
+    which JSON reads as an infinity; NaN and Infinity themselves are refused as the line is read)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 def _vector(n: int, kind: type = float):
@@ -42,6 +43,15 @@ class SceneObject(Closed):
     size_m: Vec3 = Field(description="box size along x, y, z, metres")
     center_px: Vec2 = Field(description="projection of the 3D box centre, [u, v], pixels from the top-left")
     bbox_px: Box = Field(description="projected box of the mesh, [x0, y0, x1, y1], pixels")
+
+    @field_validator("bbox_px")
+    @classmethod
+    def _not_inverted(cls, box: list[float]) -> list[float]:
+        """A render's box runs from its least to its greatest corner; one inside out is no box (drawing or
+        exporting it would stop, or give a negative width), so every reader refuses it here."""
+        if box[0] > box[2] or box[1] > box[3]:
+            raise ValueError("the box is inverted (x0 > x1 or y0 > y1)")
+        return box
 
 
 class Box3D(Closed):
@@ -319,4 +329,5 @@ def _not_a(problem: dict, what: str, path: Path, line: int, fix: str) -> UserErr
     if problem["type"] != "missing":
         value = repr(problem["input"])
         where += f" {value if len(value) <= 80 else value[:79] + '…'}"
-    return UserError(f"{path}: line {line} is not {what}: {where}: {problem['msg']}; {fix}")
+    why = problem["msg"].removeprefix("Value error, ")  # a rule of the model's own says why in its own words
+    return UserError(f"{path}: line {line} is not {what}: {where}: {why}; {fix}")

@@ -11,6 +11,7 @@ import typer
 
 from tabletest.errors import UserError
 from tabletest.files.dataset import RenderDataset
+from tabletest.files.lock import reading_lock
 from tabletest.files.paths import output_outside
 from tabletest.files.records import RenderRecord
 from tabletest.show.overlay import side_by_side
@@ -32,10 +33,11 @@ def show(
     if out.suffix.lower() != ".png":
         raise UserError(f"--out {out} is not a .png file; give e.g. --out show.png")
     output_outside(out, dataset, "--out")
-    render = RenderDataset.open(dataset)
-    records = chosen(render, ids)
-    config = run_config(render)
-    pictures = [scene_overlay(render, record, config) for record in records]
+    with reading_lock(dataset, "show"):
+        render = RenderDataset.open(dataset)
+        records = chosen(render, ids)
+        config = run_config(render)
+        pictures = [scene_overlay(render, record, config) for record in records]
     save_png(side_by_side(pictures, columns), out)
     typer.echo(f"showed {len(pictures)} scene(s) -> {out}", err=True)
 

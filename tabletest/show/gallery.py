@@ -42,7 +42,9 @@ from tabletest.show.files import open_image
 from tabletest.show.gallery_data import Index, details
 from tabletest.show.overlay import camera_of
 from tabletest.truth.verify_report import read_verdicts, unverified_labels
+from tabletest.write.orphans import end_with
 from tabletest.files.jsonl import atomic_bytes
+from tabletest.files.lock import reading_lock
 from tabletest.files.paths import output_outside, record_id, record_path
 from tabletest.files.records import RenderRecord
 
@@ -76,13 +78,14 @@ def gallery(
     """Write a static site of a render folder: thumbnails with filters, and each image's labels, record and questions."""
     folder = dataset_folder(folder, dataset, "tabletest gallery --dataset train/ --out train-gallery/")
     output_outside(out, folder, "--out")
-    render = RenderDataset.open(folder)
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is not a folder; give a new folder or an earlier gallery")
-    if out.is_dir() and any(out.iterdir()) and not (out / "index.html").is_file():
-        raise UserError(f"--out {out} holds other files; give a new folder or an earlier gallery")
-    load_catalog(catalog)  # a bad catalog is one line here, not an error in every worker
-    report = build(render, out, per_page, workers or os.cpu_count() or 1, catalog)
+    with reading_lock(folder, "make a gallery of"):
+        render = RenderDataset.open(folder)
+        if out.exists() and not out.is_dir():
+            raise UserError(f"--out {out} is not a folder; give a new folder or an earlier gallery")
+        if out.is_dir() and any(out.iterdir()) and not (out / "index.html").is_file():
+            raise UserError(f"--out {out} holds other files; give a new folder or an earlier gallery")
+        load_catalog(catalog)  # a bad catalog is one line here, not an error in every worker
+        report = build(render, out, per_page, workers or os.cpu_count() or 1, catalog)
     typer.echo(
         f"gallery of {report['scenes']} images ({report['thumbnails_made']} thumbnails made, "
         f"{report['unusable']} missing or unreadable) -> {out / 'index.html'}",
@@ -189,11 +192,12 @@ def _batched(records: Iterable[RenderRecord], size: int) -> Iterator[tuple[int, 
 
 @contextlib.contextmanager
 def _pool(workers: int, tasks: int) -> Iterator[ProcessPoolExecutor | None]:
-    """Processes for a large build; None (the calling process itself) for one worker or a handful of tasks."""
+    """Processes for a large build, which end with the build's own process even when it is killed; None (the
+    calling process itself) for one worker or a handful of tasks."""
     if workers == 1 or tasks < 8:
         yield None
         return
-    with ProcessPoolExecutor(workers) as pool:
+    with ProcessPoolExecutor(workers, initializer=end_with, initargs=(os.getpid(),)) as pool:
         yield pool
 
 

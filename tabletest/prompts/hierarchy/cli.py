@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from tabletest.files.reading import read_records, require
 from tabletest.files.records import check_scene_record
 from tabletest.truth.nouns import Nouns
 from tabletest.files.jsonl import dumps, write_lines
+from tabletest.files.lock import reading_lock
 from tabletest.files.paths import output_outside
 
 SCENE_FIX = "give a render's metadata.jsonl (or its folder) or a `tabletest vignettes` JSONL file"
@@ -86,8 +88,6 @@ def questions(
             check_scene_record(record, path, line, SCENE_FIX)
             yield record
 
-    pool = drawn_from(render)
-
     def asked(record: dict) -> Iterator[dict]:
         return scene_questions(record, cat, cfg, seed, chosen, text_only, phrasings, pool)
 
@@ -98,12 +98,14 @@ def questions(
         return (q for r in scenes for q in asked(r))
 
     before = AnswerTally(seed) if balance and balance_report is not None else None
-    made, plan = generated(), None
-    if balance:  # two passes over the same deterministic stream: count, then keep
-        plan = BalancePlan.of(before.through(made) if before else made, seed)
-        made = plan.kept(generated())
-    written = AnswerTally(seed) if balance_report is not None else None
-    count = write_lines(out, (dumps(q) for q in (written.through(made) if written else made)))
+    with reading_lock(path.parent, "ask questions of") if path.name == "metadata.jsonl" else contextlib.nullcontext():
+        pool = drawn_from(render)
+        made, plan = generated(), None
+        if balance:  # two passes over the same deterministic stream: count, then keep
+            plan = BalancePlan.of(before.through(made) if before else made, seed)
+            made = plan.kept(generated())
+        written = AnswerTally(seed) if balance_report is not None else None
+        count = write_lines(out, (dumps(q) for q in (written.through(made) if written else made)))
     if str(out) != "-":
         kept = f" (--balance kept {count} of {plan.questions})" if plan else ""
         typer.echo(f"wrote {count} questions to {out}{kept}", err=True)
