@@ -9,17 +9,16 @@ every glTF reader expects; Blender's importer turns it back into the world frame
 from __future__ import annotations
 
 import io
-import zipfile
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import trimesh
 
-from tabletest.assets.columns import COLUMNS_RULE, Columns, columns_of, merged
+from tabletest.assets.columns import COLUMNS_RULE, Columns, columns_of, merged, read_npz, to_npz
 from tabletest.assets.images import textures_only
 from tabletest.assets.rest import rest_turn
-from tabletest.cache import user_cache
+from tabletest.cache import cache_entry, cache_folder
 from tabletest.files.jsonl import atomic_bytes
 
 # A model whose triangles together cover less than this fraction of its extent squared shows nothing:
@@ -124,17 +123,12 @@ def model_columns(path: str, sha256: str) -> Columns:
     """The columns of a model file (GLB, canonical frame); `sha256` names its bytes, so a changed file is
     measured again. Kept in the user's cache (`columns/`) by those bytes and the rule's version: measuring
     a model takes up to half a second, which every run placing objects on others would pay again."""
-    cached = user_cache() / "columns" / f"{sha256}-{COLUMNS_RULE}.npz"
+    cached = cache_entry(cache_folder("columns") / f"{sha256}-{COLUMNS_RULE}.npz")
+    if (columns := read_npz(cached)) is not None:
+        return columns
+    columns = columns_of(*model_mesh(path, sha256))  # not measured yet, or kept cut short or of another shape
     try:
-        with np.load(cached) as saved:
-            return Columns(float(saved["x0"]), float(saved["y0"]), float(saved["cell"]), saved["bottom"], saved["top"])
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # not measured yet, or a file cut short: measure again
-        pass
-    columns = columns_of(*model_mesh(path, sha256))
-    data = io.BytesIO()
-    np.savez(data, x0=columns.x0, y0=columns.y0, cell=columns.cell, bottom=columns.bottom, top=columns.top)
-    try:
-        atomic_bytes(cached, data.getvalue())
+        atomic_bytes(cached, to_npz(columns))
     except OSError:  # a read-only or full cache: measured again next time
         pass
     return columns

@@ -11,10 +11,12 @@ records know every relation without Blender, and the same file gives the same co
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,6 +83,44 @@ class Columns:
             if which == "bottom":
                 cache[key] = -cache[key]
         return cache[key]
+
+
+SCALARS, GRIDS = ("x0", "y0", "cell"), ("bottom", "top")  # what a kept copy holds (`to_npz`)
+
+
+def to_npz(columns: Columns) -> bytes:
+    """The columns as the user's cache keeps them (`read_npz` reads them back exactly)."""
+    data = io.BytesIO()
+    np.savez(data, **{name: getattr(columns, name) for name in SCALARS + GRIDS})
+    return data.getvalue()
+
+
+def read_npz(path: Path, cell: float = CELL_M) -> Columns | None:
+    """Columns kept by `to_npz` with this cell size, or None where the file holds none (missing, cut short,
+    other arrays, types or sizes): the model is then measured again, never judged by what the file says."""
+    try:
+        with np.load(path) as saved:
+            if sorted(saved.files) != sorted(SCALARS + GRIDS):
+                return None
+            x0, y0, kept_cell, bottom, top = (saved[name] for name in SCALARS + GRIDS)
+    except Exception:  # bytes of any kind: zipfile and NumPy raise many types (and a lone .npy has no `with`)
+        return None
+    numbers = all(a.shape == () and a.dtype == np.float64 and np.isfinite(a) for a in (x0, y0, kept_cell))
+    if not numbers or kept_cell != cell or not _grids(bottom, top):
+        return None
+    return Columns(float(x0), float(y0), cell, bottom, top)
+
+
+def _grids(bottom: np.ndarray, top: np.ndarray) -> bool:
+    """Whether two arrays are a model's columns: float grids of one shape, empty in the same cells, and
+    each filled cell's bottom at or above the table and at or below its top."""
+    if bottom.dtype != np.float64 or top.dtype != np.float64 or bottom.ndim != 2 or bottom.shape != top.shape:
+        return False
+    filled = ~np.isnan(top)
+    if bottom.size == 0 or not np.array_equal(filled, ~np.isnan(bottom)):
+        return False
+    low, high = bottom[filled], top[filled]
+    return bool(np.isfinite(low).all() and np.isfinite(high).all() and (low >= 0).all() and (low <= high).all())
 
 
 def _grow(values: np.ndarray, reach: int) -> np.ndarray:

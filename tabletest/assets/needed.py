@@ -18,6 +18,7 @@ from tabletest.assets import verdicts
 from tabletest.assets.manifest import REST_POSE, UNRESTED, AssetEntry, load_manifest
 from tabletest.files.digest import sha256_of
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
+from tabletest.cache import check_run_folders
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 
@@ -27,6 +28,7 @@ REMAKE = {"builtin": "tabletest assets build", "objaverse": "tabletest assets fe
 def needed_assets(
     catalog: Catalog, assets_dir: Path, names: Iterable[str], build_missing: bool, source: str | None = None
 ) -> dict[str, AssetEntry]:
+    check_run_folders()  # the models' verdicts, columns and Blender imports are kept there, some by the workers
     names = sorted(set(names), key=catalog.index_of)
     manifest = load_manifest(assets_dir)
     missing = [n for n in names if n not in manifest.objects]

@@ -27,7 +27,7 @@ import trimesh
 from scipy.spatial import ConvexHull, QhullError
 
 from tabletest.assets.manifest import REST_POSE
-from tabletest.cache import user_cache
+from tabletest.cache import cache_entry, cache_folder
 from tabletest.assets.columns import CELL_M, columns_of, merged
 from tabletest.files.jsonl import atomic_output
 
@@ -45,10 +45,10 @@ def rest_turn(meshes: Sequence[trimesh.Trimesh]) -> np.ndarray | None:
     take up to a second for a round model."""
     vertices, faces = merged(meshes)
     key = hashlib.sha256(f"{REST_POSE}:{vertices.shape}:{faces.shape}".encode() + vertices.tobytes() + faces.tobytes())
-    path = user_cache() / "rest-poses" / f"{key.hexdigest()}.json"
+    path = cache_entry(cache_folder("rest-poses") / f"{key.hexdigest()}.json")
     try:
-        settled = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        settled = _pose(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, RecursionError):  # not found yet, cut short, or of another shape: found again
         settled = _settle(vertices, faces)
         try:
             with atomic_output(path) as fh:
@@ -56,6 +56,17 @@ def rest_turn(meshes: Sequence[trimesh.Trimesh]) -> np.ndarray | None:
         except OSError:  # a read-only or full cache: the pose is found again next time
             pass
     return None if settled is None else _turn(*settled)
+
+
+def _pose(kept: object) -> tuple[float, float] | None:
+    """A pose as the cache keeps it (`null`, or the tilt and the azimuth it tips towards); a ValueError for
+    anything else, which is then never trusted."""
+    if kept is None:
+        return None
+    numbers = isinstance(kept, list) and len(kept) == 2 and all(type(x) in (int, float) and math.isfinite(x) for x in kept)
+    if not numbers or not (0 <= kept[0] <= 180 and -180 <= kept[1] <= 180):
+        raise ValueError("not a rest pose")
+    return float(kept[0]), float(kept[1])
 
 
 def _settle(vertices: np.ndarray, faces: np.ndarray) -> tuple[float, float] | None:

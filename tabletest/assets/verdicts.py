@@ -19,7 +19,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from tabletest.cache import user_cache
+from tabletest.cache import cache_entry, cache_folder
 from tabletest.config import CatalogObject
 from tabletest.files.jsonl import atomic_output
 
@@ -27,7 +27,7 @@ RULES = 1  # bump when `check.py` refuses something it used to accept: every mod
 
 
 def verdict_dir() -> Path:
-    return user_cache() / "verdicts"
+    return cache_folder("verdicts")
 
 
 def _judged(obj: CatalogObject, sha256: str) -> dict:
@@ -36,7 +36,7 @@ def _judged(obj: CatalogObject, sha256: str) -> dict:
 
 def _path(obj: CatalogObject, sha256: str) -> Path:
     digest = hashlib.sha256(json.dumps(_judged(obj, sha256), sort_keys=True).encode()).hexdigest()
-    return verdict_dir() / f"{digest}.json"
+    return cache_entry(verdict_dir() / f"{digest}.json")
 
 
 def accepted(obj: CatalogObject, sha256: str) -> bool:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletest.cache import cache_entry, check_folder
 from tabletest.compose.exr import depth_millimetres, read_passes
 from tabletest.config import Config, slugify
 from tabletest.errors import UserError
@@ -45,6 +46,7 @@ CROP_EPS = 1e-3
 # What one layer may take on disk, per pixel: the EXR (RGBA and an index, 32-bit floats, before ZIP) and
 # the prepared arrays (the RGBA difference and the mask, at most the whole image each).
 LAYER_BYTES_PER_PIXEL = 5 * 4 + 4 * 4 + 1
+MOVE_LAYERS = "move it aside, or give --layer-cache another folder"
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive), pixel origin top-left
 
 
@@ -100,10 +102,13 @@ class LoadedLayer:
 
 class LayerSet:
     def __init__(self, root: Path, config: Config) -> None:
+        """The set of `config`'s layers in the cache `root`; a file where its folder goes is refused now,
+        before any layer is rendered for it."""
         self.fields = set_fields(config)
         self.key = _digest(self.fields)
         self.folder = Path(root) / self.key[:16]
         self.seed = config.render.seed % (2**31)
+        check_folder(self.folder, f"the layer cache {self.folder}", MOVE_LAYERS)
 
     @property
     def ocio_config(self) -> Path:
@@ -121,7 +126,8 @@ class LayerSet:
         return Layer(stem, key, SceneSpec(stem, -1, 1, (obj,), self.seed))
 
     def path(self, stem: str, suffix: str) -> Path:
-        return self.folder / f"{stem}{suffix}"
+        """A layer's file; a folder in its place is refused (it could never be written, nor read)."""
+        return cache_entry(self.folder / f"{stem}{suffix}", MOVE_LAYERS)
 
     def tmp_exr(self, stem: str) -> Path:
         return temp_path(self.path(stem, ".exr"))
@@ -197,7 +203,7 @@ class LayerSet:
     def write_description(self) -> None:
         """`set.json`: what the folder's key covers, for a person looking at the cache."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        with atomic_output(self.folder / "set.json") as fh:
+        with atomic_output(cache_entry(self.folder / "set.json", MOVE_LAYERS)) as fh:
             fh.write(json.dumps({"key": self.key, **self.fields}, indent=1) + "\n")
 
     def _copy_ocio(self, source: Path | None) -> None:
