@@ -21,7 +21,13 @@ def sbatch(script: Path, *options: str) -> str:
     result = _run(["sbatch", "--parsable", *options, str(script)])
     if result.returncode != 0:
         raise UserError(f"sbatch refused {script}: {_one_line(result.stderr)}; fix the option it names and submit again")
-    return result.stdout.strip().split(";")[0]
+    job = result.stdout.strip().split(";")[0]
+    if not (job.isascii() and job.isdigit()):
+        raise UserError(
+            f"sbatch took {script} but printed {_one_line(result.stdout)[:80]!r}, not a job id; look for the job with "
+            "squeue --me, cancel it if it is there (scancel ID), and submit again"
+        )
+    return job
 
 
 def task_states(job_ids: list[str]) -> dict[tuple[str, int], str]:
