@@ -223,3 +223,24 @@ def test_a_signal_to_the_whole_process_group_stops_cleanly(tmp_path, assets):
     assert worker_pids(out) == [], "no Blender worker outlives the run"
     resumed = run_cli(*args)
     assert resumed.returncode == 0 and len(lines(out)) == 6, resumed.stderr
+
+
+def test_a_line_no_render_wrote_stops_a_resume_in_one_line_and_keeps_the_folder(tmp_path, assets):
+    """A record holding NaN or a huge integer, or naming an id no render gives (its files would be moved and
+    removed by that name), is refused where a resume reads the folder; nothing in it is touched."""
+    out = tmp_path / "out"
+    assert run_cli(*render_args(out, assets, "--limit", "1")).returncode == 0
+    first = lines(out)[0]
+    record = json.loads(first)
+    index, sid = f'"index": {record["index"]},', f'"id": "{record["id"]}"'
+    assert index in first and sid in first
+    for bad, said in (
+        (first.replace(index, '"index": NaN,'), "metadata.jsonl: line 2: index is NaN"),
+        (first.replace(index, '"index": 1' + "0" * 5000 + ","), "metadata.jsonl: line 2: index is an integer of 5001 digits"),
+        (first.replace(sid, '"id": "../../etc/x"'), "metadata.jsonl: line 2 names '../../etc/x', which is not an image id"),
+    ):
+        (out / "metadata.jsonl").write_text(first + "\n" + bad + "\n")
+        before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and "logs" not in p.parts and p.name != ".tabletest.lock"}
+        refused = run_cli(*render_args(out, assets, "--limit", "2"))
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and said in refused.stderr, refused.stderr
+        assert {p: p.read_bytes() for p in before} == before

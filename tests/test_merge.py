@@ -150,9 +150,14 @@ def write_history(folder: Path, history: str | bytes) -> None:
          "metadata.jsonl line 2 was made with other settings than its settings.json (config.render.resolution: [32, 24] → [64, 48])"),
         (lambda f: edit_record(f, 1, lambda r: r.update(mask_file_name=f"masks/{r['id']}.png")),
          "metadata.jsonl line 1 was made with other settings than its settings.json (masks: false → true)"),
+        (lambda f: (f / "metadata.jsonl").write_text(lines(f)[0].replace('"index": ', '"index": 1' + "0" * 5000 + ", \"was\": ", 1) + "\n" + "\n".join(lines(f)[1:]) + "\n"),
+         "metadata.jsonl: line 1: index is an integer of 5001 digits"),
+        (lambda f: (f / "metadata.jsonl").write_text("[1, 2]\n" + "\n".join(lines(f)) + "\n"), "metadata.jsonl: line 1 is not a JSON object"),
+        (lambda f: (f / "metadata.jsonl").write_text(lines(f)[0].replace('"index": ', '"index": NaN, "was": ', 1) + "\n" + "\n".join(lines(f)[1:]) + "\n"),
+         "metadata.jsonl: line 1: index is NaN"),
     ],
     ids=["settings", "selection", "unfinished", "missing-image", "undecodable", "missing-id", "file-outside", *DAMAGED_HISTORIES,
-         "record-resolution", "record-masks"],
+         "record-resolution", "record-masks", "huge-integer", "not-an-object", "nan"],
 )
 def test_bad_parts_are_refused_by_name_and_nothing_is_written(tmp_path, parts, change, message):
     bad = broken_copy(tmp_path, parts[1], change)

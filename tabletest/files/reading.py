@@ -37,21 +37,27 @@ def _records(path: Path, what: str, torn_tail: bool) -> Iterator[tuple[int, dict
         for line, raw in enumerate(bounded_lines(fh, path), start=1):
             if not raw.strip() or (torn_tail and not raw.endswith(b"\n")):
                 continue
-            try:
-                record = loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as err:
-                raise UserError(
-                    f"{path}: line {line} is not UTF-8 text (byte {err.start + 1} of the line); save the file as UTF-8"
-                ) from None
-            except UnfitNumber as err:
-                raise UserError(f"{path}: line {line}: {err}; fix or remove that line") from None
-            except json.JSONDecodeError as err:
-                raise UserError(f"{path}: line {line} is not valid JSON ({err.msg}); fix or remove that line") from None
-            except RecursionError:
-                raise UserError(f"{path}: line {line} is nested too deeply to be a record; fix or remove that line") from None
-            if not isinstance(record, dict):
-                raise UserError(f"{path}: line {line} is not a JSON object; write one {{...}} record per line")
-            yield line, record
+            yield line, parse_record(raw, path, line)
+
+
+def parse_record(raw: bytes, path: Path, line: int) -> dict:
+    """One line's record: a line that is not UTF-8, not JSON, not an object, or holds a number no record holds
+    (`loads`) is a UserError naming the file and line."""
+    try:
+        record = loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise UserError(
+            f"{path}: line {line} is not UTF-8 text (byte {err.start + 1} of the line); save the file as UTF-8"
+        ) from None
+    except UnfitNumber as err:
+        raise UserError(f"{path}: line {line}: {err}; fix or remove that line") from None
+    except json.JSONDecodeError as err:
+        raise UserError(f"{path}: line {line} is not valid JSON ({err.msg}); fix or remove that line") from None
+    except RecursionError:
+        raise UserError(f"{path}: line {line} is nested too deeply to be a record; fix or remove that line") from None
+    if not isinstance(record, dict):
+        raise UserError(f"{path}: line {line} is not a JSON object; write one {{...}} record per line")
+    return record
 
 
 def require(record: dict, fields: tuple[str, ...], path: Path, line: int, fix: str) -> None:

@@ -24,7 +24,7 @@ from PIL import Image
 
 from tabletest.errors import UserError
 from tabletest.files.family import IMAGE_ID
-from tabletest.files.jsonl import atomic_output, bounded_lines, dumps
+from tabletest.files.jsonl import UnfitNumber, atomic_output, bounded_lines, dumps, loads
 from tabletest.files.lock import LOCK
 from tabletest.files.settings import SETTINGS
 
@@ -92,9 +92,9 @@ class RunOutput:
         changed = False
         if self.metadata_path.exists():
             with open(self.metadata_path, "rb") as fh:
-                for raw in bounded_lines(fh, self.metadata_path):
+                for number, raw in enumerate(bounded_lines(fh, self.metadata_path), start=1):
                     line = raw.decode("utf-8", errors="replace")
-                    record = _parse(line, self.metadata_path)
+                    record = _parse(line, self.metadata_path, number)
                     if record is None or record["id"] in done:
                         changed = True
                         continue
@@ -244,19 +244,21 @@ def read_runs(root: Path) -> list[dict]:
     return runs
 
 
-def _parse(line: str, path: Path) -> dict | None:
+def _parse(line: str, path: Path, number: int) -> dict | None:
     """A whole record line's record; None for a line torn by a kill mid-write. A record that names no image of
     a render is refused: its id decides which files recovery moves and removes."""
     if not line.endswith("\n"):
         return None
     try:
-        record = json.loads(line)
+        record = loads(line)
     except json.JSONDecodeError:
         return None
+    except UnfitNumber as err:
+        raise UserError(f"{path}: line {number}: {err}; remove that line, then rerun") from None
     sid = record.get("id") if isinstance(record, dict) else None
     if not (isinstance(sid, str) and _OWN_FINAL.match(f"{sid}.png")):
         raise UserError(
-            f"{path}: a line names {str(sid)[:80]!r}, which is not an image id a render gives; "
+            f"{path}: line {number} names {str(sid)[:80]!r}, which is not an image id a render gives; "
             "remove that line (or restore the file), then rerun"
         )
     return record

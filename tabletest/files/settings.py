@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from tabletest.errors import UserError
-from tabletest.files.jsonl import atomic_output, bounded_lines
+from tabletest.files.jsonl import UnfitNumber, atomic_output, bounded_lines, loads
 
 SETTINGS = "settings.json"
 OUTPUT_VERSION = 2  # bump when a change of tabletest alters the pixels or records made from the same settings
@@ -138,9 +138,13 @@ def check_records_agree(metadata: Path, settings: dict, lines: int | None = None
     with open(metadata, "rb") as fh:
         for line, text in enumerate(itertools.islice(bounded_lines(fh, metadata), lines), start=1):
             try:
-                record = json.loads(text.decode("utf-8", errors="replace"))
+                record = loads(text.decode("utf-8", errors="replace"))
             except json.JSONDecodeError:
                 continue  # a torn line: recovery drops it
+            except UnfitNumber as err:
+                raise UserError(f"{metadata}: line {line}: {err}; remove that line, then rerun") from None
+            if not isinstance(record, dict):
+                continue  # not a record: recovery refuses it, naming the line
             if differences := settings_differences(record_settings(record), shown):
                 root = metadata.parent
                 raise UserError(

@@ -31,7 +31,8 @@ from tabletest.errors import UserError
 from tabletest.files.family import KINDS
 from tabletest.layout.random_set import MAX_VIEWS, set_ids
 from tabletest.layout.selection import Selection, Shard, select_scenes
-from tabletest.files.jsonl import atomic_output, write_lines
+from tabletest.files.jsonl import atomic_output, bounded_lines, write_lines
+from tabletest.files.reading import parse_record
 from tabletest.files.lock import LOCK, output_lock
 from tabletest.write.orphans import end_with
 from tabletest.files.paths import record_id, record_path
@@ -284,14 +285,17 @@ def _records(part: Part) -> Iterator[tuple[int, dict, str]]:
     """(line number, record, line) of a part's metadata, streamed; a finished render keeps them in index
     order (a scene's views and partners share its index and follow it)."""
     last = (-1, "")
-    with open(part.root / METADATA, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
+    path = part.root / METADATA
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(bounded_lines(fh, path), 1):
+            if not raw.strip():
                 continue
-            if not line.endswith("\n"):
-                raise UserError(f"{part.root / METADATA} line {number} is cut short; rerun that part's render to repair it")
-            record = json.loads(line)
-            key = (record["index"], record["id"])
+            if not raw.endswith(b"\n"):
+                raise UserError(f"{path} line {number} is cut short; rerun that part's render to repair it")
+            record, line = parse_record(raw, path, number), raw.decode("utf-8")
+            key = (record.get("index"), record.get("id"))
+            if not (type(key[0]) is int and isinstance(key[1], str)):
+                raise UserError(f"{path} line {number} has no index and id of a render's record; rerun that part's render")
             if key <= last:
                 raise UserError(f"{part.root / METADATA} is not in index order at line {number}; rerun that part's render")
             last = key
