@@ -14,7 +14,7 @@ from tabletest import __version__, cli_help  # noqa: F401  (cli_help: switches s
 from tabletest.cli_examples import with_example
 from tabletest.config import load_catalog
 from tabletest.errors import Interrupted, UserError
-from tabletest.options import CatalogOpt
+from tabletest.options import CatalogOpt, JsonOpt, print_json
 
 # Every other command, as (module, name): imported when it runs (or help lists it), so that `tabletest
 # render` does not spend its start-up importing what scoring, exports and the farm need.
@@ -108,12 +108,15 @@ def _root(
 
 
 @app.command()
-def catalog(catalog: CatalogOpt = None) -> None:
+def catalog(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
     """List the object catalog (the order that defines every scene index)."""
     from rich.console import Console
     from rich.table import Table
 
     cat = load_catalog(catalog)
+    if as_json:
+        print_json({"objects": [{"index": i, "name": o.name, "kind": o.kind, "group": o.group, "size_m": o.size_m} for i, o in enumerate(cat.objects)]})
+        return
     table = Table(title=f"{len(cat)} objects")
     for column in ("#", "name", "kind", "group", "size (m)"):
         table.add_column(column, justify="right" if column in {"#", "size (m)"} else "left")

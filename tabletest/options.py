@@ -5,6 +5,7 @@ One definition each, so `render`, `vignettes`, `prompts` and `export` spell and 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Literal, Optional
 
@@ -31,16 +32,26 @@ ShardOpt = Annotated[
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=1, help="Keep at most the first N selected scenes.")]
 SampleOpt = Annotated[Optional[int], typer.Option("--sample", min=1, help="A seeded random subset of K scenes.")]
 SeedOpt = Annotated[
-    int, typer.Option("--seed", min=0, help="Seed for --sample (and, for prompts, the order of answer options).")
+    int, typer.Option("--seed", min=0, help="Seeds --sample's subset of scenes and the order of each question's answer options.")
 ]
 RenderSeedOpt = Annotated[
     Optional[int],
-    typer.Option("--seed", help="Seed for --sample and for Cycles' noise pattern (default from the config: 0)."),
+    typer.Option(
+        "--seed",
+        help="Seeds --sample's subset of the benchmark, the random set of --scenes random (its ids rnd{seed}-...) and "
+        "Cycles' noise pattern (default from the config: 0).",
+    ),
 ]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as one JSON object on standard output, for scripts.")]
 OnlyOpt = Annotated[Optional[str], typer.Option("--only", help="Comma-separated names; keep scenes made only of these.")]
 
 
 DEFAULT_OBJECTS = 2  # `--objects` left out: the study's two-object scenes
+
+
+def print_json(result: object) -> None:
+    """A reporting command's result for scripts: one JSON document on standard output."""
+    typer.echo(json.dumps(result, indent=1, ensure_ascii=False))
 
 
 def make_selection(

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, load_manifest
+from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, AssetEntry, load_manifest
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.assets.objaverse.policy import DEFAULT_LICENSES, DEFAULT_MAX_MB
 from tabletest.cache import check_run_folders
@@ -18,7 +18,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
 from tabletest.layout.selection import parse_only
-from tabletest.options import CatalogOpt
+from tabletest.options import CatalogOpt, JsonOpt, print_json
 
 assets_app = typer.Typer(help="Build, fetch, import, list, check and show the object models.", no_args_is_help=True)
 
@@ -41,7 +41,7 @@ MaxTrianglesOpt = Annotated[
 @assets_app.command()
 def build(
     only: NamesOpt = None,
-    out: Annotated[Path, typer.Option("--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
+    out: Annotated[Path, typer.Option("--assets", "--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
     catalog: CatalogOpt = None,
 ) -> None:
@@ -63,21 +63,34 @@ def build(
 
 
 @assets_app.command("list")
-def list_assets(assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog: CatalogOpt = None) -> None:
+def list_assets(assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
     """List what is built, from the manifest, in catalog order; say which catalog objects are missing."""
     cat = load_catalog(catalog)
     manifest = load_manifest(assets)
+    names = [n for n in cat.names if n in manifest.objects] + sorted(set(manifest.objects) - set(cat.names))
+    missing = [n for n in cat.names if n not in manifest.objects]
+    if as_json:
+        listed = [_listed(manifest.objects[name]) for name in names]
+        print_json({"folder": str(assets), "objects": listed, "missing": missing})
+        return
     table = Table(title=f"{assets}/manifest.json")
     for column in ("name", "source", "size x×y×z (m)", "triangles", "materials", "file"):
         table.add_column(column, justify="right" if column in {"triangles", "materials"} else "left")
-    for name in [n for n in cat.names if n in manifest.objects] + sorted(set(manifest.objects) - set(cat.names)):
+    for name in names:
         e = manifest.objects[name]
         size = "×".join(f"{v:.3f}" for v in e.size_m)
         table.add_row(name, e.source, size, str(e.triangles), str(len(e.materials)), e.file)
     Console().print(table)
-    missing = [n for n in cat.names if n not in manifest.objects]
     if missing:
         typer.echo(f"{len(missing)} catalog objects not built: {', '.join(missing)}; run `tabletest assets build`", err=True)
+
+
+def _listed(entry: AssetEntry) -> dict:
+    """One model as `assets list --json` gives it."""
+    return {
+        "name": entry.name, "source": entry.source, "size_m": list(entry.size_m), "triangles": entry.triangles,
+        "materials": len(entry.materials), "file": entry.file, "sha256": entry.sha256,
+    }
 
 
 @assets_app.command()
@@ -86,6 +99,7 @@ def check(
     assets: AssetsOpt = DEFAULT_ASSETS_DIR,
     max_triangles: MaxTrianglesOpt = DEFAULT_MAX_TRIANGLES,
     catalog: CatalogOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Verify every model: present, pinned bytes, loads, triangle and texture limits, a visible surface,
     catalog size, canonical frame. Render uses only models that pass."""
@@ -94,9 +108,12 @@ def check(
     cat = load_catalog(catalog)
     names = parse_only(only)
     problems = check_assets(cat, assets, names, max_triangles)
+    checked = len(cat.select(names))
+    if as_json:
+        print_json({"folder": str(assets), "checked": checked, "problems": [{"name": p.name, "problem": str(p)} for p in problems]})
+        raise typer.Exit(1 if problems else 0)
     for problem in problems:
         typer.echo(f"error: {problem}", err=True)
-    checked = len(cat.select(names))
     if problems:
         typer.echo(f"{len({p.name for p in problems})} of {checked} objects have problems", err=True)
         raise typer.Exit(1)
@@ -125,7 +142,7 @@ def sheet(
 @assets_app.command()
 def fetch(
     only: NamesOpt = None,
-    out: Annotated[Path, typer.Option("--out", help="Assets folder to write the GLBs, manifest.json and objaverse.lock.json into.")] = DEFAULT_ASSETS_DIR,
+    out: Annotated[Path, typer.Option("--assets", "--out", help="Assets folder to write the GLBs, manifest.json and objaverse.lock.json into.")] = DEFAULT_ASSETS_DIR,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Objects fetched at once.")] = 4,
     mirror: Annotated[Optional[str], typer.Option("--mirror", help="Hugging Face mirror base URL (default: $HF_ENDPOINT, else https://huggingface.co).")] = None,
     licenses: Annotated[str, typer.Option("--licenses", help="Allowed licences: by, by-sa, by-nd, by-nc, by-nc-sa, by-nc-nd, cc0.")] = DEFAULT_LICENSES,
@@ -155,7 +172,7 @@ def fetch(
 def import_dir(
     folder: Annotated[Path, typer.Argument(help="Folder of GLB / glTF / OBJ / PLY files named after catalog objects.")],
     only: NamesOpt = None,
-    out: Annotated[Path, typer.Option("--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
+    out: Annotated[Path, typer.Option("--assets", "--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
     max_triangles: MaxTrianglesOpt = DEFAULT_MAX_TRIANGLES,
     catalog: CatalogOpt = None,
 ) -> None:

@@ -17,6 +17,7 @@ from tabletest.extras import require_render_extra
 from tabletest.layout.scene_source import BenchmarkScenes, RandomScenes, SceneSource
 from tabletest.options import (
     CatalogOpt,
+    JsonOpt,
     ConfigOpt,
     CounterfactualsOpt,
     CountOpt,
@@ -29,6 +30,7 @@ from tabletest.options import (
     ShardOpt,
     ViewsOpt,
     make_selection,
+    print_json,
     parse_resolution,
     with_flags,
 )
@@ -214,6 +216,7 @@ def kernels(
     cache: Annotated[
         Optional[Path], typer.Option(help="Where compiled kernels are kept (default: ~/.cache/tabletest/kernels).")
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Compile Cycles' GPU kernels ahead of time for NVIDIA GPUs the installed Blender has none for (A100,
     H100, H200), so their first render takes seconds instead of minutes. Needs no GPU: run it on a login node."""
@@ -224,8 +227,11 @@ def kernels(
         require_render_extra("kernels", "bpy")
     archs = parse_architectures(arch) if arch else machine_architectures()
     if check:
-        for one in archs:
-            typer.echo(f"sm_{one}: {found.state(one)} ({found.cubin(one)})")
+        said = {one: {"state": found.state(one), "file": str(found.cubin(one))} for one in archs}
+    else:
+        said = {one: {"result": what} for one, what in prepare(found, archs, cache).items()}
+    if as_json:
+        print_json({"kernels": [{"arch": f"sm_{one}", **facts} for one, facts in said.items()]})
         return
-    for one, what in prepare(found, archs, cache).items():
-        typer.echo(f"sm_{one}: {what}")
+    for one, facts in said.items():
+        typer.echo(f"sm_{one}: {facts['state']} ({facts['file']})" if check else f"sm_{one}: {facts['result']}")

@@ -6,13 +6,13 @@ import contextlib
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
-from tabletest.options import CatalogOpt, ConfigOpt, LimitOpt
+from tabletest.options import CatalogOpt, ConfigOpt, DatasetOpt, LimitOpt
 from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
 from tabletest.prompts.hierarchy.generate import FORMS, drawn_from, scene_questions
@@ -30,11 +30,13 @@ SCENE_FIX = "give a render's metadata.jsonl (or its folder) or a `tabletest vign
 
 def questions(
     source: Annotated[
-        Path,
+        Optional[Path],
         typer.Option(
-            "--from", help="Scene records: a render's folder or metadata.jsonl, or `tabletest vignettes` JSONL."
+            "--from", help="Scene records: a render's folder or metadata.jsonl, or `tabletest vignettes` JSONL.",
+            show_default=False,
         ),
-    ],
+    ] = None,
+    dataset: DatasetOpt = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output file, or - for standard output.")] = Path("-"),
     forms: Annotated[str, typer.Option("--forms", help=f"Comma-separated, from: {', '.join(FORMS)}.")] = ",".join(
         FORMS
@@ -44,7 +46,7 @@ def questions(
     ] = False,
     seed: Annotated[
         int,
-        typer.Option("--seed", help="Seeds trick names, story wording and order, and which questions --balance keeps."),
+        typer.Option("--seed", help="Seeds each question's phrasing, trick names, story wording and order, and which questions --balance keeps."),
     ] = 0,
     balance: Annotated[
         bool,
@@ -69,6 +71,7 @@ def questions(
     catalog: CatalogOpt = None,
 ) -> None:
     """Write spatial questions beyond left and right (SPHERE's levels, VSR captions, SpartQA stories) as JSONL."""
+    source = scene_records_given(source, dataset)
     chosen = tuple(f.strip() for f in forms.split(",") if f.strip())
     unknown = [f for f in chosen if f not in FORMS]
     if unknown or not chosen:
@@ -113,6 +116,18 @@ def questions(
         made_report = report(seed, written, before)
         write_report(balance_report, made_report)
         typer.echo(f"question balance in {balance_report}: {one_line(made_report)}", err=True)
+
+
+def scene_records_given(source: Path | None, dataset: Path | None) -> Path:
+    """The scene records, given as `--dataset DIR` (a render, as every command that reads one takes it) or as
+    `--from` (a render or a vignettes file); once."""
+    if source is not None and dataset is not None and source != dataset:
+        raise UserError(f"the scene records are given twice (--from {source} and --dataset {dataset}); give one, e.g. --dataset out/")
+    if source is None and dataset is None:
+        raise UserError("no scene records given; give a render as --dataset DIR, or a vignettes file as --from FILE")
+    if dataset is not None and not (dataset / "metadata.jsonl").is_file():
+        raise UserError(f"--dataset {dataset} is not a render's folder (no metadata.jsonl in it); give one, or a vignettes file as --from FILE")
+    return dataset or source
 
 
 def check_report(target: Path, source: Path, out: Path) -> None:
