@@ -58,6 +58,9 @@ def task_config(task: str, data: str) -> dict:
         "metric_list": [
             {"metric": "accuracy", "aggregation": "mean", "higher_is_better": True},
             {"metric": "unparsed", "aggregation": "mean", "higher_is_better": False},
+            # lengths and angles only: the docs of other questions give none, so they are left out of the mean
+            {"metric": "mra", "aggregation": "mean", "higher_is_better": True},
+            {"metric": "within_2x", "aggregation": "mean", "higher_is_better": True},
         ],
         "lmms_eval_specific_kwargs": {"default": {"pre_prompt": "", "post_prompt": ""}},
         "metadata": {"version": 0.1},

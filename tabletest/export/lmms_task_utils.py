@@ -82,9 +82,13 @@ def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str
 
 
 def process_results(doc: dict, results: list[str]) -> dict[str, float]:
-    """`accuracy`: the answer is correct; `unparsed`: it could not be read as any answer (counted wrong)."""
+    """`accuracy`: the answer is correct; `unparsed`: it could not be read as any answer (counted wrong); for a
+    length or an angle also `mra` (mean relative accuracy) and `within_2x` (within half to twice the truth)."""
     if "answer_type" in doc:  # a question of the hierarchy (`--questions hierarchy`)
         outcome = judge_question(doc, results[0], lexicon())
     else:
         outcome = judge(doc, results[0], lexicon())
-    return {"accuracy": float(outcome.status == "correct"), "unparsed": float(outcome.status == "unparsed")}
+    scores = {"accuracy": float(outcome.status == "correct"), "unparsed": float(outcome.status == "unparsed")}
+    if doc.get("answer_type") == "quantity":
+        scores |= {"mra": outcome.mra, "within_2x": outcome.within_2x}
+    return scores

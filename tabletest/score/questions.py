@@ -5,11 +5,13 @@
 - choice of relations (`left`/`right`, `in front`/`behind`): the one option the answer says, a
   governed `not` ruling an option out (`not to the left` picks `right`); an echo of both is unread;
 - choice of objects and names: the objects the answer names, through the synonym table, an
-  object set aside (`the mug, not the lamp`) left out.
+  object set aside (`the mug, not the lamp`) left out;
+- quantity: a length or an angle with its unit (`quantities`), judged against the record's exact value.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ from tabletest.files.reading import read_user_records, require
 from tabletest.score.collect import read_responses
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, normalize
+from tabletest.score.quantities import UNITS, as_asked, closeness, read_quantity
 
 NUMBER_WORDS = {
     w: i
@@ -82,6 +85,8 @@ NEGATED = re.compile(NEGATOR + r"(?:(?:to|on|at|in)\s+)?(?:(?:the|its)\s+)?$")
 class Judged:
     status: str  # correct | wrong | unparsed
     parsed: str  # what the answer was read as saying
+    mra: float | None = None  # quantity questions: mean relative accuracy, 0 for an unread answer
+    within_2x: float | None = None  # quantity questions: 1 where the answer is within half to twice the truth
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +98,11 @@ class ScoredQuestion:
 
 
 def judge_question(question: dict, response: str | None, lexicon: Lexicon) -> Judged:
+    kind = question["answer_type"]
+    if kind == "quantity":
+        return _judge_quantity(question, response or "")
     if not response or not response.strip():
         return Judged("unparsed", "empty answer")
-    kind = question["answer_type"]
     value = READERS[kind](question, response, lexicon)
     if value is None:
         return Judged("unparsed", "no answer found")
@@ -106,6 +113,18 @@ def judge_question(question: dict, response: str | None, lexicon: Lexicon) -> Ju
     else:
         ok, shown = value == gold, str(value).lower()
     return Judged("correct" if ok else "wrong", shown)
+
+
+def _judge_quantity(question: dict, response: str) -> Judged:
+    """Against the exact value (`exact`), not the rounded one the question states; an unread answer is unparsed,
+    with MRA and within-2x 0, as accuracy counts it wrong."""
+    value = read_quantity(response, question["unit"])
+    if value is None:
+        return Judged("unparsed", "no quantity found" if response.strip() else "empty answer", 0.0, 0.0)
+    exact = question["exact"]
+    near = closeness(value, exact["value"], UNITS[exact["unit"]][0])
+    status = "correct" if near.correct else "wrong"
+    return Judged(status, as_asked(value, question["unit"]), near.mra, float(near.within_2x))
 
 
 def _yes_no(question: dict, response: str, lexicon: Lexicon) -> bool | None:
@@ -199,26 +218,52 @@ def _questions(paths: list[Path]) -> Iterator[tuple[Path, int, dict]]:
             yield path, line, record
 
 
-ANSWERS = {"yes/no": bool, "number": int, "choice": str, "names": list}
+ANSWERS = {"yes/no": bool, "number": int, "choice": str, "names": list, "quantity": (int, float)}
+ASKED_IN = {"cm": "m", "m": "m", "deg": "deg"}  # the unit a quantity question asks in -> its exact value's unit
 
 
 def _shape_problem(question: dict) -> str | None:
     """What makes a question record unjudgeable (a field of the wrong kind), or None."""
     kind = question["answer_type"]
-    if kind not in READERS:
-        return f"answer_type {excerpt(kind)} is none of {', '.join(READERS)}"
+    if kind not in ANSWERS:
+        return f"answer_type {excerpt(kind)} is none of {', '.join(ANSWERS)}"
     if not isinstance(question["qid"], str):
         return f"qid {excerpt(question['qid'])} is not a string"
     if not _strings(question["scene_objects"]):
         return "scene_objects is not a list of names"
     answer = question["answer"]
-    if not isinstance(answer, ANSWERS[kind]) or (kind == "number" and isinstance(answer, bool)):
+    if not isinstance(answer, ANSWERS[kind]) or (kind in ("number", "quantity") and isinstance(answer, bool)):
         return f"the answer {excerpt(answer)} is not a {kind} answer"
+    if kind == "quantity":
+        return _quantity_problem(question)
     if kind == "names" and not _strings(answer):
         return "the answer is not a list of names"
     if kind == "choice" and not (_strings(question.get("options")) and answer in question["options"]):
         return "a choice question needs options, a list of names that holds its answer"
     return None
+
+
+def _quantity_problem(question: dict) -> str | None:
+    """A quantity question asks in cm, m or deg, holds its exact value in SI (`{"value": 0.23172, "unit": "m"}`,
+    a length above 0), and states an answer that the scorer reads as correct against it."""
+    unit, exact = question.get("unit"), question.get("exact")
+    if unit not in ASKED_IN:
+        return f"unit {excerpt(unit)} is none of {', '.join(ASKED_IN)}"
+    if not (isinstance(exact, dict) and exact.get("unit") == ASKED_IN[unit] and _number_value(exact.get("value"))):
+        return f'exact {excerpt(exact)} is not {{"value": <number>, "unit": "{ASKED_IN[unit]}"}}'
+    if exact["unit"] == "m" and exact["value"] <= 0:
+        return f"the exact length {excerpt(exact['value'])} m is not above 0"
+    stated = question["answer"] * UNITS[unit][1]
+    if not math.isfinite(stated) or not closeness(stated, exact["value"], UNITS[unit][0]).correct:
+        return (
+            f"the answer {excerpt(question['answer'])} {unit} is 10% or more off its exact value "
+            f"{exact['value']} {exact['unit']}, so its gold answer would score wrong"
+        )
+    return None
+
+
+def _number_value(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _strings(value: object) -> bool:

@@ -5,9 +5,11 @@ asked in several (`tabletest questions --phrasings all`); and, where the questio
 counterfactual partners or other views, whether answers flip between two images as the truth does.
 
 A cell holds one answer kind (yes/no, a choice of left/right, of in front/behind, of objects, a number,
-names), so its chance level is exact: 1/2 for yes/no, 1/k for a choice of k; numbers and names have
-none. Questions come in balanced inverse pairs, so a responder that always says `yes` (or `left`)
-scores exactly chance in every yes/no (left/right) cell.
+names, a length or an angle), so its chance level is exact: 1/2 for yes/no, 1/k for a choice of k;
+numbers, names and quantities have none. Questions come in balanced inverse pairs, so a responder that
+always says `yes` (or `left`) scores exactly chance in every yes/no (left/right) cell. Cells of lengths and
+angles also give their mean relative accuracy (MRA) and within-2x rate, and so does each of their
+templates.
 """
 
 from __future__ import annotations
@@ -22,13 +24,17 @@ from tabletest.score.escape import markdown_cell, write_csv
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.questions import ScoredQuestion, is_question_file, score_questions
 from tabletest.files.jsonl import atomic_output
+from tabletest.prompts.hierarchy.record import gold_text
+from tabletest.score.quantities import UNITS
 
-DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality", "phrasing")
+DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality", "phrasing", "template")
 LEVELS = {"single": 0, "multi": 1, "reasoning": 2}
 
 
 def answer_kind(question: dict) -> str:
     kind = question["answer_type"]
+    if kind == "quantity":
+        return f"quantity: {UNITS[question['unit']][0]}"
     if kind != "choice":
         return kind
     options = question["options"]
@@ -50,12 +56,15 @@ def value(question: dict, dimension: str) -> str | None:
         return question["frame"] or "none"
     if dimension == "phrasing":  # questions written before phrasings were recorded have none
         return None if question.get("phrasing") is None else str(question["phrasing"])
+    if dimension == "template":  # per template for quantities only, where MRA differs by what is measured
+        return question.get("template") if question["answer_type"] == "quantity" else None
     return question[dimension]
 
 
 def cells(rows: list[ScoredQuestion]) -> list[dict]:
-    """One row per model, dimension, value and answer kind: n, correct, unparsed, accuracy, chance."""
-    tally: dict[tuple, list] = defaultdict(lambda: [0, 0, 0, 0.0])
+    """One row per model, dimension, value and answer kind: n, correct, unparsed, accuracy, chance, and for
+    quantities the mean MRA and within-2x rate (None for other kinds)."""
+    tally: dict[tuple, list] = defaultdict(lambda: [0, 0, 0, 0.0, 0.0, 0.0])
     for row in rows:
         q = row.question
         for dimension in DIMENSIONS:
@@ -67,8 +76,12 @@ def cells(rows: list[ScoredQuestion]) -> list[dict]:
             cell[1] += row.judged.status == "correct"
             cell[2] += row.judged.status == "unparsed"
             cell[3] += chance(q) or 0.0
+            cell[4] += row.judged.mra or 0.0
+            cell[5] += row.judged.within_2x or 0.0
     out = []
-    for (model, dimension, v, kind), (n, correct, unparsed, chances) in sorted(tally.items(), key=_order):
+    for (model, dimension, v, kind), figures in sorted(tally.items(), key=_order):
+        n, correct, unparsed, chances, mra, within = figures
+        quantity = kind.startswith("quantity")
         out.append(
             {
                 "model": model,
@@ -79,7 +92,9 @@ def cells(rows: list[ScoredQuestion]) -> list[dict]:
                 "correct": correct,
                 "unparsed": unparsed,
                 "accuracy": correct / n,
-                "chance": chances / n if kind not in ("number", "names") else None,
+                "chance": chances / n if kind not in ("number", "names") and not quantity else None,
+                "mra": mra / n if quantity else None,
+                "within_2x": within / n if quantity else None,
             }
         )
     return out
@@ -171,8 +186,10 @@ def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path
                 "qid": r.question["qid"],
                 "status": r.judged.status,
                 "parsed": r.judged.parsed,
-                "gold": r.question["answer"],
+                "gold": _gold(r.question),
                 "response": r.response,
+                "mra": r.judged.mra,
+                "within_2x": r.judged.within_2x,
             }
             for r in rows
         ],
@@ -180,23 +197,39 @@ def write_question_report(rows: list[ScoredQuestion], unanswered: int, out: Path
     return written
 
 
+def _gold(question: dict) -> object:
+    """The gold answer as scored.csv shows it: a quantity with its unit (`23 cm`)."""
+    return gold_text(question).removesuffix(".") if question["answer_type"] == "quantity" else question["answer"]
+
+
+QUANTITY_NOTE = (
+    "Lengths and angles: correct within 10% of the exact value (an angle: of at least 10°); MRA is the mean "
+    "relative accuracy (the share of the thresholds 0.50, 0.45, ..., 0.05 the relative error stays under), "
+    "within 2× the share of answers between half and twice the truth. An unread answer scores 0 in each."
+)
+
+
 def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[dict] = (), worded: list[dict] = ()) -> str:
     models = sorted({c["model"] for c in table})
-    names = [markdown_cell(m) for m in models]
     lines = ["# Question hierarchy: accuracy", ""]
+    if any(c["mra"] is not None for c in table):
+        lines += [QUANTITY_NOTE, ""]
     for dimension in DIMENSIONS:
         rows = [c for c in table if c["dimension"] == dimension]
         if not rows:
             continue
-        lines += [f"## By {dimension}", "", f"| {dimension} | answer | n | chance | {' | '.join(names)} |"]
-        lines.append("|" + " --- |" * (4 + len(models)))
+        quantities = any(c["mra"] is not None for c in rows)  # MRA and within-2x columns beside each model's
+        names = [n for m in models for n in _columns(markdown_cell(m), quantities)]
+        heading = "template (lengths and angles)" if dimension == "template" else dimension
+        lines += [f"## By {heading}", "", f"| {dimension} | answer | n | chance | {' | '.join(names)} |"]
+        lines.append("|" + " --- |" * (4 + len(names)))
         grouped: dict[tuple, dict] = {}
         for c in rows:
             grouped.setdefault((c["value"], c["answer"]), {"n": c["n"], "chance": c["chance"]})[c["model"]] = c
         for (v, kind), g in grouped.items():
-            accs = [f"{g[m]['accuracy']:.2f}" if m in g else "" for m in models]
+            figures = [f for m in models for f in _figures(g.get(m), quantities)]
             ch = "-" if g["chance"] is None else f"{g['chance']:.2f}"
-            lines.append(f"| {markdown_cell(v)} | {markdown_cell(kind)} | {g['n']} | {ch} | {' | '.join(accs)} |")
+            lines.append(f"| {markdown_cell(v)} | {markdown_cell(kind)} | {g['n']} | {ch} | {' | '.join(figures)} |")
         lines.append("")
     lines += [
         "## Consistency across a question and its inverse",
@@ -231,6 +264,16 @@ def markdown(table: list[dict], agree: list[dict], unanswered: int, flips: list[
     if unanswered:
         lines += ["", f"{unanswered} questions had no answer from any model and are left out."]
     return "\n".join(lines) + "\n"
+
+
+def _columns(model: str, quantities: bool) -> list[str]:
+    return [model, f"{model} MRA", f"{model} within 2×"] if quantities else [model]
+
+
+def _figures(cell: dict | None, quantities: bool) -> list[str]:
+    """A model's accuracy, then (in a table of quantities) its MRA and within-2x rate, blank where it has none."""
+    keys = ("accuracy", "mra", "within_2x") if quantities else ("accuracy",)
+    return ["" if cell is None or cell[k] is None else f"{cell[k]:.2f}" for k in keys]
 
 
 def score_question_files(prompts: list[Path], responses: list[Path], lexicon: Lexicon, out: Path) -> bool:

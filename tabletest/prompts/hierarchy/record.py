@@ -8,12 +8,14 @@ from typing import Literal
 from tabletest.prompts.hierarchy.phrasings import Wording, drawn
 from tabletest.truth.nouns import Nouns
 
-AnswerType = Literal["yes/no", "choice", "number", "names"]
+AnswerType = Literal["yes/no", "choice", "number", "names", "quantity"]
 INSTRUCTION = {
     "yes/no": "Answer yes or no.",
     "number": "Answer with a number.",
     "names": "Answer with the name of each such object.",
+    "quantity": "Answer with a number and its unit.",
 }
+UNIT_WORDS = {"cm": "cm", "m": "m", "deg": "degrees"}  # a quantity's unit as its gold answer says it
 QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
 Phrasings = Literal["one", "all"]
 
@@ -116,4 +118,11 @@ def gold_text(question: dict) -> str:
         return f"{answer}."
     if kind == "names":
         return " and ".join(f"The {n}" for n in answer) + "." if answer else "None."
+    if kind == "quantity":
+        return f"{_decimal(answer)} {UNIT_WORDS[question['unit']]}."
     return f"The {answer}." if answer in question["scene_objects"] else f"{answer.capitalize()}."
+
+
+def _decimal(number: float) -> str:
+    """A number as plain decimals, which the scorer reads: `23`, `1.2`, `0.00001`, never `1e-05`."""
+    return f"{number:.10f}".rstrip("0").rstrip(".")

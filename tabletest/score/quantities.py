@@ -1,0 +1,217 @@
+"""Reading a length or an angle from a free-text answer, and how close it comes to the exact value.
+
+Number words become digits through `text2num` ("twenty-three", "one hundred and five", "two point five");
+halves and quarters are read here ("half a metre", "a metre and a half", "a quarter of a metre"). Which
+number is the answer:
+
+- the first that carries a unit of the asked kind (a length for cm and m, an angle for degrees), so
+  "the 2 objects are 30 cm apart" reads 30 cm;
+- none, where numbers carry only units of another kind ("30 degrees" to a length question);
+- else the first lone number, in the asked unit ("23", "about 23."); a number that counts or labels
+  something else ("2 objects", "1st", "50%") is no answer.
+
+A range ("20-25 cm", "between 20 and 25 centimetres", "20 cm to 25 cm") reads as its midpoint; two lengths
+in a row add up ("1 m 20 cm", `5'6"`); a sign is read from a `-` touching the number, `minus` or `negative`.
+Hedges ("about", "roughly", "~", "30-ish") are read past.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from text_to_num import alpha2digit
+
+Asked = Literal["cm", "m", "deg"]
+
+# each unit's kind and size in SI (metres, or degrees for angles), then how it may be written
+UNITS: dict[str, tuple[str, float]] = {
+    "mm": ("length", 0.001),
+    "cm": ("length", 0.01),
+    "m": ("length", 1.0),
+    "in": ("length", 0.0254),
+    "ft": ("length", 0.3048),
+    "deg": ("angle", 1.0),
+}
+SPELLINGS = {
+    "mm": r"millimet(?:re|er)s?|mm",
+    "cm": r"centimet(?:re|er)s?|cms?",
+    "m": r"met(?:re|er)s?|m",
+    "in": r"inch(?:es)?|in\.?(?!\s*[a-z\d])|\"|''",  # "in" only where no word follows: "30 in the photo" is no inch
+    "ft": r"f(?:oo|ee)t|ft|'",
+    "deg": r"deg(?:ree)?s?|°",
+}
+UNIT = re.compile("|".join(rf"(?P<{unit}>(?:{spelling})(?![a-z]))" for unit, spelling in SPELLINGS.items()))
+QUOTES = ("'", '"', "''")
+UNIT_WORD = r"(?:millimet(?:re|er)s?|centimet(?:re|er)s?|met(?:re|er)s?|inch(?:es)?|foot|feet|deg(?:ree)?s?)\b"
+# a minus touching its number ("- 30 cm" is a dash); "30-ish" is 30
+NUMBER = re.compile(
+    r"(?P<sign>(?<![\w.])-(?=\.?\d)|\b(?:minus|negative)\s+)?(?<![\w.])(?P<number>\d+(?:\.\d+)?|\.\d+)(?:-?ish\b)?"
+)
+# after a number without a unit: words that leave it the answer ("23 tall", "40 in the second photo"); any
+# other word means it counts or names something ("2 objects", "1st", "3d", "50%")
+ANSWER_FOLLOWS = re.compile(
+    r"\s*(?:$|[^\sa-z%]|(?:tall|high|long|wide|deep|apart|away|across|from|between|in|at|on|or|and|to|is|i|ish"
+    r"|roughly|approximately|about|around|exactly|total|give|more)\b)"
+)
+PRONOUN_ONE = re.compile(r"\b(?:the|this|that|which|each|every|any|another|no)\s+(?:[a-z\d]+\s+)?$")  # the taller one
+RANGE_JOIN = re.compile(r"\s*(?:-|to|or)\s*")
+BETWEEN = re.compile(r"\bbetween\s+$")
+COMPOUND_JOIN = re.compile(r"\s*(?:,|and)?\s*")
+THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+SIMPLE = str.maketrans(
+    {"’": "'", "‘": "'", "′": "'", "″": '"', "“": '"', "”": '"', "−": "-", "–": "-", "—": "-", "º": "°"}
+)
+# halves and quarters, once text2num has written the numbers in digits
+FRACTIONS = {"half": 0.5, "quarter": 0.25}
+FRACTION_OF = re.compile(rf"\b(?:(?:an?|1)\s+)?(half|quarter)\s+(?:of\s+)?(?:an?|1)\s+(?={UNIT_WORD})")  # half a metre
+FRACTION_BEFORE = re.compile(rf"\b(?:an?|1)\s+(half|quarter)\s+(?={UNIT_WORD})")  # a half metre
+QUARTERS_OF = re.compile(rf"\b(\d+)\s+quarters\s+(?:of\s+)?(?:an?|1)\s+(?={UNIT_WORD})")  # 3 quarters of a metre
+ONE_UNIT = re.compile(rf"\ban?\s+(?={UNIT_WORD})")  # a metre
+AND_A_FRACTION = re.compile(
+    rf"(\d+(?:\.\d+)?)(\s*{UNIT_WORD})?\s+and\s+(?:(?:an?|1)\s+(half|quarter)|(\d+)\s+quarters)\b"
+)  # 2 and a half metres, 1 metre and a half
+
+ANGLE_FLOOR = 10.0  # degrees: an angle's error is relative to at least this, as a turn's truth may be 0
+CORRECT_WITHIN = 0.10  # relative error below which an answer is correct
+THRESHOLDS = tuple((10 - k) / 20 for k in range(10))  # MRA's 1 - θ for θ = 0.50, 0.55, ..., 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    start: int
+    end: int
+    value: float  # in SI where `unit` is set, else as written
+    unit: str | None
+    answer_like: bool  # without a unit: stands as an answer, not as a count or label of something
+    joined: bool = False  # a range or a sum already: joins nothing more
+
+
+@dataclass(frozen=True, slots=True)
+class Closeness:
+    """How near an answer comes to the truth: its relative error, VSI-Bench's mean relative accuracy, and
+    SpatialVLM's within-2x (the answer between half and twice the truth)."""
+
+    error: float
+    mra: float
+    within_2x: bool
+
+    @property
+    def correct(self) -> bool:
+        return self.error < CORRECT_WITHIN
+
+
+def read_quantity(response: str, asked: Asked) -> float | None:
+    """The answer's value in SI (metres, or degrees), or None where it states no quantity of the asked kind."""
+    kind, scale = UNITS[asked]
+    text = _digits(response)
+    mentions = _merged(text, _mentions(text))
+    with_unit = [m for m in mentions if m.unit is not None]
+    for mention in with_unit:
+        if UNITS[mention.unit][0] == kind:
+            return mention.value
+    if with_unit:
+        return None
+    lone = next((m for m in mentions if m.answer_like), None)
+    return None if lone is None else lone.value * scale
+
+
+def closeness(value: float, truth: float, kind: str) -> Closeness:
+    """`value` against `truth`, both in SI. A length's error is relative to the truth (never 0). An angle's is
+    relative to max(|truth|, 10°), as a turn may be 0 or negative; its MRA and within-2x compare magnitudes,
+    each at least 10°. Errors and ratios are rounded to 9 decimals, so that a boundary reads as written
+    (2.5 against 2 is an error of exactly 0.25)."""
+    if kind == "angle":
+        scale = max(abs(truth), ANGLE_FLOOR)
+        error = abs(value - truth) / scale
+        magnitude = abs(abs(value) - abs(truth)) / scale
+        ratio = max(abs(value), ANGLE_FLOOR) / scale
+    else:
+        error = magnitude = abs(value - truth) / truth
+        ratio = value / truth
+    magnitude = round(magnitude, 9)
+    mra = sum(magnitude < t for t in THRESHOLDS) / len(THRESHOLDS)
+    return Closeness(round(error, 9), mra, 0.5 <= round(ratio, 9) <= 2)
+
+
+def as_asked(value: float, asked: Asked) -> str:
+    """A value in SI as the question asks it: `23 cm`, `1.2 m`, `40 deg`."""
+    return f"{value / UNITS[asked][1]:.4g} {asked}"
+
+
+def _digits(response: str) -> str:
+    """Lower case, numbers in digits, halves and quarters as decimals, "a metre" as 1 metre."""
+    text = THOUSANDS.sub("", response.lower().translate(SIMPLE))
+    text = ONE_UNIT.sub("1 ", alpha2digit(text, "en", threshold=0))
+    if "half" in text or "quarter" in text:  # "1 and a half" first: its "a half" is no half on its own
+        text = AND_A_FRACTION.sub(_add_fraction, text)
+        text = FRACTION_OF.sub(lambda m: f"{FRACTIONS[m[1]]} ", text)
+        text = FRACTION_BEFORE.sub(lambda m: f"{FRACTIONS[m[1]]} ", text)
+        text = QUARTERS_OF.sub(lambda m: f"{int(m[1]) / 4} ", text)
+    return text
+
+
+def _add_fraction(match: re.Match[str]) -> str:
+    part = FRACTIONS[match[3]] if match[3] else int(match[4]) / 4
+    return f"{float(match[1]) + part:g}{match[2] or ''}"
+
+
+def _mentions(text: str) -> list[_Mention]:
+    """Every number, with the unit right after it (a quote mark only touching it, and not closing a quote)."""
+    out = []
+    for match in NUMBER.finditer(text):
+        end = match.end()
+        if end < len(text) and (text[end].isalpha() and not UNIT.match(text, end) or text[end].isdigit()):
+            continue  # 1st, 3d, 2x, a digit of a longer token
+        value = float(match["number"]) * (-1 if match["sign"] else 1)
+        unit = UNIT.match(text, end) or UNIT.match(text, _after_spaces(text, end))
+        opened = text[match.start() - 1 : match.start()]
+        if unit and unit[0] in QUOTES and (unit.start() != end or opened == unit[0][0]):
+            unit = None  # '30' or "30": a number in quotes, not feet or inches
+        if unit:
+            out.append(_Mention(match.start(), unit.end(), value * UNITS[unit.lastgroup][1], unit.lastgroup, True))
+            continue
+        answer_like = bool(ANSWER_FOLLOWS.match(text, end)) and not (
+            value == 1 and PRONOUN_ONE.search(text, max(0, match.start() - 40), match.start())
+        )
+        out.append(_Mention(match.start(), end, value, None, answer_like))
+    return out
+
+
+def _after_spaces(text: str, at: int) -> int:
+    while at < len(text) and text[at] == " ":
+        at += 1
+    return at
+
+
+def _merged(text: str, mentions: list[_Mention]) -> list[_Mention]:
+    """Ranges as their midpoint and lengths in a row as their sum (`1 m 20 cm`), read from the text between."""
+    out: list[_Mention] = []
+    for mention in mentions:
+        joined = _join(text, out[-1], mention) if out and not out[-1].joined else None
+        if joined is None:
+            out.append(mention)
+        else:
+            out[-1] = joined
+    return out
+
+
+def _join(text: str, first: _Mention, then: _Mention) -> _Mention | None:
+    gap = text[first.end : then.start]
+    if text.startswith("-", then.start) and not gap.strip():  # "20 -25": the dash joins a range, it is no sign
+        then = _Mention(then.start, then.end, -then.value, then.unit, then.answer_like)
+        gap = "-"
+    units = {u for u in (first.unit, then.unit) if u}
+    if len({UNITS[u][0] for u in units}) > 1:
+        return None
+    if first.unit and then.unit and UNITS[then.unit][1] < UNITS[first.unit][1] and COMPOUND_JOIN.fullmatch(gap):
+        return _Mention(first.start, then.end, first.value + then.value, first.unit, True, True)
+    between = gap.strip() == "and" and BETWEEN.search(text, max(0, first.start - 20), first.start)
+    if not (RANGE_JOIN.fullmatch(gap) or between) or not (then.unit or then.answer_like):
+        return None
+    scale = UNITS[next(iter(units))][1] if len(units) == 1 else 1.0
+    low = first.value if first.unit or not units else first.value * scale
+    high = then.value if then.unit or not units else then.value * scale
+    unit = then.unit or first.unit
+    return _Mention(first.start, then.end, (low + high) / 2, unit, then.answer_like or bool(unit), True)
