@@ -8,7 +8,9 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from tabletest.errors import UserError
 from tabletest.truth.verify_report import read_verdicts, unverified_labels
@@ -201,9 +203,10 @@ def test_a_partner_is_known_by_its_id_and_its_field_alike(families, tmp_path, bu
     assert f"id {partner['id']} is the swap partner of" in refused
 
 
-def test_a_verdict_is_full_only_where_every_label_was_checked(families, tmp_path, builtin_assets):
+def test_a_verdict_is_full_only_where_every_label_was_checked_and_holds_only_for_the_files_it_judged(families, tmp_path, builtin_assets):
     """Objects on, in and beside others are derived again from the models they were placed with: without
-    them, no disagreement is not an agreement."""
+    them, no disagreement is not an agreement. The gallery shows a scene whose image changed since verify as
+    outdated, not as agreeing."""
     out = Path(shutil.copytree(families, tmp_path / "copy"))
     partial = run_cli("verify", "--dataset", str(out), "--assets", str(tmp_path / "nonexistent"))
     assert partial.returncode == 3, partial.stdout + partial.stderr
@@ -217,3 +220,114 @@ def test_a_verdict_is_full_only_where_every_label_was_checked(families, tmp_path
     full = run_cli("verify", "--dataset", str(out), "--assets", str(builtin_assets))
     assert full.returncode == 0, full.stdout + full.stderr
     assert unverified_labels(out) == [] and read_verdicts(out) == {}
+    changed = json.loads((out / "metadata.jsonl").read_text().splitlines()[1])["id"]  # an image replaced after verify
+    shutil.copy(out / "images" / "rnd3-0000004.png", out / "images" / f"{changed}.png")
+    assert run_cli("gallery", "--dataset", str(out), "--out", str(site)).returncode == 0
+    index = json.loads(re.search(r"tabletestIndex\((.*)\)", (site / "data" / "index.js").read_text(), re.S).group(1))
+    shown = dict(zip(index["scenes"]["id"], (index["vocab"]["verify"][k] for k in index["scenes"]["verify"])))
+    assert shown.pop(changed) == "outdated" and set(shown.values()) == {"agrees"}, shown
+
+
+def rows_of(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "metadata.jsonl").read_text().splitlines()]
+
+
+def write_rows(folder: Path, rows: list[dict]) -> None:
+    (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_images_rotated_among_a_scene_its_view_and_its_partner_are_each_named(families, tmp_path, builtin_assets):
+    """Each member shows another's image: each is named, with the member whose image it holds (this scene's
+    removed object shows enough edges to tell its image from its remove partner's)."""
+    copy = Path(shutil.copytree(families, tmp_path / "copy"))
+    scene = "rnd3-0000000"
+    shows = {scene: f"{scene}-view2", f"{scene}-view2": f"{scene}-remove", f"{scene}-remove": scene}  # slot -> whose image
+    images = {member: (copy / f"images/{member}.png").read_bytes() for member in shows}
+    for slot, owner in shows.items():
+        (copy / f"images/{slot}.png").write_bytes(images[owner])
+    found = disputes(copy, builtin_assets)
+    assert set(found) == set(shows), found
+    for slot, owner in shows.items():
+        assert any(f"image: the image does not show this scene: it is {owner}'s" in what for what in found[slot]), found[slot]
+
+
+def test_a_tampered_scene_is_blamed_and_its_untouched_partners_are_not(families, tmp_path, builtin_assets):
+    """A scene given its remove partner's image, and a scene whose mask moved: each is named, and not the
+    partners its files now differ from (a pair check failing on the scene's own files names the scene)."""
+    copy = Path(shutil.copytree(families, tmp_path / "copy"))
+    given, moved = "rnd3-0000003", "rnd3-0000001"  # the first's removed object shows edges enough to tell the two images apart
+    shutil.copy(copy / f"images/{given}-remove.png", copy / f"images/{given}.png")
+    mask = copy / f"masks/{moved}.png"
+    with Image.open(mask) as img:
+        shifted = np.roll(np.asarray(img), 3, axis=1)
+    Image.fromarray(shifted).save(mask)
+    found = disputes(copy, builtin_assets)
+    assert set(found) == {given, moved}, found
+    assert any(f"it is {given}-remove's image (the two files hold the same pixels" in what for what in found[given]), found[given]
+    assert any(what.startswith("pair_pixels: ") and f"found checking {moved}-remove against it" in what for what in found[moved]), found[moved]
+
+
+def test_fractions_coverers_indices_and_shapes_of_lines_are_checked(families, tmp_path, builtin_assets):
+    """A covered object's visible fraction raised, a coverer left out of covered_by (both against the model's
+    silhouette), a partner renamed as a scene (its index no longer its id's), a line of another shape."""
+    copy = Path(shutil.copytree(families, tmp_path / "copy"))
+    rows = rows_of(copy)
+    by_id = {r["id"]: r for r in rows}
+    planted = {}
+    hammer = next(o for o in by_id["rnd3-0000003"]["objects"] if o["covered_by"] and o["visible_fraction"] < 0.9)
+    hammer["visible_fraction"] = 0.99
+    planted["rnd3-0000003"] = f"visible: {hammer['name']}: visible_fraction 0.99, but its silhouette and the mask give"
+    covered = next(o for o in by_id["rnd3-0000003-view2"]["objects"] if o["covered_by"])
+    covered["covered_by"] = []
+    planted["rnd3-0000003-view2"] = f"visible: {covered['name']}: covered_by [], but the mask shows"
+    renamed = by_id["rnd3-0000001-swap"]
+    del renamed["counterfactual"]
+    renamed["id"] = "rnd3-0000009"
+    for key, folder in (("file_name", "images"), ("mask_file_name", "masks"), ("depth_file_name", "depth")):
+        (copy / renamed[key]).rename(copy / folder / "rnd3-0000009.png")
+        renamed[key] = f"{folder}/rnd3-0000009.png"
+    planted["rnd3-0000009"] = "metadata: index 1 is not the 9 its id rnd3-0000009 names"
+    line = rows.index(by_id["rnd3-0000002-view2"]) + 1
+    by_id["rnd3-0000002-view2"]["weather"] = "sunny"
+    planted["rnd3-0000002-view2"] = f"schema: metadata.jsonl: line {line} is not a random render record: weather 'sunny': Extra inputs"
+    write_rows(copy, rows)
+    found = disputes(copy, builtin_assets)
+    for scene, what in planted.items():
+        assert any(what in line for line in found.get(scene, [])), (scene, what, found.get(scene))
+    assert set(found) == set(planted), found
+
+
+@pytest.fixture(scope="module")
+def replaced(tmp_path_factory, builtin_assets) -> Path:
+    """Scene 24 of seed 12 and its replace partner at 64x48: a hamburger becomes a bell pepper of its silhouette
+    (their masks differ at 3 pixels)."""
+    out = tmp_path_factory.mktemp("replaced") / "out"
+    result = run_cli(
+        "render", "--scenes", "random", "--count", "30", "--seed", "12", "--shard", "24/30", "--counterfactuals", "replace",
+        "--masks", "--resolution", "64x48", "--samples", "1", "--assets", str(builtin_assets), "--out", str(out), "--quiet",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_a_replace_partner_showing_its_scenes_colour_inside_the_replaced_object_is_caught(replaced, tmp_path, builtin_assets):
+    """Given its scene's image, or its own image with the scene's pixels inside the old and the new object's masks:
+    the partner's image must differ from its scene's there, not only where their masks do."""
+    scene, partner = "rnd12-0000024", "rnd12-0000024-replace"
+    record = next(r for r in rows_of(replaced) if r["id"] == partner)
+    old, new = record["counterfactual"]["objects"]
+    assert (old, new) == ("hamburger", "bell pepper")
+    with Image.open(replaced / f"masks/{scene}.png") as a, Image.open(replaced / f"masks/{partner}.png") as b:
+        masks = np.asarray(a), np.asarray(b)
+    labels = [{o["name"]: k + 1 for k, o in enumerate(r["objects"])} for r in rows_of(replaced)]  # the scene's line, then its partner's
+    region = (masks[0] == labels[0][old]) | (masks[1] == labels[1][new])
+    assert ((masks[0] > 0) != (masks[1] > 0)).sum() < 4  # what an occupancy test needs to compare them
+    for name, inside in (("copied", np.ones_like(region)), ("coloured", region)):
+        copy = Path(shutil.copytree(replaced, tmp_path / name))
+        with Image.open(copy / f"images/{scene}.png") as a, Image.open(copy / f"images/{partner}.png") as b:
+            given = np.where(inside[..., None], np.asarray(a), np.asarray(b))
+        Image.fromarray(given).save(copy / f"images/{partner}.png")
+        found = disputes(copy, builtin_assets)
+        assert partner in found and set(found) <= {scene, partner}, (name, found)
+        why = "the two files hold the same pixels" if name == "copied" else f"inside the {old}'s and the {new}'s masks"
+        assert any(scene in what and why in what for what in found[partner]), (name, found)

@@ -77,7 +77,7 @@ def test_the_render_verifies_and_the_summary_says_what_is_not_checked(render):
     result = verify(render)
     assert result.returncode == 0, result.stdout
     assert "labels derived from the checked geometry" in result.stdout and "images match their masks" in result.stdout
-    assert "not checked: a visible_fraction raised while something still covers the object" in result.stdout
+    assert "visibility (mask pixels, silhouettes)" in result.stdout and "not checked: which model file made an object" in result.stdout
 
 
 def swap_images(folder: Path, rows: list[dict]) -> list[str]:

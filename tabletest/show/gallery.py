@@ -41,7 +41,7 @@ from tabletest.show.pictures import run_config
 from tabletest.show.files import open_image
 from tabletest.show.gallery_data import Index, details
 from tabletest.show.overlay import camera_of
-from tabletest.truth.verify_report import read_verdicts, unverified_labels
+from tabletest.truth.verify_report import kept_verdict
 from tabletest.write.orphans import end_with
 from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.lock import reading_lock
@@ -99,14 +99,14 @@ def build(
     """Thumbnails (only those missing or outdated) and the details of each `chunk_size` scenes, in parallel;
     then the index, which needs every image's state."""
     pictures = _pictures(render, out)
-    run, verdicts, partial = run_config(render), read_verdicts(render.root), unverified_labels(render.root)
+    run, kept = run_config(render), kept_verdict(render.root, (r.raw for r in render.records()))
     written = _read_json(out / DETAILS_MADE)  # chunk file -> the digest of what it was made from
     made_from: dict[str, str] = {}
 
     def changed_chunks() -> Iterator[Chunk]:
         """The chunks whose file is missing or was made from other records, verdicts or settings (streamed)."""
         for k, records in _batched(render.records(), chunk_size):
-            notes = {r.id: verdicts[r.id] for r in records if verdicts and r.id in verdicts}
+            notes = {r.id: kept.notes(r.id) for r in records if kept and kept.notes(r.id)}
             lines = [r.raw for r in records]  # what the page shows of each, as the folder holds it
             chunk = Chunk(out / "data" / f"details-{k // chunk_size:05d}.js", k // chunk_size, lines, notes, run, catalog)
             made_from[chunk.path.name] = chunk.digest()
@@ -122,8 +122,7 @@ def build(
     atomic_bytes(out / THUMBS_MADE, json.dumps(thumbs).encode())
     index = Index()
     for record, (state, _, _) in zip(render.records(), states):
-        verdict = "not verified" if verdicts is None else "disagrees" if record.id in verdicts else "partly checked" if partial else "agrees"
-        index.add(record, verdict, state)
+        index.add(record, "not verified" if kept is None else kept.state(record.id), state)
     _write_script(out / "data" / "index.js", "tabletestIndex(", index.document(per_page, chunk_size))
     for name in SITE_FILES:
         with resources.as_file(resources.files("tabletest.show") / "site" / name) as source:

@@ -21,7 +21,8 @@ from tabletest.show.overlay import changes, hidden_names, legend, projected_box
 
 # the relations a scene can be filtered by: it holds at least one pair of the kind
 RELATION_FILTERS = ("on", "inside", "touching", "next_to", "above", "between", "left_of", "in_front_of", "nearer", "bigger", "taller")
-VERIFY = ("agrees", "disagrees", "not verified", "partly checked")  # partly: nothing disagrees where verify could check
+# partly: nothing disagrees where verify could check; outdated: the scene's image, mask or depth changed since verify judged it
+VERIFY = ("agrees", "disagrees", "not verified", "partly checked", "outdated")
 IMAGE = ("ok", "missing", "unreadable")
 QUESTIONS_SHOWN = 60  # per scene in its details, a question of each skill in turn: enough to see, small to load
 

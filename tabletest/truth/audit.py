@@ -11,9 +11,11 @@ integers); an object's mask label is 1 + its position in the record's `objects`.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 
@@ -28,12 +30,15 @@ from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.files.reading import made_from, read_records
+from tabletest.files.records import render_record
 from tabletest.truth.audit_contact import check_off_plane, object_points, world_points
 from tabletest.truth.audit_pairs import PairFacts, check_pairs
+from tabletest.truth.audit_visible import Models, check_fractions, model_files
 from tabletest.truth.geometry import ground_depths
 from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.rederive import Derivation, differences, recorded_contact
+from tabletest.truth.verify_report import files_digest
 from tabletest.files.lock import reading_lock
 from tabletest.files.run_output import METADATA, RUN, last_render_run
 from tabletest.files.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
@@ -63,11 +68,14 @@ HIDDEN = 0.001  # at or below this: no pixels
 PARTLY_HIDDEN = 0.9
 # What no pixel shows and nothing checked derives: said in every summary.
 NOT_CHECKED = (
-    "a visible_fraction raised while something still covers the object (the mask shows only what is seen), "
-    "and an object left out of covered_by; "
     "which model file made an object (source, uid); the render settings (engine, samples, device, seed); "
     "a random scene's table, lights and backdrop"
 )
+SHAPE_FIX = "restore the line from the render"
+# A record's id names its index: a benchmark scene's `{n}obj-{index:06d}`, a random scene's `rnd{seed}-{index:07d}`,
+# which its partners and views share.
+BENCHMARK_ID = re.compile(r"^(\d+)obj-(\d{6})$")
+RANDOM_ID = re.compile(r"^rnd\d+-(\d{7})(?:-.+)?$")
 FILE_FIELDS = {"file_name": "images", "mask_file_name": "masks", "depth_file_name": "depth"}
 
 
@@ -80,13 +88,14 @@ class Audit:
     checked: Counter = field(default_factory=Counter)
     disagreements: list[tuple[str, str, str]] = field(default_factory=list)  # scene id, check, what
     too_small: int = 0
-    image_too_small: int = 0  # images too small to compare with their masks
+    fractions_unchecked: int = 0  # images whose visible fractions no model was at hand for
     unchecked: list[str] = field(default_factory=lambda: [NOT_CHECKED])
     partial: list[str] = field(default_factory=list)  # labels this folder's checks should cover but could not
     worst_box_px: float = 0.0  # the farthest a mask reaches outside its recorded box
     lowest_box_iou: float = 1.0
     worst_depth_m: float = 0.0
     pairs: PairFacts = field(default_factory=PairFacts)  # counterfactual partners: how far their changes reached
+    files: dict[str, str] = field(default_factory=dict)  # each scene's files as judged (`files_digest`)
 
     def check(self, kind: str, scene_id: str, ok: bool, what: str) -> None:
         self.checked[kind] += 1
@@ -110,7 +119,9 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     records = _records(root)
     result = Audit(root)
     pinned = read_settings(root)
-    camera, derivation = _run_facts(root, pinned, assets)
+    folder = _assets_folder(root, assets)
+    camera, derivation = _run_facts(root, pinned, folder)
+    models = model_files(pinned or {}, folder)
     if derivation.unmeasured:
         result.partial.append(derivation.unmeasured)
     if derivation.contact is not None:
@@ -122,7 +133,6 @@ def _audit(root: Path, assets: Path | None) -> Audit:
             f"random scenes' relations, hidden and counts (a set drawn before \"in front of\" meant where objects "
             f"stand on the table: {SETTINGS} pins no scenes.front)"
         )
-    result.unchecked.extend(result.partial)
     ids = Counter(r.get("id") for _, r in records)
     for scene_id, n in ids.items():
         result.check("metadata", str(scene_id), n == 1, f"{n} metadata lines for one id")
@@ -135,8 +145,12 @@ def _audit(root: Path, assets: Path | None) -> Audit:
         result.check("metadata", scene_id, not mixed, f"made with other settings than {where}: {'; '.join(mixed)}")
         problem = family_problem(record)
         result.check("metadata", scene_id, problem is None, problem or "")
+        shape = _shape_problem(record, line)
+        result.check("schema", scene_id, shape is None, shape or "")
+        index = _index_problem(record)
+        result.check("metadata", scene_id, index is None, index or "")
         try:
-            _audit_record(result, root, record, scene_id, camera, matcher, derivation.ground)
+            _audit_record(result, root, record, scene_id, camera, matcher, derivation.ground, models)
             for what in differences(record, derivation):
                 result.check("derived", scene_id, False, what)
             result.check("derived", scene_id, True, "")
@@ -145,12 +159,71 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     for scene_id, what in matcher.mismatches(lambda: _masks_again(root, records)):
         result.check("image", scene_id, False, what)
     result.checked["image"] += matcher.compared
-    result.image_too_small += matcher.too_small
+    _partial_checks(result, folder, matcher.too_small)
     by_id = {str(r.get("id")): r for _, r in records}
     quiet = Audit(root)  # a file the pair checks cannot read is already a disagreement of its own record
-    check_pairs(result.check, lambda record, key: _decoded(quiet, root, record, key, str(record.get("id"))), by_id, derivation, result.pairs)
+
+    def load(record: dict, key: str) -> np.ndarray | None:
+        return _decoded(quiet, root, record, key, str(record.get("id")))
+
+    check_pairs(_pair_check(result), load, by_id, derivation, result.pairs)
     _check_unlisted(result, root, records)
     return result
+
+
+def _partial_checks(result: Audit, folder: Path, too_small: int) -> None:
+    """The checks that could not run on every image make the verdict partial: each named, with how many images
+    (`too_small`: those too small to compare with their masks)."""
+    if too_small:
+        result.partial.append(
+            f"images match their masks: {too_small} of {result.images} image(s) under {MIN_WIDTH_PX} px "
+            "wide, too small to compare with their masks"
+        )
+    if result.fractions_unchecked:
+        result.partial.append(
+            f"visible fractions and covered_by against the models' silhouettes: {result.fractions_unchecked} image(s) "
+            f"({folder} does not hold the models {SETTINGS} pins; pass --assets)"
+        )
+
+
+def _pair_check(result: Audit) -> Callable[[str, str, str, bool, str], None]:
+    """The pair checks' verdicts, each laid on the record whose own files or labels disagree: a pair that fails
+    because one member is wrong names that member, not the other (where neither or both are, the partner or
+    view it was checked as)."""
+    own = set(result.scenes_disagreeing)  # before any pair check: each record judged on its own
+
+    def check(kind: str, record_id: str, other: str, ok: bool, what: str) -> None:
+        if not ok and other in own and record_id not in own:
+            blame = f"found checking {record_id} against it: {other}'s own checks disagree, {record_id}'s do not"
+            result.check(kind, other, False, f"{what} ({blame})")
+        else:
+            result.check(kind, record_id, ok, what)
+
+    return check
+
+
+def _shape_problem(record: dict, line: int) -> str | None:
+    """What makes a line another shape than the render record model of its kind says (a field of another type,
+    one missing or unknown), as every other command refuses it; None for a line of the right shape."""
+    try:
+        render_record(record, Path(METADATA), line, SHAPE_FIX)
+    except UserError as err:
+        return str(err)
+    return None
+
+
+def _index_problem(record: dict) -> str | None:
+    """Whether `index` is the one the record's id names (a record renamed would land in another split)."""
+    sid, index = record.get("id"), record.get("index")
+    named = BENCHMARK_ID.match(sid) or RANDOM_ID.match(sid) if isinstance(sid, str) else None
+    if named is None:
+        return None  # an id of another shape is the schema check's
+    expected = int(named.groups()[-1])
+    if index != expected or isinstance(index, bool):
+        return f"index {excerpt(index)} is not the {expected} its id {sid} names"
+    if named.re is BENCHMARK_ID and int(named[1]) != len(record.get("objects") or ()):
+        return f"id {sid} names a {named[1]}-object scene, but the record holds {len(record.get('objects') or ())} objects"
+    return None
 
 
 def _records(root: Path) -> list[tuple[int, dict]]:
@@ -175,7 +248,18 @@ def _records(root: Path) -> list[tuple[int, dict]]:
     return records
 
 
-def _run_facts(root: Path, pinned: dict | None, assets: Path | None) -> tuple[PinholeCamera | None, Derivation]:
+def _assets_folder(root: Path, assets: Path | None) -> Path:
+    """The models the render used: `assets` if given, else the folder its last run names."""
+    if assets is not None:
+        return assets
+    try:
+        info = last_render_run(root) or {}
+    except UserError:
+        info = {}
+    return Path((info.get("assets") or {}).get("folder") or "assets")
+
+
+def _run_facts(root: Path, pinned: dict | None, folder: Path) -> tuple[PinholeCamera | None, Derivation]:
     """The benchmark's fixed camera and what labels are derived with, from the config (and random config)
     the last run recorded, the pair nouns the settings pin and, for arrangements, the models; records of
     random scenes carry their own camera."""
@@ -197,16 +281,16 @@ def _run_facts(root: Path, pinned: dict | None, assets: Path | None) -> tuple[Pi
     margins = random_config.relations if random_config is not None else None
     contact, unmeasured = None, ""
     if random_config is not None and random_config.arrangements.enabled:
-        folder = assets if assets is not None else Path((info.get("assets") or {}).get("folder") or "assets")
         contact, unmeasured = recorded_contact(pinned or {}, random_config.arrangements, folder)
     return PinholeCamera.from_config(config), Derivation(config, margins, kinds, nouns, ground, contact, unmeasured)
 
 
 def _audit_record(
     result: Audit, root: Path, record: dict, scene_id: str, run_camera: PinholeCamera | None, matcher: ImageMatcher,
-    ground_rule: bool,
+    ground_rule: bool, models: Models | None,
 ) -> None:
     result.images += 1
+    result.files[scene_id] = files_digest(root, record)
     for key, folder in FILE_FIELDS.items():
         if key in record:
             result.check("files", scene_id, record.get(key) == f"{folder}/{scene_id}.png", f"{key} {excerpt(record.get(key))}")
@@ -234,9 +318,17 @@ def _audit_record(
     camera = _record_camera(record, run_camera, size)
     small = [not p.any() and _projects_small(obj, camera) for obj, p in zip(objects, pixels)]
     result.too_small += sum(small)
-    matcher.add(scene_id, made_from(record) or scene_id, image, mask, depth)
+    change = record.get("counterfactual") or {}
+    replaced = tuple(change["objects"]) if change.get("kind") == "replace" else None
+    labels = {label_of(o): position + 1 for position, o in enumerate(objects)}
+    matcher.add(scene_id, made_from(record) or scene_id, image, mask, depth, labels, replaced)
     _check_visibility(result, scene_id, objects, pixels, small)
     _check_covered(result, scene_id, objects, pixels)
+    if camera is not None and any("visible_fraction" in o for o in objects):
+        if models is None:
+            result.fractions_unchecked += 1
+        else:
+            check_fractions(partial(result.check, "visible", scene_id), objects, mask, camera, models, _box_corners)
     _check_boxes(result, scene_id, objects, pixels, small)
     seen = [p.any() for p in pixels]
     columns = _Columns.of(objects, pixels)
@@ -582,6 +674,10 @@ def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: 
     result.check("depth", scene_id, worst <= 0, f"{obj['name']}: depth puts a pixel {outside.max():.3f} m outside its 3D box")
 
 
+def _box_corners(obj: dict) -> np.ndarray:
+    return _placed(obj).box_corners()
+
+
 def _placed(obj: dict) -> PlacedObject:
     """The object as placed: its origin on the table under its 3D box's centre."""
     center, size, yaw = _box3d(obj)
@@ -612,10 +708,11 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
     labels = {
         "files": "files (present, decodable, sizes)",
         "metadata": "metadata lines and files",
+        "schema": "records of the render record's shape",
         "left_right": "left/right labels (mask pixels)",
         "front_behind": "in front/behind labels (depth pass)",
         "box": f"2D boxes (mask inside ±{BOX_TOLERANCE_PX} px; IoU ≥ {BOX_MIN_IOU})",
-        "visible": "visibility (mask pixels)",
+        "visible": "visibility (mask pixels, silhouettes)",
         "depth": "depth inside 3D boxes",
         "off_plane": "on, inside, above (depth pass)",
         "named": "relations name visible objects",
@@ -643,9 +740,7 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         )
     if result.too_small:
         yield f"  {result.too_small} object(s) under {MIN_CHECKED_PX:g} px across: too small to check at this resolution"
-    if result.image_too_small:
-        yield f"  {result.image_too_small} image(s) under {MIN_WIDTH_PX} px wide: too small to compare with their masks"
-    yield f"  not checked: {'; '.join(result.unchecked)}"
+    yield f"  not checked: {'; '.join([*result.unchecked, *result.partial])}"
     for scene_id, kind, what in result.disagreements[:shown]:
         yield f"  DISAGREES {scene_id} [{kind}] {what}"
     if len(result.disagreements) > shown:

@@ -37,7 +37,7 @@ class PairFacts:
     share_outside: list[float] = field(default_factory=list)  # per pair: changed pixels outside the changed objects / image
 
 
-Check = Callable[[str, str, bool, str], None]  # (kind, scene id, ok, what)
+Check = Callable[[str, str, str, bool, str], None]  # (kind, the partner or view checked, the scene it was made from, ok, what)
 Load = Callable[[dict, str], np.ndarray | None]  # (record, file field) -> pixels, or None if unreadable
 
 
@@ -51,7 +51,7 @@ def check_pairs(check: Check, load: Load, records: Mapping[str, dict], derivatio
             continue
         original = records.get(change.get("of"))
         if original is None:
-            check("pair", scene_id, False, f"a partner of {excerpt(change.get('of'))}, which the folder does not hold")
+            check("pair", scene_id, str(change.get("of")), False, f"a partner of {excerpt(change.get('of'))}, which the folder does not hold")
             continue
         facts.checked += 1
         try:
@@ -59,7 +59,7 @@ def check_pairs(check: Check, load: Load, records: Mapping[str, dict], derivatio
             if "mask_file_name" in record and "mask_file_name" in original:
                 _check_pixels(check, load, scene_id, original, record, change, facts)
         except (KeyError, TypeError, ValueError, IndexError) as err:
-            check("pair", scene_id, False, f"its counterfactual field is malformed: {type(err).__name__}: {excerpt(str(err))}")
+            check("pair", scene_id, original["id"], False, f"its counterfactual field is malformed: {type(err).__name__}: {excerpt(str(err))}")
 
 
 def _check_view(check: Check, vid: str, view: dict, records: Mapping[str, dict]) -> None:
@@ -67,36 +67,36 @@ def _check_view(check: Check, vid: str, view: dict, records: Mapping[str, dict])
     of = view["view"].get("of")
     scene = records.get(of)
     if scene is None:
-        check("view", vid, False, f"a view of {excerpt(of)}, which the folder does not hold")
+        check("view", vid, str(of), False, f"a view of {excerpt(of)}, which the folder does not hold")
         return
-    check("view", vid, vid == f"{of}-view{view['view'].get('number')}", f"id {vid} is not {of}-view{view['view'].get('number')}")
-    check("view", vid, _objects(view) == _objects(scene), f"its objects or their poses differ from {of}'s")
-    check("view", vid, view.get("scene") == scene.get("scene"), f"its table, lights or backdrop differ from {of}'s")
-    check("view", vid, _camera(view) != _camera(scene), f"its camera is {of}'s")
+    check("view", vid, of, vid == f"{of}-view{view['view'].get('number')}", f"id {vid} is not {of}-view{view['view'].get('number')}")
+    check("view", vid, of, _objects(view) == _objects(scene), f"its objects or their poses differ from {of}'s")
+    check("view", vid, of, view.get("scene") == scene.get("scene"), f"its table, lights or backdrop differ from {of}'s")
+    check("view", vid, of, _camera(view) != _camera(scene), f"its camera is {of}'s")
 
 
 def _check_records(check: Check, pid: str, original: dict, partner: dict, change: dict, derivation: Derivation) -> None:
-    kind, named = change["kind"], list(change["objects"])
-    check("pair", pid, pid == f"{original['id']}-{kind}", f"id {pid} is not {original['id']}-{kind}")
+    kind, named, of = change["kind"], list(change["objects"]), original["id"]
+    check("pair", pid, of, pid == f"{of}-{kind}", f"id {pid} is not {of}-{kind}")
     for what, a, b in (
         ("camera", _camera(original), _camera(partner)),
         ("scene", original.get("scene"), partner.get("scene")),
         ("render seed", original["render"].get("seed"), partner["render"].get("seed")),
         ("index", original.get("index"), partner.get("index")),
     ):
-        check("pair", pid, a == b, f"its {what} differs from {original['id']}'s: {excerpt(b)} against {excerpt(a)}")
+        check("pair", pid, of, a == b, f"its {what} differs from {of}'s: {excerpt(b)} against {excerpt(a)}")
     before, after = _objects(original), _objects(partner)
     expected = _expected_names(kind, named, list(before))
-    check("pair", pid, set(after) == set(expected), f"holds {sorted(after)}; a {kind} of {named} leaves {sorted(expected)}")
+    check("pair", pid, of, set(after) == set(expected), f"holds {sorted(after)}; a {kind} of {named} on {of} leaves {sorted(expected)}")
     for name in set(before) & set(after) - set(named):
         moved = f"{name} changed though the {kind} does not name it: {excerpt(after[name])} against {excerpt(before[name])}"
-        check("pair", pid, before[name] == after[name], moved)
+        check("pair", pid, of, before[name] == after[name], moved)
     if kind == "swap" and set(named) <= set(before) & set(after):
         a, b = named
         swapped = after[a][0] == before[b][0] and after[b][0] == before[a][0]
-        check("pair", pid, swapped, f"{a} and {b} did not trade places")
+        check("pair", pid, of, swapped, f"{a} and {b} did not trade places from {of}")
     elif kind in ("move", "unstack") and named[0] in before and named[0] in after:
-        check("pair", pid, after[named[0]][0] != before[named[0]][0], f"{named[0]} did not move")
+        check("pair", pid, of, after[named[0]][0] != before[named[0]][0], f"{named[0]} did not move from where {of} has it")
     _check_difference(check, pid, original, partner, change, derivation)
 
 
@@ -111,10 +111,10 @@ def _check_difference(check: Check, pid: str, original: dict, partner: dict, cha
         derived = relation_difference(before, after)
         if derived == recorded:
             aimed = aimed_change_happened(Change(original["id"], change["kind"], tuple(change["objects"])), before, after)
-            check("pair", pid, aimed, f"the {change['kind']} of {change['objects']} does not change what it aims at")
+            check("pair", pid, original["id"], aimed, f"the {change['kind']} of {change['objects']} on {original['id']} does not change what it aims at")
             return
     wrong = [f"{side}.{key}" for side in SIDES for key in {*recorded[side], *derived[side]} if recorded[side].get(key) != derived[side].get(key)]
-    check("pair", pid, False, f"recorded difference is not the two records' one at {', '.join(sorted(wrong)[:6])}")
+    check("pair", pid, original["id"], False, f"recorded difference is not the two records' one at {', '.join(sorted(wrong)[:6])} (its and {original['id']}'s)")
 
 
 def _check_pixels(check: Check, load: Load, pid: str, original: dict, partner: dict, change: dict, facts: PairFacts) -> None:
@@ -130,13 +130,15 @@ def _check_pixels(check: Check, load: Load, pid: str, original: dict, partner: d
     near = ndimage.binary_dilation(changed, iterations=1)  # the pixel filter's reach around a changed object's edge
     for name in (set(labels[0]) & set(labels[1])) - named:
         differ = ((masks[0] == labels[0][name]) != (masks[1] == labels[1][name])) & ~near
-        check("pair_pixels", pid, not differ.any(), f"{name}'s mask differs at {int(differ.sum())} px away from the changed objects")
+        what = f"{name}'s mask differs from {original['id']}'s at {int(differ.sum())} px away from the changed objects"
+        check("pair_pixels", pid, original["id"], not differ.any(), what)
     for name in _moved(change["kind"], list(change["objects"])):
         shown = [bool((mask == label[name]).any()) if name in label else False for mask, label in zip(masks, labels)]
         if all(shown):
             centres = [ndimage.center_of_mass(mask == label[name]) for mask, label in zip(masks, labels)]
             moved = float(np.hypot(*np.subtract(centres[0], centres[1])))
-            check("pair_pixels", pid, moved >= MIN_SHIFT_PX, f"{name}'s mask moved {moved:.2f} px, under {MIN_SHIFT_PX} px")
+            what = f"{name}'s mask moved {moved:.2f} px from {original['id']}'s, under {MIN_SHIFT_PX} px"
+            check("pair_pixels", pid, original["id"], moved >= MIN_SHIFT_PX, what)
     _measure_reach(load, original, partner, changed, facts)
 
 

@@ -121,7 +121,7 @@ def verify(
     for line in summary(result):
         typer.echo(line)
     try:
-        write_verdicts(folder, result.images, result.disagreements, result.partial)
+        write_verdicts(folder, result.images, result.disagreements, result.partial, result.files)
     except OSError as error:  # a read-only folder is verified all the same
         typer.echo(f"note: the verdict was not kept in {folder / VERIFY_FILE} ({error.strerror}); `tabletest gallery` will show these scenes as not verified", err=True)
     if show is not None and result.disagreements:
@@ -133,5 +133,5 @@ def verify(
     if result.disagreements:
         raise typer.Exit(1)
     if result.partial:  # no disagreement is not an agreement where a label could not be checked
-        typer.echo(f"error: the verdict is partial, not every label was checked: {result.partial[0]}", err=True)
+        typer.echo(f"error: the verdict is partial, not every label was checked: {'; '.join(result.partial)}", err=True)
         raise typer.Exit(3)

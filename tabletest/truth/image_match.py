@@ -1,5 +1,5 @@
 """Whether each image shows its own scene: the RGB's edges against the edges its masks and depth predict,
-and, within a scene's family (its views and counterfactual partners), the pixels where their masks differ.
+and, within a scene's family (its views and counterfactual partners), against each other member's.
 
 Where the mask changes label, or the depth jumps (an object's outline, the table's edge against the
 backdrop), the picture changes colour; elsewhere it mostly does not. So the mean colour gradient on
@@ -14,20 +14,20 @@ scene has been read, each suspect is compared with every scene outside its famil
 again only when there is a suspect), so an image copied over another scene's is found whatever
 scene it came from.
 
-A scene's partners and views look too much alike for edges to tell them apart, but where two of their
-masks disagree on whether an object is there, their images must differ (by 37 levels or more in a
-render of every partner kind and a second view at 96x72): the same pixels there mean one of them was
-given the other's image.
+A scene's partners and views look too much alike for this: `family_match.py` judges them against each
+other.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from tabletest.truth.family_match import Member, family_mismatches
 
 MIN_WIDTH_PX = 64
 SUSPECT_BELOW = 3.0  # own edge contrast under which an image is compared with every other scene's masks
@@ -35,8 +35,6 @@ BETTER_BY = 1.5  # another scene's masks fit this much better than its own: the 
 MAX_SUSPECTS = 200
 MAX_SIDE_PX = 256  # larger images are compared on a grid of pixels at most this many across
 DEPTH_JUMP = 0.05  # a relative depth change this large is an edge
-SAME_PIXELS = 4.0  # mean level difference, where two family members' masks disagree, under which their images are one
-MIN_REGION_PX = 4  # pixels of disagreeing masks needed to judge two family members' images
 OPEN_FAMILIES = 16  # families kept while their members are read (a folder keeps a family's records together)
 
 
@@ -57,34 +55,41 @@ class ImageMatcher:
     compared: int = 0
     too_small: int = 0
     _suspects: list[_Suspect] = field(default_factory=list)
-    _families: OrderedDict = field(default_factory=OrderedDict)  # family -> {scene id: (image, occupied)}
-    _copies: list[tuple[str, str]] = field(default_factory=list)
+    _families: OrderedDict = field(default_factory=OrderedDict)  # family -> its members read so far
+    _family_mismatches: list[tuple[str, str]] = field(default_factory=list)
 
-    def add(self, scene_id: str, family: str, image: np.ndarray, mask: np.ndarray, depth: np.ndarray | None) -> None:
+    def add(
+        self, scene_id: str, family: str, image: np.ndarray, mask: np.ndarray, depth: np.ndarray | None,
+        labels: Mapping[str, int], replaced: tuple[str, str] | None = None,
+    ) -> None:  # fmt: skip
+        """A scene's image with its masks; `labels`: its objects' mask values by name; `replaced`: a replace
+        partner's old and new object."""
         if image.shape[1] < MIN_WIDTH_PX or image.ndim != 3:
             self.too_small += 1
             return
         step = _step(image)
-        rgb = image[::step, ::step, :3].astype(np.float32)
-        gradient = _gradient(image[..., :3].astype(np.float32))[::step, ::step]
-        edges = _edges(mask, depth)[::step, ::step]
+        gradient = np.ascontiguousarray(_gradient(image[..., :3].astype(np.float32))[::step, ::step])  # not a view: kept
+        edges = np.ascontiguousarray(_edges(mask, depth)[::step, ::step])
         self.compared += 1
         own = contrast(gradient, edges)
         if own < SUSPECT_BELOW:
             suspect = _Suspect(-own, scene_id, family, gradient)
             (heapq.heappush if len(self._suspects) < MAX_SUSPECTS else heapq.heappushpop)(self._suspects, suspect)
-        self._families.setdefault(family, {})[scene_id] = (rgb, mask[::step, ::step] != 0)
+        members = self._families.setdefault(family, [])
+        if all(m.scene_id != scene_id for m in members):  # a line repeated is the metadata check's
+            rgb, labelled = image[::step, ::step, :3].copy(), mask[::step, ::step].copy()  # copies: the full size is not kept
+            members.append(Member(scene_id, rgb, gradient, edges, labelled, dict(labels), replaced))
         self._families.move_to_end(family)
         while len(self._families) > OPEN_FAMILIES:
-            self._close(self._families.popitem(last=False)[1])
+            self._family_mismatches += family_mismatches(self._families.popitem(last=False)[1])
 
     def mismatches(self, scenes: Callable[[], Iterable[tuple[str, str, np.ndarray, np.ndarray | None]]]) -> Iterator[tuple[str, str]]:
         """(scene id, what) for each image another scene's masks fit `BETTER_BY` better than its own, and each
         family member showing another's image. `scenes` gives every scene's (id, family, mask, depth) again:
         called only when there is a suspect."""
         while self._families:
-            self._close(self._families.popitem(last=False)[1])
-        yield from self._copies
+            self._family_mismatches += family_mismatches(self._families.popitem(last=False)[1])
+        yield from self._family_mismatches
         if not self._suspects:
             return
         for scene_id, family, mask, depth in scenes():
@@ -100,24 +105,6 @@ class ImageMatcher:
                     f"the image does not show this scene: {other}'s masks fit it {best / max(own, 1e-9):.1f}x better "
                     f"than its own (edge contrast {best:.2f} vs {own:.2f})"
                 )
-
-    def _close(self, members: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
-        """Where two members' masks disagree on what is there, their images must differ."""
-        ids = sorted(members)
-        for i, a in enumerate(ids):
-            for b in ids[i + 1 :]:
-                (image_a, occupied_a), (image_b, occupied_b) = members[a], members[b]
-                region = occupied_a != occupied_b
-                if image_a.shape != image_b.shape or region.sum() < MIN_REGION_PX:
-                    continue
-                difference = float(np.abs(image_a - image_b)[region].mean())
-                if difference < SAME_PIXELS:
-                    companion = b if len(b) > len(a) else a  # a scene's own id is the shorter: the partner or view holds the copy
-                    other = a if companion == b else b
-                    self._copies.append((companion, (
-                        f"the image does not show this scene: it is {other}'s image (the same pixels where their masks "
-                        f"differ: {difference:.1f} levels apart)"
-                    )))
 
 
 def _step(pixels: np.ndarray) -> int:

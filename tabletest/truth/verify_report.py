@@ -1,12 +1,19 @@
 """`tabletest verify`'s verdict kept beside the render (`verify.json`), for the gallery's verify filter.
 
-It names the metadata it judged by digest: once the folder changes (more scenes, a merge), the verdict no
-longer applies and its scenes read as not verified, until `tabletest verify` runs again.
+It names what it judged by digest: the metadata, and each scene's files (image, mask, depth: one sha256 over
+their names, sizes and sha256s). Once the metadata changes (more scenes, a merge), the verdict no longer
+applies and every scene reads as not verified; once a scene's files change (an image replaced after
+verify), its verdict is outdated; until `tabletest verify` runs again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from tabletest.files.digest import sha256_of
@@ -14,6 +21,28 @@ from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.run_output import METADATA
 
 VERIFY_FILE = "verify.json"
+FILE_FIELDS = ("file_name", "mask_file_name", "depth_file_name")
+
+
+@dataclass(frozen=True)
+class KeptVerdict:
+    """The last verify of this very metadata: the scenes it disputed, what it could not check, and the scenes
+    whose files changed since."""
+
+    disputed: dict[str, list[str]]
+    partial: list[str]
+    outdated: frozenset[str]
+
+    def notes(self, scene_id: str) -> list[str]:
+        """What the gallery's details say of a scene's verdict: what verify disputed, and whether it is outdated."""
+        outdated = ["outdated: its image, mask or depth changed since verify judged it"] if scene_id in self.outdated else []
+        return outdated + self.disputed.get(scene_id, [])
+
+    def state(self, scene_id: str) -> str:
+        """What the gallery shows of a scene: outdated, disagrees, partly checked or agrees."""
+        if scene_id in self.outdated:
+            return "outdated"
+        return "disagrees" if scene_id in self.disputed else "partly checked" if self.partial else "agrees"
 
 
 def disputed_by_scene(disagreements: list[tuple[str, str, str]]) -> dict[str, list[str]]:
@@ -24,28 +53,56 @@ def disputed_by_scene(disagreements: list[tuple[str, str, str]]) -> dict[str, li
     return disputed
 
 
-def write_verdicts(root: Path, images: int, disagreements: list[tuple[str, str, str]], partial: list[str] = ()) -> None:
+def write_verdicts(
+    root: Path, images: int, disagreements: list[tuple[str, str, str]], partial: list[str], files: Mapping[str, str]
+) -> None:
     """The scenes that disagree, each with what; every other scene of the folder agrees, as far as the checks
-    went: `partial` names the labels they could not cover (the verdict is then partial, not an agreement)."""
+    went: `partial` names the labels they could not cover (the verdict is then partial, not an agreement).
+    `files`: each scene's files as judged (`files_digest`)."""
     report = {
         "metadata_sha256": sha256_of(root / METADATA), "images": images, "disagreements": disputed_by_scene(disagreements),
-        "partial": list(partial),
+        "partial": list(partial), "files_sha256": dict(files),
     }
     atomic_bytes(root / VERIFY_FILE, (json.dumps(report, indent=1) + "\n").encode())
 
 
+def files_digest(root: Path, record: Mapping) -> str:
+    """One sha256 over the name, size and sha256 of each file the record names (a name that is no regular file
+    inside the folder counts as absent, and is never opened)."""
+    lines = []
+    for key in FILE_FIELDS:
+        name = record.get(key)
+        if isinstance(name, str):
+            path = root / name
+            regular = root.resolve() in path.resolve().parents and path.is_file()
+            lines.append(f"{name}\0{path.stat().st_size}\0{sha256_of(path)}" if regular else f"{name}\0absent")
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
 def read_verdicts(root: Path) -> dict[str, list[str]] | None:
     """The disputed scenes of the last verify of this very metadata, or None: never verified, or since changed."""
-    report = _report(root)
-    disputed = report.get("disagreements") if report else None
-    return disputed if isinstance(disputed, dict) else None
+    return _disputed(_report(root))
 
 
 def unverified_labels(root: Path) -> list[str]:
     """What the last verify of this very metadata could not check (empty for a full verdict, or none at all)."""
+    return _partial(_report(root))
+
+
+def kept_verdict(root: Path, records: Iterable[Mapping]) -> KeptVerdict | None:
+    """The last verify of this very metadata, with the scenes among `records` whose files changed since
+    (hashed in threads: a folder of many images is read once, at the disk's pace); None where there is none."""
     report = _report(root)
-    partial = report.get("partial") if report else None
-    return [str(what) for what in partial] if isinstance(partial, list) else []
+    disputed = _disputed(report)
+    if report is None or disputed is None:
+        return None
+    judged = report.get("files_sha256")
+    judged = judged if isinstance(judged, dict) else {}
+    records = [r for r in records if isinstance(r.get("id"), str)]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        now = list(pool.map(lambda record: files_digest(root, record), records))
+    outdated = frozenset(r["id"] for r, digest in zip(records, now) if judged.get(r["id"]) != digest)
+    return KeptVerdict(disputed, _partial(report), outdated)
 
 
 def _report(root: Path) -> dict | None:
@@ -56,3 +113,13 @@ def _report(root: Path) -> dict | None:
     if not isinstance(report, dict) or report.get("metadata_sha256") != sha256_of(root / METADATA):
         return None
     return report
+
+
+def _disputed(report: dict | None) -> dict[str, list[str]] | None:
+    disputed = report.get("disagreements") if report else None
+    return disputed if isinstance(disputed, dict) else None
+
+
+def _partial(report: dict | None) -> list[str]:
+    partial = report.get("partial") if report else None
+    return [str(what) for what in partial] if isinstance(partial, list) else []
