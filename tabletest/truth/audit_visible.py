@@ -27,8 +27,8 @@ from tabletest.truth.visibility import SUPERSAMPLE, visibility
 
 # Measured again from the model file and the record's camera, the fraction differs from the recorded one by
 # at most 0.003 over 2,956 objects of seven random renders (64x48 to 160x120, 1 to 8 samples; a record rounds
-# it to 3 decimals), leaving out 3 objects crossing the image's edge in renders made before the fraction
-# counted the part outside it as unseen.
+# it to 3 decimals), 3 objects crossing the image's edge left out: their renders counted only the part of
+# the silhouette inside the image.
 TOLERANCE = 0.02
 
 Models = Mapping[str, tuple[str, str]]  # object name -> (model file, sha256)
