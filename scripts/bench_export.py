@@ -4,10 +4,10 @@
 
 Builds a stand-in render folder: `metadata.jsonl` with one record per scene in the render record
 layout (the vignette record's fields; per object `name`, `slot`, `source`, `uid`, `position_m`,
-`yaw_deg`, `size_m`, `center_px`, `bbox_px` at the default 1024x768 slots; `render`;
-`mask_file_name`), and `images/<id>.png` and `masks/<id>.png` as hard links to a 64x48 placeholder
-image and a placeholder mask (copies of them, 30,000 links each: ext4 allows 65,000), so every export
-still places, reads or embeds one file per scene.
+`yaw_deg`, `size_m`, `center_px`, `bbox_px` at the default 1024x768 slots; `render`, its resolution the
+placeholders' 64x48, which an export checks; `mask_file_name`), and `images/<id>.png` and
+`masks/<id>.png` as hard links to a 64x48 placeholder image and a placeholder mask (copies of them,
+30,000 links each: ext4 allows 65,000), so every export still places, reads or embeds one file per scene.
 Then it times each `tabletest export` command as a user runs it (a fresh process each) and prints
 the wall time, the output size and the peak memory of each export process.
 """
@@ -95,7 +95,7 @@ def stand_in_render(folder: Path, scenes: int) -> int:
             yield dumps(
                 {"file_name": f"images/{scene.id}.png", "mask_file_name": f"masks/{scene.id}.png", **record,
                  "objects": objects,
-                 "render": {"engine": "cycles", "device": "CPU", "samples": 64, "resolution": [1024, 768],
+                 "render": {"engine": "cycles", "device": "CPU", "samples": 64, "resolution": [64, 48],
                             "mode": "direct", "seed": scene.index}}
             )  # fmt: skip
 

@@ -233,12 +233,12 @@ def test_answer_keys():
 
 @pytest.fixture(scope="module")
 def render(tmp_path_factory) -> Path:
-    """A render folder of the benchmark fixture's records, with small stand-in images."""
+    """A render folder of the benchmark fixture's records, with plain stand-in images of their size."""
     folder = tmp_path_factory.mktemp("render")
     (folder / "images").mkdir()
     records = benchmark_records()
     for r in records:
-        Image.new("RGB", (32, 24), (120, 90, 60)).save(folder / r["file_name"])
+        Image.new("RGB", tuple(r["render"]["resolution"]), (120, 90, 60)).save(folder / r["file_name"])
     (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     return folder
 

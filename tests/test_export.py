@@ -1,5 +1,6 @@
 """Exports, each loaded back with the library its users load it with: counts, fields, and that every image
-and every answer still belongs to its own scene. One tiny render (with masks) serves every test."""
+and every answer still belongs to its own scene. One tiny render (with masks) serves most tests, a tiny random
+one with partners and views those of the fields only such scenes have."""
 
 from __future__ import annotations
 
@@ -54,12 +55,17 @@ LEXICON = load_lexicon(load_catalog())
 
 
 @pytest.fixture(scope="module")
-def render(tmp_path_factory) -> Path:
+def assets(tmp_path_factory) -> Path:
+    """The built-in models of the four objects."""
+    folder = tmp_path_factory.mktemp("export-assets") / "assets"
+    build_assets(load_catalog(), folder, list(NAMES), jobs=1)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def render(tmp_path_factory, assets) -> Path:
     """12 two-object and 6 three-object scenes of four objects in one folder, with masks."""
-    root = tmp_path_factory.mktemp("export")
-    assets = root / "assets"
-    build_assets(load_catalog(), assets, list(NAMES), jobs=1)
-    out = root / "render"
+    out = tmp_path_factory.mktemp("export") / "render"
     for extra in (["--objects", "2"], ["--objects", "3", "--limit", "6"]):
         result = run_cli("render", "--out", str(out), "--assets", str(assets), "--only", ",".join(NAMES), *TINY, *extra)
         assert result.returncode == 0, result.stderr
@@ -718,4 +724,171 @@ def test_a_folder_mixed_before_the_settings_guard_is_not_exported(cli, render, t
         "mixes renders (metadata.jsonl line 4: config.render.engine: cycles → workbench; "
         "config.render.resolution: [64, 48] → [256, 192]); export a folder made with one set of settings"
     ) in result.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".out.partial").exists()
+
+
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory, assets) -> Path:
+    """Two random scenes of the four objects with swap and move partners and a second view, with masks: seed 1
+    makes one partner of each kind and a scene of three bananas (`instance` banana#1 ...)."""
+    out = tmp_path_factory.mktemp("pairs") / "render"
+    made = run_cli(
+        "render", "--scenes", "random", "--count", "2", "--seed", "1", "--only", ",".join(NAMES),
+        "--counterfactuals", "swap,move", "--views", "2", "--assets", str(assets), "--out", str(out), *TINY,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    return out
+
+
+def without_nulls(value):
+    """A loaded value as its record holds it: Arrow gives every field it declares, null where a record has none."""
+    if isinstance(value, dict):
+        return {key: without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [without_nulls(item) for item in value]
+    return value
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "imagefolder"])
+def test_parquet_and_imagefolder_keep_every_field_of_partners_and_views_and_the_depth(pairs, tmp_path, fmt):
+    records = {r["id"]: r for r in map(json.loads, (pairs / "metadata.jsonl").read_text().splitlines())}
+    assert {r["counterfactual"]["kind"] for r in records.values() if "counterfactual" in r} == {"swap", "move"}
+    assert any("view" in r for r in records.values())
+    assert any("instance" in o for r in records.values() for o in r["objects"])
+    out = tmp_path / fmt
+    export(pairs, fmt, out)
+    ds = card_load(out, tmp_path / "cache")["train"]
+    assert sorted(ds["id"]) == sorted(records)
+    for row in ds:
+        record = records[row["id"]]
+        fields = {key: value for key, value in row.items() if key not in ("image", "mask", "depth")}
+        expected = {key: value for key, value in columnar(record).items() if not key.endswith("file_name")}
+        assert without_nulls(fields) == without_nulls(expected), row["id"]
+        assert_same_image(row["image"], pairs, record)
+        for name in ("mask", "depth"):  # the depth is 16-bit millimetres
+            assert np.array_equal(np.asarray(row[name]), np.asarray(Image.open(pairs / record[f"{name}_file_name"])))
+
+
+def test_webdataset_loaded_by_its_card_keeps_every_field_of_partners_and_views(pairs, tmp_path):
+    records = {r["id"]: r for r in map(json.loads, (pairs / "metadata.jsonl").read_text().splitlines())}
+    out = tmp_path / "wds"
+    export(pairs, "webdataset", out)
+    ds = card_load(out, tmp_path / "cache")["train"]
+    assert sorted(ds["__key__"]) == sorted(records)
+    for row in ds:
+        assert without_nulls(row["json"]) == without_nulls(columnar(records[row["__key__"]])), row["__key__"]
+
+
+def test_an_export_over_an_earlier_one_keeps_the_files_a_user_added(render, tmp_path):
+    out = tmp_path / "if"
+    export(render, "imagefolder", out)
+    (out / "notes.txt").write_text("mine")
+    (out / "images" / "extra.png").write_bytes(b"my picture")
+    summary = export(render, "imagefolder", out, "--split-by", "scene", "--val-fraction", "0.3")
+    assert (out / "notes.txt").read_text() == "mine" and (out / "images" / "extra.png").read_bytes() == b"my picture"
+    assert summary["kept"] == 2
+    assert [p.name for p in (out / "images").iterdir()] == ["extra.png"]  # the earlier export's own files went
+    assert not (out / "metadata.parquet").exists() and not (out / "masks").exists()
+    loaded = card_load(out, tmp_path / "cache")
+    assert loaded["train"].num_rows + loaded["validation"].num_rows == 18
+    assert not (tmp_path / ".if.replaced").exists()
+
+
+def test_a_changed_file_where_the_new_export_writes_is_refused_and_the_export_resumes(cli, render, tmp_path):
+    out, partial = tmp_path / "wds", tmp_path / ".wds.partial"
+    export(render, "webdataset", out, "--shard-size", "5")
+    (out / "README.md").write_text("my notes on this export\n")
+    again = ("export", "--dataset", str(render), "--format", "webdataset", "--out", str(out), "--shard-size", "5")
+    result = cli(*again)
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "README.md is not a file the earlier export wrote (added or changed since)" in result.stderr
+    assert (out / "README.md").read_text() == "my notes on this export\n" and len(list(out.glob("shard-*.tar"))) == 4
+    shards = {p.name: p.stat().st_ino for p in partial.glob("shard-*.tar")}
+    assert len(shards) == 4
+    (out / "README.md").rename(tmp_path / "my-notes.md")
+    summary = export(render, "webdataset", out, "--shard-size", "5")
+    assert summary["resumed"] is True and summary["kept"] == 0
+    assert {p.name: p.stat().st_ino for p in out.glob("shard-*.tar")} == shards  # closed shards were kept
+
+
+def test_an_export_over_one_that_lists_no_files_keeps_every_file_it_does_not_write(render, tmp_path):
+    """An earlier export without a file list proves no file its own: the new one replaces those at the paths
+    it writes, and keeps the rest."""
+    out = tmp_path / "wds"
+    export(render, "webdataset", out, "--shard-size", "5")
+    (out / ".tabletest-export.files.jsonl").unlink(missing_ok=True)
+    (out / "notes.txt").write_text("mine")
+    summary = export(render, "webdataset", out, "--shard-size", "10")
+    assert (out / "notes.txt").read_text() == "mine" and summary["kept"] == 3
+    assert sorted(p.name for p in out.glob("shard-*.tar")) == [f"shard-{i:06d}.tar" for i in range(4)]
+    assert len(list(wds.WebDataset(str(out / "shard-000000.tar"), shardshuffle=False))) == 10  # the new export's
+
+
+def test_an_export_killed_while_replacing_an_earlier_one_is_settled_by_the_next(render, tmp_path):
+    out = tmp_path / "wds"
+    export(render, "webdataset", out, "--shard-size", "5")
+    (out / "notes.txt").write_text("mine")
+    out.rename(tmp_path / ".wds.replaced")  # as a kill between the two renames of the swap leaves it
+    export(render, "webdataset", out, "--shard-size", "10")
+    assert (out / "notes.txt").read_text() == "mine" and not (tmp_path / ".wds.replaced").exists()
+    assert sorted(p.name for p in out.glob("shard-*.tar")) == ["shard-000000.tar", "shard-000001.tar"]
+
+
+def copied(render: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    """A copy of the render (a link out of the folder is refused), and its metadata lines."""
+    copy = tmp_path / "copy"
+    shutil.copytree(render, copy)
+    return copy, (copy / "metadata.jsonl").read_text().splitlines(keepends=True)
+
+
+def test_a_record_appended_twice_is_refused_naming_both_lines(cli, render, tmp_path):
+    twice, lines = copied(render, tmp_path)
+    (twice / "metadata.jsonl").write_text("".join(lines) + lines[2])
+    result = cli("export", "--dataset", str(twice), "--format", "webdataset", "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    scene = json.loads(lines[2])["id"]
+    said = f"metadata.jsonl lines 3 and 19 both hold the record of {scene}; delete line 19 if it repeats line 3"
+    assert said in result.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".out.partial").exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "field", "damage", "problem"),
+    [
+        ("imagefolder", "file_name", "cut", "is cut short"),
+        ("parquet", "file_name", "resized", "is 32x24, not the 64x48 its record gives"),
+        ("webdataset", "mask_file_name", "flipped", "is damaged (its IDAT chunk"),
+        ("imagefolder", "depth_file_name", "resized", "is 32x24, not the 64x48 its record gives"),
+    ],
+)
+def test_a_damaged_or_wrongly_sized_picture_is_refused_before_it_ships(
+    cli, render, tmp_path, fmt, field, damage, problem
+):
+    copy, lines = copied(render, tmp_path)
+    name = json.loads(lines[4])[field]
+    path = copy / name
+    data = path.read_bytes()
+    if damage == "cut":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "flipped":
+        path.write_bytes(data[:-40] + bytes([data[-40] ^ 0xFF]) + data[-39:])  # a byte in the last IDAT chunk
+    else:
+        with Image.open(path) as image:
+            image.resize((32, 24)).save(path)
+    result = cli("export", "--dataset", str(copy), "--format", fmt, "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert f"{name} {problem}" in result.stderr and "rerun the same `tabletest render` command" in result.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".out.partial").exists()
+
+
+@pytest.mark.parametrize("number", ["NaN", "9" * 5000])
+def test_webdataset_refuses_a_record_holding_a_number_json_cannot_in_one_line(cli, render, tmp_path, number):
+    copy, lines = copied(render, tmp_path)
+    record = json.loads(lines[1])
+    record["objects"][0]["yaw_deg"] = "NUMBER"
+    lines[1] = json.dumps(record).replace('"NUMBER"', number) + "\n"
+    (copy / "metadata.jsonl").write_text("".join(lines))
+    result = cli("export", "--dataset", str(copy), "--format", "webdataset", "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "metadata.jsonl: line 2" in result.stderr and "yaw_deg" in result.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / ".out.partial").exists()

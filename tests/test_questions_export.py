@@ -24,12 +24,12 @@ LEXICON = load_lexicon(CATALOG)
 
 @pytest.fixture(scope="module")
 def render(tmp_path_factory):
-    """A render folder of the benchmark fixture's records, with small stand-in images."""
+    """A render folder of the benchmark fixture's records, with plain stand-in images of their size."""
     folder = tmp_path_factory.mktemp("render")
     (folder / "images").mkdir()
     records = benchmark_records()[:3]
     for r in records:
-        Image.new("RGB", (32, 24), (120, 90, 60)).save(folder / r["file_name"])
+        Image.new("RGB", tuple(r["render"]["resolution"]), (120, 90, 60)).save(folder / r["file_name"])
     (folder / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     return folder
 
@@ -111,7 +111,7 @@ def test_hierarchy_exports(render, tmp_path, fmt):
             doc = json.loads(line)
             assert utils.process_results(doc, [doc["gold"]]) == {"accuracy": 1.0, "unparsed": 0.0}
             assert utils.process_results(doc, ["I do not know"])["accuracy"] == 0.0
-            assert utils.doc_to_visual(doc)[0].size == (32, 24)
+            assert utils.doc_to_visual(doc)[0].size == (256, 192)  # the stand-in, at its record's resolution
 
 
 def test_questions_flag_only_for_question_formats(cli, render, tmp_path):

@@ -38,7 +38,10 @@ def export(
     dataset: Annotated[Path, typer.Option("--dataset", help="A render's output folder (metadata.jsonl, images/).")],
     fmt: Annotated[str, typer.Option("--format", help=f"One of: {', '.join(FORMATS)}.")],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Export folder: new, empty, or an earlier export to replace.")
+        Path,
+        typer.Option(
+            "--out", "-o", help="Export folder: new, empty, or an earlier export to replace (files it did not write are kept)."
+        ),
     ],
     variations: Annotated[
         Literal["all", "paper", "one"],
@@ -124,6 +127,8 @@ def export(
     images, scenes = sum(summary["images"].values()), sum(summary["scenes"].values())
     splits = ", ".join(f"{n} {split}" for split, n in summary["images"].items())
     families = f" of {scenes} scenes (with their views and partners)" if scenes != images else ""
-    typer.echo(f"exported {images} images{families} ({splits}) as {fmt} to {out} in {summary['wall_s']:.1f} s", err=True)
+    kept = f"; kept {summary['kept']} other file{'s' * (summary['kept'] != 1)} already there" if summary["kept"] else ""
+    done = f"exported {images} images{families} ({splits}) as {fmt} to {out} in {summary['wall_s']:.1f} s"
+    typer.echo(done + kept, err=True)
     if "group" in summary:  # lmms-eval: the name to run, its own so that exports can share an --include_path
         typer.echo(f"lmms-eval group: {summary['group']} (--include_path {out} --tasks {summary['group']})", err=True)

@@ -10,6 +10,7 @@ An object no pixel of the image shows has no annotation. Without masks, `bbox` i
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -53,7 +54,7 @@ def _mask_pixels(job: Job, record: RenderRecord) -> np.ndarray:
             f"--dataset {job.dataset.root}: {record.id} has no mask but the first image has one; "
             "render the folder with --masks throughout, or export boxes only with --no-segmentation"
         )
-    with Image.open(path) as image:
+    with Image.open(io.BytesIO(job.picture(record, path))) as image:
         return np.asarray(image)
 
 

@@ -19,6 +19,7 @@ from tabletest.export.lmms_eval import group_name, write_tasks
 from tabletest.export.run import Job
 from tabletest.export.vlmevalkit import OPEN
 from tabletest.files.reading import images_asked
+from tabletest.files.records import RenderRecord
 from tabletest.files.jsonl import atomic_output, dumps
 
 COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type", "template", "phrasing"]
@@ -29,10 +30,10 @@ def _skill_file(skill: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", skill)
 
 
-def _encoded(job: Job, files: tuple[str, ...]) -> str:
+def _encoded(job: Job, record: RenderRecord, files: tuple[str, ...]) -> str:
     """The `image` cell of a question's first row in a file: one image's base64, or a Python list of them,
     which VLMEvalKit (`toliststr`) reads as a multi-image question and shows to the model in order."""
-    encoded = [base64.b64encode(job.dataset.file(f).read_bytes()).decode("ascii") for f in files]
+    encoded = [base64.b64encode(job.picture(record, job.dataset.file(f))).decode("ascii") for f in files]
     return encoded[0] if len(encoded) == 1 else repr(encoded)
 
 
@@ -51,7 +52,7 @@ def export_vlmevalkit_hierarchy(job: Job) -> dict:
                     writers[name].writeheader()
                 index = counts[name]
                 shown = (name, tuple(images_asked(q)))
-                image = str(first_row[shown]) if shown in first_row else _encoded(job, shown[1])
+                image = str(first_row[shown]) if shown in first_row else _encoded(job, record, shown[1])
                 first_row.setdefault(shown, index)
                 row = {
                     "index": index,

@@ -29,11 +29,15 @@ from tabletest.files.records import RenderRecord
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
 METADATA_ROW_GROUP = 10_000  # ImageFolder's metadata has no images: large groups write 9x faster than 100
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+PASSES = ("image", "mask", "depth")  # the picture columns: a render made with `--masks` has all three
 FIELDS_NOTE = (
     "Each row is one image (and, for renders made with `--masks`, its object `mask`: pixel value = 1 + the "
-    "object's position from the left, 0 for the background) with its scene: `id`, `index`, `n_objects`, `objects` (left to right: `name`, `slot`, "
+    "object's position from the left, 0 for the background; and its `depth`: 16-bit millimetres along the camera "
+    "axis) with its scene: `id`, `index`, `n_objects`, `objects` (left to right: `name`, `slot`, "
     "`source`, `uid`, `position_m`, `yaw_deg`, `size_m`, `center_px`, `bbox_px`), `relations` (`left_of`, "
-    "`right_of`, `between`, and `table_side` as `[name, side]` pairs), `vignettes` and `render`."
+    "`right_of`, `between`, and `table_side` as `[name, side]` pairs), `vignettes` and `render`; a random scene's "
+    "row has every field of its record too (`camera`, `scene`, each object's `instance` and 3D box, and a "
+    "partner's `counterfactual` or a view's `view`)."
 )
 
 
@@ -48,7 +52,7 @@ def declared(data_files: list[dict], features: list[dict], in_config: bool = Tru
 
 
 def pictures(with_mask: bool) -> list[dict]:
-    return [{"name": name, "dtype": "image"} for name in (["image", "mask"] if with_mask else ["image"])]
+    return [{"name": name, "dtype": "image"} for name in (PASSES if with_mask else PASSES[:1])]
 
 
 def loadable(out: Path) -> str:
@@ -98,8 +102,8 @@ ds = datasets.load_dataset("{loadable(job.out)}")
 
 
 def schema(with_mask: bool, random_scenes: bool = False) -> pa.Schema:
-    """The columns of a shard; the image columns (and `mask`, for renders with masks) load as pictures."""
-    pictures = ["image", "mask"] if with_mask else ["image"]
+    """The columns of a shard; the image columns (and `mask` and `depth`, for renders with masks) load as pictures."""
+    pictures = PASSES if with_mask else PASSES[:1]
     features = {name: {"_type": "Image"} for name in pictures}
     return pa.schema(
         [*((name, IMAGE) for name in pictures), *record_fields(random_scenes)],
@@ -135,10 +139,10 @@ def export_parquet(job: Job) -> dict:
     fields = record_fields(job.dataset.has_random_scenes())
     shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", lambda p: _ParquetShard(p, columns))
     for split, record in pending(job.scenes(), shards):
-        row = {**columnar(record.raw), "image": _embedded(job.dataset.image(record), record.id)}
-        mask = job.dataset.mask(record)
-        row["mask"] = _embedded(mask, f"{record.id}.mask") if mask else None
-        shards[split].add(row, len(row["image"]["bytes"]) + 2048)
+        row = {**columnar(record.raw), "image": _embedded(job.picture(record, job.dataset.image(record)), record.id)}
+        for name, path in (("mask", job.dataset.mask(record)), ("depth", job.dataset.depth(record))):
+            row[name] = _embedded(job.picture(record, path), f"{record.id}.{name}") if path else None
+        shards[split].add(row, sum(len(row[name]["bytes"]) for name in PASSES if row[name]) + 2048)
     files = {split: _final_names(job, names) for split, names in close_all(shards).items()}
     data_files = [{"split": s, "path": f"data/{s}-*"} for s in job.split.names if files[s]]
     job.write_card(
@@ -202,7 +206,7 @@ def chat_rows(job: Job, record: RenderRecord, queries: list[dict]) -> list[dict]
     rows = []
     for files, questions in by_images.items():
         name = record.id if len(files) == 1 else f"{record.id}-with-{record.made_from}"
-        pictures = [_embedded(job.dataset.file(f), Path(f).stem) for f in files]
+        pictures = [_embedded(job.picture(record, job.dataset.file(f)), Path(f).stem) for f in files]
         for start in range(0, len(questions), TURNS):
             asked = questions[start : start + TURNS]
             rows.append({
@@ -273,8 +277,8 @@ inputs = processor(text=text, images=ds[0]["images"])
     return {"shards": files, "rows": rows}
 
 
-def _embedded(path: Path, stem: str) -> dict:
-    return {"bytes": path.read_bytes(), "path": f"{stem}.png"}
+def _embedded(data: bytes, stem: str) -> dict:
+    return {"bytes": data, "path": f"{stem}.png"}
 
 
 def _final_names(job: Job, names: list[str]) -> list[str]:

@@ -2,8 +2,10 @@
 
 A render record keeps each object's table side as a mapping from object name to side; as an Arrow
 struct that would become one column per object name, mostly empty. Exports write it as a list of
-`[name, side]` pairs instead, like the other relations. Everything else is kept as rendered.
-Random scenes (`tabletest render --scenes random`) have their own schema, with every field they add.
+`[name, side]` pairs instead, like the other relations. A counterfactual partner's change lists its
+changed `counts` as `[name, number]` items, which one Arrow list cannot hold: exports write them as the
+mapping `relations.counts` is. Everything else is kept as rendered. Random scenes (`tabletest render
+--scenes random`) have their own schema, with every field they add.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ RECORD_FIELDS = [
 
 ARROW_NAMES = {"double": "float64", "float": "float32"}  # Arrow's names that `datasets` spells otherwise
 # the render record's file columns, kept in the WebDataset json (ImageFolder reads them as its images)
-FILE_FIELDS = [("file_name", pa.string()), ("mask_file_name", pa.string())]
+FILE_FIELDS = [("file_name", pa.string()), ("mask_file_name", pa.string()), ("depth_file_name", pa.string())]
 
 
 def hf_features(fields: list[tuple[str, pa.DataType]]) -> list[dict]:
@@ -79,16 +81,26 @@ def _hf_type(kind: pa.DataType) -> dict:
 
 
 def columnar(record: dict) -> dict:
-    """The record with `relations.table_side` as `[name, side]` pairs, in the objects' order."""
+    """The record with `relations.table_side` as `[name, side]` pairs, in the objects' order, and a partner's
+    changed `counts` as a mapping."""
     relations = dict(record["relations"])
     relations["table_side"] = [[name, side] for name, side in relations["table_side"].items()]
-    return {**record, "relations": relations}
+    columns = {**record, "relations": relations}
+    if change := record.get("counterfactual"):
+        columns["counterfactual"] = {**change, **{s: _counted(change[s]) for s in CHANGE_SIDES if s in change}}
+    return columns
+
+
+def _counted(items: dict[str, list]) -> dict:
+    return {**items, "counts": dict(items["counts"])} if "counts" in items else items
+
 
 F64 = pa.float64()
 MATRIX = pa.list_(FLOATS)
 RANDOM_OBJECT = pa.struct(
     [
         *((OBJECT.field(i).name, OBJECT.field(i).type) for i in range(OBJECT.num_fields)),
+        ("instance", pa.string()),  # where the scene holds several of its kind: apple#2
         ("box3d", pa.struct([("center_m", FLOATS), ("size_m", FLOATS), ("yaw_deg", F64), ("frame", pa.string())])),
         ("center_camera_m", FLOATS),
         ("depth_m", F64),
@@ -96,15 +108,25 @@ RANDOM_OBJECT = pa.struct(
         ("covered_by", pa.list_(pa.string())),
     ]
 )
+ITEM_KEYS = (  # the relations listed as items; the contact keys null for a set without arrangements
+    "left_of", "right_of", "between", "table_side", "in_front_of", "behind", "ambiguous",
+    "nearer", "farther", "bigger", "smaller", "taller", "shorter", *CONTACT_KEYS,
+)  # fmt: skip
+COUNTS = pa.struct([("objects", pa.int64()), ("natural", pa.int64()), ("artifact", pa.int64())])
 RANDOM_RELATIONS = pa.struct(
+    [*((key, STRINGS) for key in ITEM_KEYS), ("counts", COUNTS), ("hidden", pa.list_(pa.string()))]
+)
+CHANGE_SIDES = ("became_true", "became_false", "unchanged")
+DIFFERENCE = pa.struct([*((key, STRINGS) for key in ITEM_KEYS), ("counts", COUNTS)])  # the keys a side holds items of
+COUNTERFACTUAL = pa.struct(
     [
-        *((key, STRINGS) for key in ("left_of", "right_of", "between", "table_side", "in_front_of", "behind", "ambiguous")),
-        *((key, STRINGS) for key in ("nearer", "farther", "bigger", "smaller", "taller", "shorter")),
-        *((key, STRINGS) for key in CONTACT_KEYS),  # null for a set without arrangements
-        ("counts", pa.struct([("objects", pa.int64()), ("natural", pa.int64()), ("artifact", pa.int64())])),
-        ("hidden", pa.list_(pa.string())),
+        ("of", pa.string()),
+        ("kind", pa.string()),
+        ("objects", pa.list_(pa.string())),
+        *((side, DIFFERENCE) for side in CHANGE_SIDES),
     ]
 )
+VIEW = pa.struct([("of", pa.string()), ("number", pa.int64())])
 CAMERA = pa.struct(
     [
         ("K", MATRIX),
@@ -135,6 +157,8 @@ RANDOM_RECORD_FIELDS = [
     ("camera", CAMERA),
     ("relations", RANDOM_RELATIONS),
     ("vignettes", _BENCHMARK["vignettes"]),
+    ("counterfactual", COUNTERFACTUAL),  # a counterfactual partner's change, null on other records
+    ("view", VIEW),  # another view's scene and number, null on other records
     ("scene", SCENE),
     ("render", _BENCHMARK["render"]),
 ]

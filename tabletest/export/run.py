@@ -23,6 +23,7 @@ from tabletest.files.dataset import RenderDataset
 from tabletest.export.hierarchy_queries import hierarchy_queries, hierarchy_questions
 from tabletest.export.queries import Variations, queries
 from tabletest.layout.split import TEST, TRAIN, Split, SplitBy, looks, make_split
+from tabletest.export.png import png_problem
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.hierarchy.balance import BalancePlan
@@ -157,14 +158,30 @@ class Job:
 
     def place_image(self, record: RenderRecord, folder: str = "", with_mask: bool = False) -> str:
         """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,
-        hard-linked when possible; return the image's path in the export. Paths inside `folder` are the record's own."""
-        place(self.dataset.image(record), self.staging.file(folder + record.file_name))
+        hard-linked when possible, each checked first (`picture`); return the image's path in the export. Paths
+        inside `folder` are the record's own."""
+        files = [(record.file_name, self.dataset.image)]
         if with_mask:
-            files = ((record.mask_file_name, self.dataset.mask(record)), (record.depth_file_name, self.dataset.depth(record)))
-            for relative, path in files:
-                if path is not None:
-                    place(path, self.staging.file(folder + relative))
+            files += [(record.mask_file_name, self.dataset.mask), (record.depth_file_name, self.dataset.depth)]
+        for relative, source in files:
+            if relative is not None:  # else not rendered
+                path = source(record)
+                self.picture(record, path)
+                place(path, self.staging.file(folder + relative))
         return folder + record.file_name
+
+    def picture(self, record: RenderRecord, path: Path) -> bytes:
+        """The bytes of one of the render's PNGs shown with `record` (its image, mask or depth, or its scene's
+        image) as they will ship: refused in one line unless whole and of the record's resolution, as a
+        consumer would otherwise fail on it, or train on an image of another size, far into a run."""
+        data = path.read_bytes()
+        if problem := png_problem(data, tuple(record.render.resolution)):
+            raise UserError(
+                f"--dataset {self.dataset.root}: {path.relative_to(self.dataset.root).as_posix()} {problem}; render it "
+                f"again: delete it and its record's line in {self.dataset.metadata.name}, then rerun the same "
+                "`tabletest render` command (`tabletest verify` finds every such file)"
+            )
+        return data
 
     def write_card(self, title: str, body: str, header: dict | None = None, samples: int | None = None) -> None:
         assets = self.options.assets or Path(self.dataset.run_info().get("assets", {}).get("folder", "assets"))
@@ -227,5 +244,5 @@ def run_export(
             "wall_s": round(time.time() - started, 3),
             "resumed": job.staging.resumed,
         }
-        job.staging.finish(summary)
+        summary["kept"] = job.staging.finish(summary)
         return summary

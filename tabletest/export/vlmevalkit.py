@@ -72,7 +72,7 @@ def export_vlmevalkit(job: Job) -> dict:
             writers[kind].writeheader()
         prompts = stack.enter_context(atomic_output(job.staging.file("prompts.jsonl")))
         for _, record in job.scenes():
-            encoded = base64.b64encode(job.dataset.image(record).read_bytes()).decode("ascii")
+            encoded = base64.b64encode(job.picture(record, job.dataset.image(record))).decode("ascii")
             first_row: dict[str, int] = {}
             for query in job.queries(record):
                 kind = KINDS[query["prompt_type"]]

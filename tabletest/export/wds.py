@@ -1,7 +1,8 @@
 """WebDataset tar shards: `<id>.png`, `<id>.json` (the render record, its `table_side` as `[name, side]`
 pairs as in the Parquet and ImageFolder exports: `datasets` would make a mapping from object names into
-one column per name of the first rows, and drop the rest) and, for renders made with
-`--masks`, `<id>.mask.png` per sample; a few hundred MB each.
+one column per name of the first rows, and drop the rest; a partner's changed `counts` as a mapping, as
+`records.columnar` writes them) and, for renders made with `--masks`, `<id>.mask.png` per sample; a few
+hundred MB each.
 
 Members carry fixed owners and times, so the same render and options give the same bytes.
 """
@@ -38,12 +39,12 @@ def export_webdataset(job: Job) -> dict:
     for split, record in pending(job.scenes(), shards):
         key = record.id
         members = [
-            (f"{key}.png", job.dataset.image(record).read_bytes()),
+            (f"{key}.png", job.picture(record, job.dataset.image(record))),
             (f"{key}.json", dumps(columnar(record.raw)).encode()),
         ]
         mask = job.dataset.mask(record)
         if mask is not None:
-            members.append((f"{key}.mask.png", mask.read_bytes()))
+            members.append((f"{key}.mask.png", job.picture(record, mask)))
         shards[split].add(members, sum(len(data) for _, data in members) + 1024 * len(members))
     files = close_all(shards)
     train = files[job.split.names[0]]

@@ -45,11 +45,19 @@ class RenderDataset:
     def records(self) -> Iterator[RenderRecord]:
         """Each render record in file order, as the model of its kind (its line's dict kept as `raw`); a record
         of another shape (its id, which names exported files, included), or made with other settings than the
-        first (a folder mixed before the settings guard), stops with its line number."""
+        first (a folder mixed before the settings guard), or of an id an earlier line has (a line appended twice:
+        its image would be exported, shown and checked twice), stops with its line number."""
         pinned = read_settings(self.root)
         first: dict | None = None if pinned is None else shown_settings(pinned)
+        lines: dict[str, int] = {}  # id -> its line
         for line, raw in read_records(self.metadata, "metadata file"):
             record = render_record(raw, self.metadata, line, WRONG_SHAPE)
+            if (earlier := lines.setdefault(record.id, line)) != line:
+                raise UserError(
+                    f"--dataset {self.root}: {self.metadata.name} lines {earlier} and {line} both hold the record of "
+                    f"{record.id}; delete line {line} if it repeats line {earlier}, else delete both lines and "
+                    f"{record.file_name}, then rerun the same `tabletest render` command"
+                )
             if problem := family_problem(raw):  # splits keep a family together, by what both say
                 raise UserError(f"--dataset {self.root}: {self.metadata.name} line {line}: {problem}; restore it from the render")
             shown = record_settings(raw)
