@@ -178,3 +178,36 @@ def test_the_progress_bar_shows_a_speed_only_once_it_has_one():
     progress.advance(task_id)  # one item: too few for rich's own speed, the mean since the start instead
     shown = _SpeedColumn().render(task)
     assert shown.endswith(" img/s") and 0 < float(shown.split()[0]) <= 1 / 0.05
+
+
+def _options() -> dict[str, dict[str, object]]:
+    """Each command's options by every name they answer to ("assets build" -> {"--assets": param, ...})."""
+    from typer.main import get_command
+
+    from tabletest.cli import app
+
+    root, found = get_command(app), {}
+    for name in root.list_commands(None):
+        subs = getattr(root.commands[name], "commands", None)
+        for path, command in ([(f"{name} {s}", c) for s, c in subs.items()] if subs else [(name, root.commands[name])]):
+            found[path] = {flag: p for p in command.params for flag in getattr(p, "opts", [])}
+    return found
+
+
+READS_A_RENDER = ("prompts", "questions", "export", "verify", "show", "gallery", "merge")
+READS_ASSETS = ("render", "vignettes", "verify", "export") + tuple(
+    f"assets {s}" for s in ("build", "list", "check", "sheet", "fetch", "import", "credits")
+)
+REPORTS = ("catalog", "assets list", "assets check", "kernels", "slurm status", "verify")
+
+
+def test_one_spelling_per_flag():
+    """A render folder is --dataset, an assets folder --assets, wherever a command reads one; every reporting
+    command prints JSON with --json; and each --seed says what it seeds."""
+    options = _options()
+    assert [c for c in READS_A_RENDER if "--dataset" not in options[c]] == []
+    assert [c for c in READS_ASSETS if "--assets" not in options[c]] == []
+    assert [c for c in REPORTS if "--json" not in options[c]] == []
+    seeds = {c: o["--seed"].help for c, o in options.items() if "--seed" in o}
+    assert set(seeds) >= {"render", "vignettes", "prompts", "questions", "export"}
+    assert [c for c, said in seeds.items() if not said.startswith("Seeds ")] == []

@@ -110,6 +110,10 @@ def test_a_planted_wrong_label_is_caught(copy):
     assert f"DISAGREES {rows[2]['id']} [left_right] left_of" in result.stdout
     assert f"DISAGREES {rows[2]['id']} [derived] relations.left_of" in result.stdout  # and it is not what the scene gives
     assert "2 disagreement(s) in 1 scene(s)" in result.stdout
+    said = run_cli("verify", "--dataset", str(copy), "--json")  # the same verdict for a script
+    verdict = json.loads(said.stdout)
+    assert said.returncode == 1 and verdict["verdict"] == "disagrees" and verdict["images"] == len(rows)
+    assert {(d["id"], d["check"]) for d in verdict["disagreements"]} == {(rows[2]["id"], "left_right"), (rows[2]["id"], "derived")}
 
 
 def test_a_partly_hidden_objects_label_is_checked_by_the_extent_of_its_pixels(copy):
@@ -219,7 +223,7 @@ def test_folders_verify_cannot_read_get_one_line(copy, tmp_path):
     write_records(copy, rows)
     no_masks = verify(copy)
     assert no_masks.returncode == 2 and len(no_masks.stderr.strip().splitlines()) == 1
-    assert "rendered without --masks" in no_masks.stderr and "re-render it with the same command plus --masks" in no_masks.stderr
+    assert "rendered without --masks" in no_masks.stderr and "with the same command plus --masks and another --out" in no_masks.stderr
 
 
 def test_the_verdict_is_kept_for_this_metadata_only_and_a_read_only_folder_is_verified_all_the_same(copy, tmp_path):

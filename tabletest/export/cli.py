@@ -68,7 +68,7 @@ def export(
         bool,
         typer.Option("--balance", help="With --questions hierarchy: drop questions whose answer their template, or their names, over-represent."),
     ] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Seeds the split, the option order, --variations one and --balance.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seeds the train/val split, the answer options' order, each question's phrasing and answer wording, and which questions --balance keeps.")] = 0,
     shard_size: Annotated[
         int, typer.Option("--shard-size", min=1, help="Most images per shard (parquet, webdataset), or images whose questions a shard holds (hf-chat).")
     ] = 1000,

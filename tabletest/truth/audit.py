@@ -237,13 +237,13 @@ def _records(root: Path) -> list[tuple[int, dict]]:
     if not any("mask_file_name" in r for _, r in records):
         raise UserError(
             f"{root} was rendered without --masks, so there are no pixels to check its labels against; "
-            "re-render it with the same command plus --masks"
+            "render it again into a new folder, with the same command plus --masks and another --out (one folder holds one dataset)"
         )
     needs_depth = any((r.get("relations") or {}).get(k) for _, r in records for k in ("in_front_of", "behind"))
     if needs_depth and not all("depth_file_name" in r for _, r in records):
         raise UserError(
             f"{root} has in front/behind labels but no depth pass (rendered before TableTest wrote one); "
-            "re-render it with --masks"
+            "render it again with --masks into a new --out"
         )
     return records
 

@@ -19,6 +19,7 @@ from tabletest.options import (
     CounterfactualsOpt,
     DatasetArg,
     DatasetOpt,
+    JsonOpt,
     LimitOpt,
     ObjectsOpt,
     OnlyOpt,
@@ -30,10 +31,11 @@ from tabletest.options import (
     dataset_folder,
     make_selection,
     parse_resolution,
+    print_json,
     with_flags,
 )
 from tabletest.assets.needed import needed_assets
-from tabletest.truth.audit import audit, summary
+from tabletest.truth.audit import Audit, audit, summary
 from tabletest.truth.records import random_vignette_records, vignette_record
 from tabletest.truth.verify_report import VERIFY_FILE, disputed_by_scene, write_verdicts
 from tabletest.files.jsonl import dumps, write_lines
@@ -53,7 +55,7 @@ def vignettes(
     limit: LimitOpt = None,
     sample: SampleOpt = None,
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed for --sample and --scenes random: the render's --seed gives its scenes.")
+        int, typer.Option("--seed", help="Seeds --sample's subset of the benchmark and the random set of --scenes random (give the render's --seed to describe its scenes).")
     ] = 0,
     only: OnlyOpt = None,
     catalog: CatalogOpt = None,
@@ -111,6 +113,7 @@ def verify(
         Optional[Path],
         typer.Option("--show", help="Write DIR/<id>.png for each scene with a disagreement: its labels drawn on it, the disputed ones in red."),
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Audit a render folder against its own pixels: every label, box and file; exit 1 on any disagreement, 3 when
     some labels could not be checked (a partial verdict). The folder must be rendered with `--masks`."""
@@ -118,8 +121,11 @@ def verify(
     if show is not None:
         output_outside(show, folder, "--show")
     result = audit(folder, assets)
-    for line in summary(result):
-        typer.echo(line)
+    if as_json:
+        print_json(verdict_json(result))
+    else:
+        for line in summary(result):
+            typer.echo(line)
     try:
         write_verdicts(folder, result.images, result.disagreements, result.partial, result.files)
     except OSError as error:  # a read-only folder is verified all the same
@@ -133,5 +139,20 @@ def verify(
     if result.disagreements:
         raise typer.Exit(1)
     if result.partial:  # no disagreement is not an agreement where a label could not be checked
-        typer.echo(f"error: the verdict is partial, not every label was checked: {'; '.join(result.partial)}", err=True)
+        if not as_json:
+            typer.echo(f"error: the verdict is partial, not every label was checked: {'; '.join(result.partial)}", err=True)
         raise typer.Exit(3)
+
+
+def verdict_json(result: Audit) -> dict:
+    """`verify --json`: the verdict (what the exit status says), what was checked, what disagreed and what could not be checked."""
+    verdict = "disagrees" if result.disagreements else "partial" if result.partial else "agrees"
+    return {
+        "folder": str(result.root),
+        "verdict": verdict,
+        "images": result.images,
+        "checked": dict(sorted(result.checked.items())),
+        "disagreements": [{"id": sid, "check": check, "what": what} for sid, check, what in result.disagreements],
+        "partial": result.partial,
+        "not_checked": result.unchecked,
+    }
