@@ -411,3 +411,45 @@ def test_prompt_5_opt_in_asks_inside_where_it_is_true_and_scores_it(stacked_rend
     assert judge(q, f"The {a} is inside of the {b}.", lexicon).status == "correct"
     assert judge(q, f"The {a} is to the left of the {b}.", lexicon).status == "wrong"
     assert judge(q, f"The {b} is inside the {a}.", lexicon).status == "wrong"
+
+
+@pytest.mark.render
+def test_each_pair_s_gap_is_the_least_distance_between_its_meshes_and_the_lengths_asked_are_it(stacked_render, entries, builtin_assets, tmp_path):
+    """`gaps_m` holds every pair of objects not hidden, each the least distance between their meshes as measured
+    here from the model files; the questions asking how far apart two surfaces are, how far one would move to
+    touch the other and how high one stands above the table state those lengths within 5 %."""
+    records = _records(stacked_render)
+    checked = 0
+    for record in records:
+        shown = [o for o in record["objects"] if o.get("instance", o["name"]) not in record["relations"]["hidden"]]
+        gaps = {frozenset(entry[:2]): entry[2] for entry in record["gaps_m"]}
+        assert len(gaps) == len(shown) * (len(shown) - 1) // 2 == len(record["gaps_m"])
+        for i, a in enumerate(shown):
+            for b in shown[i + 1:]:
+                (shape_a, pose_a), (shape_b, pose_b) = [
+                    (_shape(entries, builtin_assets, o["name"]), Pose(*o["position_m"], o["yaw_deg"])) for o in (a, b)
+                ]
+                measured = _mesh_gap(shape_a, pose_a, shape_b, pose_b)
+                assert abs(gaps[frozenset((a.get("instance", a["name"]), b.get("instance", b["name"])))] - measured) <= 2e-4
+                checked += 1
+    assert checked >= 10
+    out = tmp_path / "q.jsonl"
+    assert run_cli("questions", "--dataset", str(stacked_render), "--forms", "questions", "--out", str(out)).returncode == 0
+    lengths = [q for q in map(json.loads, out.read_text().splitlines()) if q["answer_type"] == "quantity"]
+    by_id = {r["id"]: r for r in records}
+    seen = set()
+    for q in lengths:
+        record = by_id[q["scene_id"]]
+        if q["relation"] in ("gap", "move_to_touch"):
+            truth = {frozenset(e[:2]): e[2] for e in record["gaps_m"]}[frozenset(q["objects"])]
+        elif q["relation"] == "above_table":
+            (name,) = q["objects"]
+            bottom = {o["name"]: o["box3d"]["center_m"][2] - o["box3d"]["size_m"][2] / 2 for o in record["objects"]}
+            truth = bottom[name] - min(o["position_m"][2] for o in record["objects"])
+        else:
+            continue
+        seen.add(q["relation"])
+        factor = 100 if q["unit"] == "cm" else 1
+        assert q["exact"] == {"value": pytest.approx(truth, abs=1e-6), "unit": "m"}, q["qid"]
+        assert abs(q["answer"] / factor - truth) <= 0.05 * truth and truth >= 0.02, q["qid"]
+    assert seen == {"gap", "move_to_touch", "above_table"}

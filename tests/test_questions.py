@@ -4,10 +4,12 @@ size constancy, stories derivable (and not stated), and benchmark and vignette r
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hierarchy_scenes import Reckoner, obj, random_scene, scene
 
@@ -85,10 +87,40 @@ def own_side(k: Reckoner, of: str, other: str) -> set[str]:
     return words
 
 
+def length_said(metres: float) -> float:
+    """A length as a careful person would state it: two significant figures, centimetres below a metre."""
+    return float(f"{metres * 100:.2g}") if metres < 1 else float(f"{metres:.2g}")
+
+
+def metric_expected(k: Reckoner, q: dict):
+    """A metric question's answer from the record's numbers: the length as said (checking the exact value the
+    record keeps beside it), or the clock hour."""
+    rel, objs = q["relation"], q["objects"]
+    if rel == "clock":
+        x, y = objs
+        forward, right = k.R[2, :2] / np.linalg.norm(k.R[2, :2]), k.R[0, :2] / np.linalg.norm(k.R[0, :2])
+        v = k.boxes[y][0][:2] - k.boxes[x][0][:2]
+        angle = math.degrees(math.atan2(v @ right, v @ forward)) % 360
+        assert abs((angle % 30) - 15) > 5, f"{q['qid']}: {angle:.1f} degrees is too near the line between two hours"
+        return round(angle / 30) % 12 or 12
+    center, size = (k.boxes[o][0] for o in objs), k.boxes[objs[0]][1]
+    metres = {
+        "viewer_distance": lambda: k.view_distance(objs[0]),
+        "height": lambda: size[2],
+        "length": lambda: max(size[:2]),
+        "width": lambda: min(size[:2]),
+        "centre_distance": lambda: float(np.linalg.norm(np.subtract(*center))),
+    }[rel]()
+    assert q["exact"] == {"value": pytest.approx(metres, abs=1e-6), "unit": "m"} and q["unit"] == ("cm" if metres < 1 else "m")
+    return length_said(metres)
+
+
 def expected(record: dict, q: dict):
     """The gold answer of a question, recomputed from the record's geometry alone."""
     k = Reckoner(record)
     skill, rel, objs = q["skill"], q["relation"], q["objects"]
+    if q["answer_type"] == "quantity" or rel == "clock":
+        return metric_expected(k, q)
     if q["form"] == "story":
         x, y = objs[:2]
         if "+" in rel:
@@ -181,13 +213,13 @@ def test_qids_are_unique_and_every_record_has_the_fields(asked):
     levels = {"position": "single", "distance+size": "multi", "occlusion": "reasoning", "multi-hop": "reasoning"}
     for _, q in asked:
         assert q["frame"] in ("viewer", "intrinsic", None)
-        assert q["answer_type"] in ("yes/no", "choice", "number", "names")
+        assert q["answer_type"] in ("yes/no", "choice", "number", "names", "quantity")
         if q["skill"] in levels:
             assert q["level"] == levels[q["skill"]]
         if q["answer_type"] == "choice":
             assert q["answer"] in q["options"] and 2 <= len(q["options"]) <= 3
         assert q["text"].endswith(
-            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.")
+            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number and its unit.")
         ) or (q["answer_type"] == "choice" and q["text"].endswith(" or ".join(q["options"][-1:]) + "."))
 
 

@@ -86,9 +86,9 @@ def test_hierarchy_exports(render, tmp_path, fmt):
         return
     if fmt == "vlmevalkit":
         questions = {json.loads(x)["qid"]: json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()}
-        skills = {q["skill"] for q in questions.values()}
+        sets = {(q["skill"], q["answer_type"] == "quantity") for q in questions.values()}  # lengths apart
         tsvs = sorted(p.name for p in out.glob("TableTest_*.tsv"))
-        assert len(tsvs) == len(skills) >= 4
+        assert len(tsvs) == len(sets) >= 4 and "TableTest_distance_lengths_OpenEnded.tsv" in tsvs
         assert all(name.endswith("_OpenEnded.tsv") for name in tsvs)  # VLMEvalKit's DATASET_TYPE: VQA, not MCQ
         for path in out.glob("TableTest_*.tsv"):
             table = pd.read_csv(path, sep="\t")
@@ -109,7 +109,8 @@ def test_hierarchy_exports(render, tmp_path, fmt):
     for data in (out / "data").glob("*.jsonl"):
         for line in data.read_text().splitlines():
             doc = json.loads(line)
-            assert utils.process_results(doc, [doc["gold"]]) == {"accuracy": 1.0, "unparsed": 0.0}
+            numeric = {"mra": 1.0, "within_2x": 1.0} if doc["answer_type"] == "quantity" else {}
+            assert utils.process_results(doc, [doc["gold"]]) == {"accuracy": 1.0, "unparsed": 0.0, **numeric}
             assert utils.process_results(doc, ["I do not know"])["accuracy"] == 0.0
             assert utils.doc_to_visual(doc)[0].size == (256, 192)  # the stand-in, at its record's resolution
 

@@ -25,9 +25,12 @@ from tabletest.files.jsonl import atomic_output, dumps
 COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id", "level", "frame", "answer_type", "template", "phrasing"]
 
 
-def _skill_file(skill: str) -> str:
-    """A skill as a dataset, task and file name: `position+counting` -> `position_counting`, `which image` -> `which_image`."""
-    return re.sub(r"[^A-Za-z0-9]+", "_", skill)
+def _skill_file(question: dict) -> str:
+    """A question's set as a dataset, task and file name: its skill (`position+counting` -> `position_counting`,
+    `which image` -> `which_image`), its lengths and angles apart (`distance_lengths`): lmms-eval counts a
+    task's questions by the metric it totals last, so a task holding both kinds would weigh one by the other's count."""
+    kind = f"{question['skill']} lengths" if question["answer_type"] == "quantity" else question["skill"]
+    return re.sub(r"[^A-Za-z0-9]+", "_", kind)
 
 
 def _encoded(job: Job, record: RenderRecord, files: tuple[str, ...]) -> str:
@@ -45,7 +48,7 @@ def export_vlmevalkit_hierarchy(job: Job) -> dict:
         for _, record in job.scenes():
             first_row: dict[tuple[str, tuple[str, ...]], int] = {}
             for q in job.queries(record):
-                name = f"TableTest_{_skill_file(q['skill'])}_{OPEN}"
+                name = f"TableTest_{_skill_file(q)}_{OPEN}"
                 if name not in writers:
                     fh = stack.enter_context(atomic_output(job.staging.file(f"{name}.tsv")))
                     writers[name] = csv.DictWriter(fh, COLUMNS, delimiter="\t", lineterminator="\n")
@@ -83,7 +86,7 @@ def export_lmms_eval_hierarchy(job: Job) -> dict:
         for _, record in job.scenes():
             job.place_image(record)
             for q in job.queries(record):
-                skill = _skill_file(q["skill"])
+                skill = _skill_file(q)
                 if skill not in files:
                     files[skill] = stack.enter_context(atomic_output(job.staging.file(f"data/{skill}.jsonl")))
                 files[skill].write(dumps({**q, "images": images_asked(q)}) + "\n")  # every row the same columns

@@ -15,6 +15,7 @@ from functools import cache
 from tabletest.config import Catalog, Config, load_config
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.pairs import two_image_questions
+from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.score.questions import NUMBER_WORDS
 from tabletest.truth.nouns import Nouns
 
@@ -34,6 +35,9 @@ def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
     if kind == "names":
         listed = " and ".join(f"the {n}" for n in answer)
         return [f"{listed[0].upper()}{listed[1:]}.", f"It is {listed}."] if answer else ["None."]
+    if kind == "quantity":
+        plain = gold_text(question)
+        return [plain, f"About {plain[0].lower()}{plain[1:]}", plain.replace(" cm.", " centimetres.").replace(" m.", " metres.")]
     if answer in question["scene_objects"]:
         return [f"The {answer}.", nouns.agree(f"The {answer} is."), f"It is the {answer}."]
     return [f"{answer.capitalize()}.", f"It is {answer}."]

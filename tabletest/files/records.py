@@ -240,12 +240,20 @@ class View(Closed):
     number: int = Field(ge=2, description="the scene itself is view 1")
 
 
+Gap = tuple[str, str, Annotated[float, Field(ge=0)]]
+
+
 class RandomVignette(BenchmarkVignette):
     """A random scene's text."""
 
     id: RandomId
     n_objects: int = Field(ge=1)
     relations: RandomRelations
+    gaps_m: list[Gap] | None = Field(
+        None,
+        description="[a, b, metres] for each pair of objects not hidden: the least distance between their meshes "
+        "(0 where they touch); there when the random config arranges objects on, in or beside others",
+    )
     counterfactual: Counterfactual | None = Field(None, description="only on a counterfactual partner")
     view: View | None = Field(None, description="only on a scene's second (third, ...) view")
     instances: list[str] | None = Field(

@@ -10,6 +10,7 @@ from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Scene
+from tabletest.truth.contact import gaps
 from tabletest.truth.geometry import scene_relations
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.pairs import change_record, set_scenes
@@ -32,11 +33,13 @@ def random_truth(
     scene: RandomScene, resolution: tuple[int, int], margins: RelationMargins, kinds: Mapping[str, str],
     hidden: frozenset[str] = frozenset(), nouns: Nouns = Nouns(), contact: Contact | None = None,
 ) -> dict:
-    """A random scene's relations and vignettes, from its geometry alone (no render needed); a render
-    passes the objects it measured as `hidden`, which the relations and vignettes then leave out."""
+    """A random scene's relations and vignettes, from its geometry alone (no render needed), and with the models
+    (`contact`) the gap between each pair's surfaces; a render passes the objects it measured as `hidden`,
+    which all of them then leave out."""
     rels = scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, hidden, contact)
     seen = tuple(o.name for o in scene.objects if o.name not in hidden)
-    return {"relations": rels, "vignettes": relation_vignettes(seen, rels, nouns)}
+    measured = {} if contact is None else {"gaps_m": gaps([o for o in scene.objects if o.name not in hidden], contact.shapes)}
+    return {"relations": rels, "vignettes": relation_vignettes(seen, rels, nouns), **measured}
 
 
 def placed_relations(

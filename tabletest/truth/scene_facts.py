@@ -35,6 +35,7 @@ PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and 
 BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
 SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
 FACING_DEG = 45.0  # an object faces another that stands within this of its front (faces away: of its back)
+CLOCK_BAND_DEG = 5.0  # a direction this near the line between two hours of a clock face is neither
 ORDINAL_SHARE = 0.05  # the leftmost of a kind: at least this share of the image's width left of each other one
 # bigger: the largest box extent at least this many times the other's; taller: the height. The records'
 # definition (`RelationMargins.size_ratio`, whose stored pairs decide where a record has them).
@@ -67,6 +68,11 @@ class Thing:
         return (UNIT_CORNERS * self.size) @ _turn(self.yaw_deg).T + self.center
 
     @property
+    def bottom(self) -> float:
+        """The height of its lowest point (its box's bottom face)."""
+        return float(self.center[2] - self.size[2] / 2)
+
+    @property
     def front(self) -> np.ndarray:
         """Its own front on the ground: −Y of its canonical frame turned by its yaw."""
         return (_turn(self.yaw_deg) @ [0.0, -1.0, 0.0])[:2]
@@ -93,12 +99,16 @@ class SceneGeometry:
         ambiguous: frozenset = frozenset(),
         hidden: tuple[str, ...] = (),
         stacked: frozenset[frozenset[str]] = frozenset(),
+        gaps: dict[frozenset[str], float] | None = None,
+        table_top: float | None = None,
     ):
         self.things = things
         self.view = view
         self.hidden_names = hidden  # on the table but measured hidden: not asked about, and never counted as absent
         self._ambiguous = ambiguous  # pairs of names the record withholds
         self._stacked = stacked  # pairs of labels one of which is on, in or above the other: beside each other in no frame
+        self._gaps = gaps or {}  # the record's `gaps_m`: least distance between two objects' meshes, by their labels
+        self.table_top = table_top  # the table top's height: where the lowest object stands
         self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
         self._order = order  # text records: names left to right
         self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
@@ -131,7 +141,10 @@ class SceneGeometry:
             resolution = record.get("render", {}).get("resolution") or config.render.resolution
             view = CameraView.of(PinholeCamera.from_config(config, tuple(resolution)))
         stacked = frozenset(stacked_pairs(relations))
-        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), tuple(n for n in hidden if isinstance(n, str)), stacked)
+        gaps = {frozenset(entry[:2]): float(entry[2]) for entry in record.get("gaps_m") or ()}
+        table_top = min(_thing(record, o, False, frozenset()).bottom for o in objects)  # hidden ones too: a carrier may be
+        hidden_names = tuple(n for n in hidden if isinstance(n, str))
+        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top)
         unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             kept = [key for key in STORED if key in relations]
@@ -230,6 +243,36 @@ class SceneGeometry:
         da = float(np.linalg.norm(a.center[:2] - to.center[:2]))
         db = float(np.linalg.norm(b.center[:2] - to.center[:2]))
         return _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
+
+    # --- numbers, from the record's own fields ------------------------------------------------------
+    def centre_distance(self, a: Thing, b: Thing) -> float:
+        """Metres between the two objects' 3D box centres."""
+        return float(np.linalg.norm(a.center - b.center))
+
+    def gap(self, a: Thing, b: Thing) -> float | None:
+        """Metres between the two objects' surfaces (their meshes' least distance), where the record holds it."""
+        return self._gaps.get(frozenset((a.label, b.label)))
+
+    def above_table(self, a: Thing) -> float:
+        """How high a's lowest point stands above the table top, in metres (0 for an object on the table)."""
+        return a.bottom - self.table_top
+
+    def clock(self, of: Thing, other: Thing) -> int | None:
+        """Where `other` stands from `of` on the table as an hour of a clock face lying on it, 12 straight away from
+        the viewer and 3 to the viewer's right (SpatialRGPT's directions); None within CLOCK_BAND_DEG of the line
+        between two hours, or for objects too near each other for a direction (or stacked)."""
+        if self.view is None or frozenset((of.label, other.label)) in self._stacked:
+            return None
+        v = other.center[:2] - of.center[:2]
+        if np.linalg.norm(v) < DEPTH_M:
+            return None
+        forward = self.view.ground_forward
+        right = np.array([forward[1], -forward[0]])
+        angle = math.degrees(math.atan2(float(v @ right), float(v @ forward))) % 360
+        hour, off = divmod(angle + 15, 30)  # hour 0 is 12 o'clock; `off` how far past the band's start
+        if min(off, 30 - off) < CLOCK_BAND_DEG:
+            return None
+        return int(hour) % 12 or 12
 
     # --- an object's own frame --------------------------------------------------------------------
     def facing(self, of: Thing, other: Thing) -> str | None:

@@ -61,6 +61,11 @@ class Derivation(Closed):
     stated: list[list[str]] = Field(None, description="stories: the facts the story states")
 
 
+class Exact(Closed):
+    value: float
+    unit: Literal["m", "deg"]
+
+
 class Question(Closed):
     """A line of `tabletest questions`: a question of the hierarchy, a caption or a story."""
 
@@ -78,13 +83,15 @@ class Question(Closed):
     level: Literal["single", "multi", "reasoning"]
     frame: Literal["viewer", "intrinsic"] | None
     relation: str
-    answer_type: Literal["yes/no", "choice", "number", "names"]
+    answer_type: Literal["yes/no", "choice", "number", "names", "quantity"]
     options: list[str] | None
-    answer: bool | int | str | list[str]
+    answer: bool | int | float | str | list[str] = Field(description="a quantity's: its value as stated, in `unit`")
     objects: list[str]
     scene_objects: list[str]
     derivation: Derivation
     pair: str | None = Field(description="the qid shared by a question and its inverse, whose answers must agree")
+    unit: Literal["cm", "m", "deg"] = Field(None, description="a quantity's: the unit the question asks for")
+    exact: Exact = Field(None, description="a quantity's: its exact value, in metres (lengths) or degrees (angles)")
     images: list[str] | None = Field(None, description="modality images: the scene's image, then its counterfactual partner's")
     scene_of: str | None = Field(None, description="a counterfactual partner's or another view's scene, whose same question it is compared with")
 
@@ -96,7 +103,6 @@ class Response(BaseModel):
     qid: str
     response: str | None
     model: str | None = Field(None, description="the model that answered; default (or null): the file's name")
-
 
 KINDS: dict[str, type[BaseModel]] = {
     "benchmark-record": BenchmarkRecord,

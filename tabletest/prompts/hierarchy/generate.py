@@ -15,6 +15,7 @@ from pathlib import Path
 from tabletest.config import Catalog, Config
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.captions import captions
+from tabletest.prompts.hierarchy.metric import metric
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
@@ -80,6 +81,7 @@ def _scene_questions(
             skills.distance_counting(ask, g)
             skills.occlusion(ask, g)
             skills.support(ask, g)
+            metric(ask, g)
         if "captions" in forms:
             captions(ask, g)
         yield from ask.made

@@ -20,6 +20,19 @@ QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", 
 Phrasings = Literal["one", "all"]
 
 
+@dataclass(frozen=True)
+class Quantity:
+    """A metric answer: the value stated in `unit` (rounded as the answer says it) and the exact value in SI."""
+
+    stated: float
+    unit: Literal["cm", "m", "deg"]
+    exact_value: float
+
+    @property
+    def exact(self) -> dict:
+        return {"value": self.exact_value, "unit": "deg" if self.unit == "deg" else "m"}
+
+
 @dataclass
 class Asker:
     """Builds the question records of one scene in one modality (`image`, `text` with a context, or `images`:
@@ -57,9 +70,11 @@ class Asker:
         pair: str | None = None,
         form: str = "question",
         stated: list[list[str]] | None = None,
+        quantity: Quantity | None = None,
     ) -> None:
         """Record a question; `pair` names the question and its inverse, whose answers must agree; `stated`
-        holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps."""
+        holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps; a
+        `quantity` question's answer is its stated value, its unit and exact value are the quantity's."""
         instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
         code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
@@ -97,6 +112,7 @@ class Asker:
                         **({"stated": stated} if stated else {}),
                     },
                     "pair": f"{pair_id}{suffix}" if pair_id else None,
+                    **({"unit": quantity.unit, "exact": quantity.exact} if quantity else {}),
                     **({"images": self.images} if self.images else {}),
                 }
             )
