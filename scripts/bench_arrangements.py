@@ -51,7 +51,7 @@ def _setup(config_path: str | None, count: int, seed: int, objects: int | None =
 
 def _chunk(args: tuple) -> dict:
     """Sample scenes `start::step` of the set, timing placement, and measure each with relations off the plane."""
-    from tabletest.layout.physics import plausibility
+    from physics import plausibility
     from tabletest.layout.random_scene import sample_scene
     from tabletest.truth.contact import contact_relations
 
@@ -92,7 +92,7 @@ def steady_models() -> tuple[set[str], list[tuple[str, float]]]:
     """The models MuJoCo leaves in place standing alone on the table, and those it moves (with how far)."""
     from tabletest.assets.manifest import load_manifest
     from tabletest.layout.arrangements import Shape
-    from tabletest.layout.physics import simulate
+    from physics import simulate
     from tabletest.layout.random_scene import PlacedObject
 
     steady, moving = set(), []

@@ -33,7 +33,7 @@ def motion(assets: Path, seconds: float) -> dict[str, float]:
     """How far (m) each model of `assets` moves standing alone on the table."""
     from tabletest.assets.manifest import load_manifest
     from tabletest.layout.arrangements import Shape
-    from tabletest.layout.physics import simulate
+    from physics import simulate
     from tabletest.layout.random_scene import PlacedObject
 
     entries = sorted(load_manifest(assets).objects.items())

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.append(str(REPO / "scripts"))  # the physics check (scripts/physics.py) the benchmark scripts and these tests share
 RENDER_EXTRA = all(importlib.util.find_spec(module) for module in ("bpy", "OpenEXR"))
 
 

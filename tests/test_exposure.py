@@ -13,7 +13,7 @@ from PIL import Image
 
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.exposure import HDRI_RADIANCE, PEAK, exposed, key_irradiance, seen_top
-from tabletest.layout.random_scene import KeyLight, TableLook, WorldLight
+from tabletest.layout.looks import KeyLight, TableLook, WorldLight
 from tabletest.render.hdris import hdri_folder
 
 from conftest import REPO, run_cli

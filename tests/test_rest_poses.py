@@ -18,7 +18,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.assets.needed import needed_assets
 from tabletest.layout.arrangements import Shape
-from tabletest.layout.physics import simulate
+from physics import simulate
 from tabletest.layout.random_scene import PlacedObject
 
 TOP = 0.75

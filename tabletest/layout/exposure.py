@@ -23,7 +23,7 @@ from tabletest.layout.surfaces import SURFACES
 
 if TYPE_CHECKING:
     from tabletest.layout.camera import PinholeCamera
-    from tabletest.layout.random_scene import KeyLight, TableLook, WorldLight
+    from tabletest.layout.looks import KeyLight, TableLook, WorldLight
 
 PEAK = 0.8  # the table's brightest linear radiance allowed (1 clips); the rest is headroom for its gloss
 GRID = 41  # points per side of the table top where the key light's irradiance is found

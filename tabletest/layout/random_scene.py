@@ -20,12 +20,12 @@ from tabletest.errors import UserError
 from tabletest.layout.arrangements import Pose, Shape, carry, clear, column_cost, slide_to
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.exposure import exposed
+from tabletest.layout.looks import Backdrop, KeyLight, TableLook, Vec3, WorldLight
 from tabletest.files.family import view_id
 from tabletest.layout.instances import kind_of, numbered
 from tabletest.layout.meshes import close_gap
 from tabletest.layout.random_config import RandomConfig
 
-Vec3 = tuple[float, float, float]
 EDGE_M = 0.05  # objects keep this far from the table's edge
 NEAR_M = 0.1  # every box corner at least this far in front of the camera
 
@@ -70,37 +70,6 @@ class CameraPose:
     def right_axis(self) -> np.ndarray:
         """The camera's left-to-right direction (unit; horizontal, as the camera has no roll)."""
         return self.pinhole((2, 2)).axes[0]  # the axes do not depend on the frame's size
-
-
-@dataclass(frozen=True)
-class TableLook:
-    surface: str
-    kind: str
-    color: Vec3
-    width_m: float
-    depth_m: float
-
-
-@dataclass(frozen=True)
-class KeyLight:
-    position: Vec3
-    target: Vec3
-    size_m: float
-    power_w: float
-    temperature_k: float
-
-
-@dataclass(frozen=True)
-class WorldLight:
-    hdri: str
-    rotation_deg: float
-    strength: float
-
-
-@dataclass(frozen=True)
-class Backdrop:
-    kind: str  # "hdri" (the world itself) or "color"
-    color: Vec3
 
 
 @dataclass(frozen=True)
