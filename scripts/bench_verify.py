@@ -73,7 +73,7 @@ def main() -> None:
         print(f"tabletest gallery: {cli('gallery', str(folder), '--out', str(tmp / 'site')):6.1f} s (second build, nothing new)")
         try:
             from tabletest.files.reading import read_records
-            from tabletest.truth.verify_report import kept_verdict
+            from tabletest.files.verdict import kept_verdict
         except ImportError:
             return
         start = time.perf_counter()

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tabletest"
 # extras) and files/ are the ground; the commands are the roof: each stage's `cli.py`, the entry point
 # (`tabletest/cli.py`, its help texts) and the options they share (`options.py`). A command may use any
 # stage; a command that imports another command is listed.
-FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "score", "export", "show", "farm", "commands")
+FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "verify", "score", "export", "show", "farm", "commands")
 COMMANDS = {"tabletest.cli", "tabletest.cli_help", "tabletest.cli_examples", "tabletest.options"}
 
 

@@ -27,10 +27,10 @@ COMMANDS = {
     "score": ("tabletest.score.cli", "score"),
     "export": ("tabletest.export.cli", "export"),
     "merge": ("tabletest.write.cli", "merge"),
-    "verify": ("tabletest.truth.cli", "verify"),
+    "verify": ("tabletest.verify.cli", "verify"),
     "schema": ("tabletest.write.cli", "schema"),
     "show": ("tabletest.show.cli", "show"),
-    "gallery": ("tabletest.show.gallery", "gallery"),
+    "gallery": ("tabletest.show.cli", "gallery"),
     "assets": ("tabletest.assets.cli", "assets_app"),
     "slurm": ("tabletest.farm.cli", "slurm_app"),
 }

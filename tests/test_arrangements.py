@@ -16,7 +16,7 @@ from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.arrangements import Contact, Pose, Shape, carry, slide_to
 from tabletest.assets.canonical import model_mesh
-from tabletest.layout.physics import plausibility
+from physics import plausibility
 from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import PlacedObject, sample_scene

@@ -19,7 +19,7 @@ from hierarchy_scenes import random_scene, stacked_scene
 from PIL import Image
 from test_questions import benchmark_records
 
-from tabletest.config import load_catalog, load_config
+from tabletest.config import load_catalog
 from tabletest.export import huggingface
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.run import ExportOptions, run_export
@@ -305,12 +305,12 @@ def test_a_2000_scene_training_set_balanced_keeps_every_template_near_chance_and
 
 def support_questions(scenes: int) -> list[dict]:
     """The support questions (on, in, above, touching) of `scenes` stacked scenes."""
-    catalog, config = load_catalog(), load_config()
+    catalog = load_catalog()
     made = []
     for seed in range(scenes):
         record = stacked_scene(seed)
         ask = Asker(record["id"], "image", [o["name"] for o in record["objects"]], image=record["file_name"])
-        skills.support(ask, SceneGeometry.from_record(record, catalog, config))
+        skills.support(ask, SceneGeometry.from_record(record, catalog))
         made += ask.made
     return made
 
@@ -387,6 +387,6 @@ def test_a_trick_count_names_a_kind_the_render_drew_its_scenes_from(tmp_path):
     pool = drawn_from(tmp_path)
     assert pool == ("mug", "lamp", "fan", "vase") and drawn_from(None) is None
     record = random_scene(3, 2)
-    asked = scene_questions(record, load_catalog(), load_config(), forms=("questions",), pool=pool)
+    asked = scene_questions(record, load_catalog(), forms=("questions",), pool=pool)
     tricks = [q["objects"][0] for q in asked if q["template"] == "count-kind" and q["relation"] == "absent"]
     assert tricks and set(tricks) <= set(pool)

@@ -279,7 +279,7 @@ def test_every_phrasing_gets_its_gold_from_an_independent_recomputation(render):
     stacked = [(scene, ("support-yes/no", "support-choice")) for scene in map(stacked_scene, range(12))]  # which of two is on or in a third
     for record, read in [*((r, tuple(READ)) for r in records(render)), *stacked]:
         reading = Reading(record)
-        for q in scene_questions(record, load_catalog(), load_config(), seed=0, phrasings="all"):
+        for q in scene_questions(record, load_catalog(), seed=0, phrasings="all"):
             if q["template"] not in read:
                 continue
             question = q["text"].rsplit("?", 1)[0] + "?" if q["template"] != "caption-position" else q["text"]

@@ -19,7 +19,7 @@ import zstandard
 
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
-from tabletest.layout.scene_source import BenchmarkScenes
+from tabletest.write.families import Benchmark
 from tabletest.layout.selection import Selection
 from tabletest.render.blender_log import blender_error
 from tabletest.render.devices import OPTIX_WEIGHTS, check_denoiser, denoiser_for, parse_compute_caps
@@ -78,7 +78,7 @@ def test_render_refuses_optix_without_its_weights_in_one_line_and_writes_nothing
 def test_a_folder_made_with_one_denoiser_refuses_another_and_old_folders_keep_matching(tmp_path):
     catalog, config = load_catalog(), load_config()
     options = RenderOptions(out=tmp_path, assets=tmp_path, build_missing_assets=False, device="cpu")
-    benchmark = BenchmarkScenes(catalog, Selection(2))
+    benchmark = Benchmark(catalog, Selection(2))
     default = dataset_settings(catalog, config, options, benchmark)
     assert "denoiser" not in default["config"]["render"]  # as pinned before the setting existed
     optix = config.model_copy(update={"render": config.render.model_copy(update={"denoiser": "optix"})})

@@ -24,7 +24,7 @@ from tabletest.export import huggingface
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.run import ExportOptions, run_export
 from tabletest.layout.split import make_split
-from tabletest.files.reading import made_from
+from tabletest.files.family import made_from
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import run_cli
 from hierarchy_scenes import obj, scene
 
-from tabletest.config import load_catalog, load_config
+from tabletest.config import load_catalog
 from tabletest.export.hierarchy_queries import answer_wordings
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.score.lexicon import load_lexicon
@@ -52,7 +52,7 @@ def crowded_scene(seed: int) -> dict:
 
 def test_no_question_story_or_caption_misnumbers_a_name():
     lexicon = load_lexicon(CATALOG)
-    asked = [q for seed in range(6) for q in scene_questions(crowded_scene(seed), CATALOG, load_config(), seed=seed, phrasings="all")]
+    asked = [q for seed in range(6) for q in scene_questions(crowded_scene(seed), CATALOG, seed=seed, phrasings="all")]
     texts = [q["text"] for q in asked] + [q["context"] for q in asked if q.get("context")]
     assert not [t for t in texts if WRONG.search(t)], [t for t in texts if WRONG.search(t)][:3]
     assert any(t.startswith("How many pairs of scissors are there?") for t in texts)

@@ -9,16 +9,16 @@ import math
 import pytest
 from hierarchy_scenes import obj, random_scene, scene
 
-from tabletest.config import load_catalog, load_config
+from tabletest.config import load_catalog
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.pairs import view_questions
 from tabletest.truth.relations import bigger_reads_both_ways
 
-CATALOG, CONFIG = load_catalog(), load_config()
+CATALOG = load_catalog()
 
 
 def every_phrasing(record: dict) -> list[dict]:
-    return [q for q in scene_questions(record, CATALOG, CONFIG, seed=0, phrasings="all")]
+    return [q for q in scene_questions(record, CATALOG, seed=0, phrasings="all")]
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hierarchy_scenes import Reckoner, obj, random_scene, scene
 
-from tabletest.config import load_catalog, load_config
+from tabletest.config import load_catalog
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.truth import scene_facts as margins
 from tabletest.prompts.hierarchy.generate import scene_questions
@@ -22,7 +22,7 @@ from tabletest.truth.records import vignette_record
 
 from conftest import run_cli
 
-CATALOG, CONFIG = load_catalog(), load_config()
+CATALOG = load_catalog()
 FRONTED = {o.name for o in CATALOG.objects if o.has_front}
 BENCHMARK = Path(__file__).parent / "fixtures" / "benchmark-3obj-metadata.jsonl"
 # records of the random family as branch i13a (commit a49ee07) writes them, made by its pure-Python sampler and
@@ -49,7 +49,7 @@ ALL_RECORDS = RANDOM + benchmark_records() + vignette_records()
 
 
 def questions_of(records: list[dict]) -> list[dict]:
-    return [q for r in records for q in scene_questions(r, CATALOG, CONFIG, seed=0)]
+    return [q for r in records for q in scene_questions(r, CATALOG, seed=0)]
 
 
 def keyed(questions) -> dict:
@@ -59,7 +59,7 @@ def keyed(questions) -> dict:
 
 @pytest.fixture(scope="module")
 def asked() -> list[tuple[dict, dict]]:
-    return [(r, q) for r in ALL_RECORDS for q in scene_questions(r, CATALOG, CONFIG, seed=0)]
+    return [(r, q) for r in ALL_RECORDS for q in scene_questions(r, CATALOG, seed=0)]
 
 
 def relation(k: Reckoner, word: str, a: str, b: str) -> bool:
@@ -406,7 +406,7 @@ def test_benchmark_records_agree_with_their_stored_relations():
                 assert q["answer"] == ([x, rest[0]] in pairs)
     assert not [q for q in asked if q["relation"] in ("front", "behind") and q["frame"] == "viewer"]
     assert [q for q in asked if q["relation"] == "between" and q["answer_type"] == "names"]
-    text_only = [q for q in scene_questions(records[0], CATALOG, CONFIG, text_only=True)]
+    text_only = [q for q in scene_questions(records[0], CATALOG, text_only=True)]
     assert text_only and {q["modality"] for q in text_only} == {"text"}
     assert {q["context"] for q in text_only if q["form"] == "question"} == {records[0]["vignettes"]["left_first"]}
     assert [q for q in asked if q["modality"] == "text"] and [q for q in asked if q["frame"] == "intrinsic"]
@@ -448,7 +448,7 @@ def test_a_trick_count_never_names_a_kind_that_is_on_the_table_hidden():
     objects += [obj(n, 0.5, 0.4, (0.05, 0.05, 0.05), visible=0.0) for n in hidden[: len(hidden) - 1]]
     record = scene("rnd9-0000008", objects)
     record["relations"] = {"hidden": hidden[: len(hidden) - 1]}
-    counts = [q for seed in range(20) for q in scene_questions(record, CATALOG, CONFIG, seed=seed) if q["skill"] == "counting"]
+    counts = [q for seed in range(20) for q in scene_questions(record, CATALOG, seed=seed) if q["skill"] == "counting"]
     tricks = {q["objects"][0] for q in counts if q["relation"] == "absent"}
     assert tricks == {hidden[-1]}  # the one catalog kind not on the table
     assert all(q["answer"] == 0 for q in counts if q["relation"] == "absent")
@@ -501,7 +501,7 @@ def test_a_random_vignette_is_asked_only_what_its_sentences_entail():
         said = {(a, STATES[r], b) for a, r, b in SENTENCE.findall(record["vignettes"]["left_first"]) if r in STATES}
         said = {fact for fact in said if not fact[0].endswith("from the left") and not fact[2].endswith("from the left")}
         withheld = {(frozenset(entry[:2]), entry[2]) for entry in record["relations"]["ambiguous"]}
-        for q in scene_questions(record, CATALOG, CONFIG, seed=0):
+        for q in scene_questions(record, CATALOG, seed=0):
             assert q["modality"] == "text"
             if q["form"] != "story":
                 assert q["skill"] == "counting", q["qid"]
@@ -524,7 +524,7 @@ def test_no_false_caption_is_true_from_its_relatums_own_front():
     checked = 0
     for record in records:
         k = Reckoner(record)
-        for q in scene_questions(record, CATALOG, CONFIG, seed=0):
+        for q in scene_questions(record, CATALOG, seed=0):
             if q["form"] != "caption" or q["frame"] != "viewer" or q["answer"] is not False:
                 continue
             subject, relatum = q["objects"]
@@ -570,7 +570,7 @@ def test_an_object_resting_on_a_fronted_carrier_is_beside_it_in_no_frame():
     record["relations"] = {"on": [["apple", "laptop"]], "under": [["laptop", "apple"]], "above": [["apple", "laptop"]], "below": [["laptop", "apple"]]}
     k = Reckoner(record)
     assert "left" in own_side(k, "laptop", "apple")  # what the laptop's frame alone would say
-    own = [q for q in scene_questions(record, CATALOG, CONFIG, seed=0) if q["frame"] == "intrinsic" and q["objects"][0] == "laptop"]
+    own = [q for q in scene_questions(record, CATALOG, seed=0) if q["frame"] == "intrinsic" and q["objects"][0] == "laptop"]
     assert own, "the laptop's own frame is asked about"
     for q in own:
         assert "apple" not in q["objects"], q["qid"]

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from test_questions import benchmark_records
 
-from tabletest.config import load_catalog, load_config
+from tabletest.config import load_catalog
 from tabletest.export.hierarchy_queries import answer_wordings, hierarchy_queries
 from tabletest.export.run import ExportOptions, run_export
 from tabletest.prompts.hierarchy.generate import scene_questions
@@ -36,9 +36,15 @@ def render(tmp_path_factory):
 
 def test_every_answer_wording_is_read_as_correct():
     records = benchmark_records()[:2]
-    for q in (q for r in records for q in scene_questions(r, CATALOG, load_config())):
+    for q in (q for r in records for q in scene_questions(r, CATALOG)):
         for wording in answer_wordings(q, Nouns.of(load_catalog())):
             assert judge_question(q, wording, LEXICON).status == "correct", (q["qid"], wording)
+
+
+def exported(record: dict, variations: str) -> list[dict]:
+    """A record's questions as the export words their answers."""
+    asked = [q for q in scene_questions(record, CATALOG, 0, ("questions", "captions")) if q["modality"] == "image"]
+    return list(hierarchy_queries(record["id"], asked, variations, 0, Nouns.of(CATALOG)))
 
 
 def test_every_answer_wording_obeys_its_questions_instruction():
@@ -46,10 +52,12 @@ def test_every_answer_wording_obeys_its_questions_instruction():
     "Answer with a number.", one of the offered options to "Answer X or Y."."""
     records = benchmark_records()[:3]
     checked = 0
-    for q in (q for r in records for q in hierarchy_queries(r, "all", 0, CATALOG)):
+    for q in (q for r in records for q in exported(r, "all")):
         text, gold = q["text"], q["gold"]
         if text.endswith("Answer yes or no."):
             assert re.match(r"(Yes|No)\b", gold), (text, gold)
+        elif text.endswith("Answer with a number and its unit."):
+            assert re.fullmatch(r"(About )?\d+(\.\d+)? (cm|m|centimetres|metres)\.", gold), (text, gold)
         elif text.endswith("Answer with a number."):
             assert re.fullmatch(r"\d+\.?|[A-Z][a-z]+\.", gold), (text, gold)
         elif (offered := re.search(r"Answer (.+) or (.+)\.$", text)) is not None:
@@ -61,12 +69,10 @@ def test_every_answer_wording_obeys_its_questions_instruction():
 
 def test_variations_choose_how_many_wordings(render):
     record = benchmark_records()[0]
-    every = list(hierarchy_queries(record, "all", 0, CATALOG))
-    paper = list(hierarchy_queries(record, "paper", 0, CATALOG))
-    one = list(hierarchy_queries(record, "one", 0, CATALOG))
+    every, paper, one = (exported(record, variations) for variations in ("all", "paper", "one"))
     assert len(every) > len(paper) > len(one) == len({q["skill"] for q in paper})
     assert {q["modality"] for q in every} == {"image"} and len({q["qid"] for q in every}) == len(every)
-    assert paper == list(hierarchy_queries(record, "paper", 0, CATALOG))  # seeded
+    assert paper == exported(record, "paper")  # seeded
     assert len({q["text"].split(",")[0] for q in every if q["frame"] == "viewer" and q["skill"] == "position"}) > 1
 
 
@@ -113,6 +119,20 @@ def test_hierarchy_exports(render, tmp_path, fmt):
             assert utils.process_results(doc, [doc["gold"]]) == {"accuracy": 1.0, "unparsed": 0.0, **numeric}
             assert utils.process_results(doc, ["I do not know"])["accuracy"] == 0.0
             assert utils.doc_to_visual(doc)[0].size == (256, 192)  # the stand-in, at its record's resolution
+
+
+@pytest.mark.parametrize("balance", [False, True])
+def test_an_export_holds_the_questions_the_questions_command_asks(cli, render, tmp_path, balance):
+    """One pipeline: an export's questions are `tabletest questions --forms questions,captions --image-only` on the
+    same render, with the same --seed and --balance (each with its gold answer added)."""
+    flags = ["--seed", "3", *(["--balance"] if balance else [])]
+    asked = cli("questions", "--dataset", str(render), "--forms", "questions,captions", "--image-only", "--out", str(tmp_path / "q.jsonl"), *flags)
+    assert asked.returncode == 0, asked.stderr
+    made = cli("export", "--dataset", str(render), "--format", "vlmevalkit", "--questions", "hierarchy", "--out", str(tmp_path / "v"), *flags)
+    assert made.returncode == 0, made.stderr
+    questions = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
+    shipped = [json.loads(line) for line in (tmp_path / "v" / "prompts.jsonl").read_text().splitlines()]
+    assert questions and [{k: v for k, v in q.items() if k != "gold"} for q in shipped] == questions
 
 
 def test_questions_flag_only_for_question_formats(cli, render, tmp_path):

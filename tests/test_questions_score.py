@@ -10,7 +10,7 @@ import json
 import pytest
 from test_questions import RANDOM, benchmark_records, expected, vignette_records
 
-from tabletest.config import load_catalog, load_config
+from tabletest.config import load_catalog
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.score.lexicon import load_lexicon
@@ -86,7 +86,7 @@ def write(path, rows):
 def scored(tmp_path_factory):
     folder = tmp_path_factory.mktemp("hierarchy-score")
     records = RANDOM + benchmark_records()
-    asked = [(r, x) for r in records for x in scene_questions(r, load_catalog(), load_config(), seed=0)]
+    asked = [(r, x) for r in records for x in scene_questions(r, load_catalog(), seed=0)]
     write(folder / "questions.jsonl", [x for _, x in asked])
     write(
         folder / "oracle.jsonl",

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from tabletest.errors import UserError
-from tabletest.truth.verify_report import read_verdicts, unverified_labels
+from tabletest.files.verdict import read_verdicts, unverified_labels
 from tabletest.files.lock import output_lock
 from tabletest.files.paths import record_id, record_path
 

@@ -11,8 +11,7 @@ import pytest
 from conftest import run_cli
 from PIL import Image
 
-from tabletest.config import Config
-from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.camera import CameraView
 from tabletest.show.overlay import CHANGE_COLOR, MIN_WIDTH_PX, PALETTE, changes, overlay, projected_box
 
 pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
@@ -40,7 +39,7 @@ def mask_of(folder: Path, record: dict) -> np.ndarray:
     return np.asarray(Image.open(folder / record["mask_file_name"]))
 
 
-def box_holds_the_pixels(record: dict, masks: np.ndarray, camera: PinholeCamera) -> list[bool]:
+def box_holds_the_pixels(record: dict, masks: np.ndarray, camera: CameraView) -> list[bool]:
     """Per object that shows at least 12 pixels: whether its projected 3D box's extent holds 95 % of them."""
     held = []
     for position, obj in enumerate(record["objects"]):
@@ -62,28 +61,26 @@ def test_the_3d_boxes_project_where_the_pixels_are_and_a_wrong_camera_is_caught(
     checked = planted = 0
     for record in records(folder):
         masks = mask_of(folder, record)
-        right = box_holds_the_pixels(record, masks, PinholeCamera.from_record(record["camera"]))
+        right = box_holds_the_pixels(record, masks, CameraView.from_record(record["camera"]))
         assert all(right), record["id"]
         checked += len(right)
         wrong = json.loads(json.dumps(record["camera"]))
         wrong["world_to_camera"][0][3] += 0.25  # the camera 25 cm off to one side
-        planted += right.count(True) - box_holds_the_pixels(record, masks, PinholeCamera.from_record(wrong)).count(True)
+        planted += right.count(True) - box_holds_the_pixels(record, masks, CameraView.from_record(wrong)).count(True)
     assert checked >= 4 and planted >= checked // 2
 
 
-def test_the_benchmark_boxes_project_with_the_runs_camera(renders):
+def test_the_benchmark_boxes_project_with_the_camera_each_record_names(renders):
     folder = renders / "bench"
-    config = Config.model_validate(json.loads((folder / "run.json").read_text())["runs"][-1]["config"])
     for record in records(folder):
-        camera = PinholeCamera.from_config(config, tuple(record["render"]["resolution"]))
-        assert all(box_holds_the_pixels(record, mask_of(folder, record), camera)), record["id"]
+        assert all(box_holds_the_pixels(record, mask_of(folder, record), CameraView.from_record(record["camera"]))), record["id"]
 
 
 def test_the_overlay_draws_each_objects_box_in_its_colour(renders):
     folder = renders / "random"
     record = records(folder)[0]
     with Image.open(folder / record["file_name"]) as image:
-        drawn = np.asarray(overlay(record, image, mask_of(folder, record), PinholeCamera.from_record(record["camera"])))
+        drawn = np.asarray(overlay(record, image, mask_of(folder, record), CameraView.from_record(record["camera"])))
     scale = MIN_WIDTH_PX / 64
     assert drawn.shape[1] == MIN_WIDTH_PX and drawn.shape[0] > 48 * scale  # enlarged, the legend below
     for position, obj in enumerate(record["objects"]):
@@ -122,10 +119,10 @@ def test_what_cannot_be_shown_is_one_line_and_writes_nothing(renders, tmp_path, 
     assert missing.returncode == 2 and "is not a folder" in missing.stderr
 
 
-def test_a_merged_benchmark_keeps_its_camera(tmp_path, builtin_assets):
-    """A merge's own run records no config: the camera comes from the last run that rendered."""
-    from tabletest.files.dataset import RenderDataset
-    from tabletest.show.pictures import run_config
+def test_a_merged_benchmark_names_its_camera_and_a_record_from_before_is_described_by_its_render(tmp_path, builtin_assets):
+    """Each record names the camera it was shot with and each object's 3D box; one from before records named them
+    gets them from the config of the last run that rendered the folder (a merge's own run records none)."""
+    from tabletest.truth.described import described
 
     for shard in ("0/2", "1/2"):
         part = tmp_path / f"part{shard[0]}"
@@ -135,11 +132,11 @@ def test_a_merged_benchmark_keeps_its_camera(tmp_path, builtin_assets):
     merged = tmp_path / "merged"
     assert run_cli("merge", str(tmp_path / "part0"), str(tmp_path / "part1"), "--out", str(merged)).returncode == 0
     assert "config" not in json.loads((merged / "run.json").read_text())["runs"][-1]
-    config = run_config(RenderDataset.open(merged))
-    assert config is not None
     for record in records(merged):
-        camera = PinholeCamera.from_config(config, tuple(record["render"]["resolution"]))
-        assert all(box_holds_the_pixels(record, mask_of(merged, record), camera)), record["id"]
+        assert all(box_holds_the_pixels(record, mask_of(merged, record), CameraView.from_record(record["camera"]))), record["id"]
+        before = {key: value for key, value in record.items() if key != "camera"}
+        before["objects"] = [{key: value for key, value in o.items() if key != "box3d"} for o in record["objects"]]
+        assert described(before, merged) == record
 
 
 def test_a_partner_and_a_view_say_what_changed_from_their_scene(tmp_path, builtin_assets):
@@ -163,7 +160,7 @@ def test_a_partner_and_a_view_say_what_changed_from_their_scene(tmp_path, builti
 
     def legend_in_blue(record: dict) -> int:
         with Image.open(out / record["file_name"]) as image:
-            drawn = np.asarray(overlay(record, image, mask_of(out, record), PinholeCamera.from_record(record["camera"])))
+            drawn = np.asarray(overlay(record, image, mask_of(out, record), CameraView.from_record(record["camera"])))
         below = drawn[round(image.height * MIN_WIDTH_PX / image.width):]
         return int(np.all(below == CHANGE_COLOR, axis=-1).sum())
 

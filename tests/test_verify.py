@@ -16,7 +16,7 @@ from PIL import Image
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.camera import PinholeCamera
-from tabletest.truth.verify_report import VERIFY_FILE, read_verdicts
+from tabletest.files.verdict import VERIFY_FILE, read_verdicts
 
 from conftest import run_cli
 

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable, Iterator
-from functools import cache
+from collections.abc import Iterator
 
-from tabletest.config import Catalog, Config, load_config
-from tabletest.prompts.hierarchy.generate import scene_questions
-from tabletest.prompts.hierarchy.pairs import two_image_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.score.questions import NUMBER_WORDS
 from tabletest.truth.nouns import Nouns
@@ -43,37 +39,18 @@ def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
     return [f"{answer.capitalize()}.", f"It is {answer}."]
 
 
-def hierarchy_questions(record: dict, seed: int, catalog: Catalog, scene: dict | None = None, pool: tuple[str, ...] | None = None) -> list[dict]:
-    """The image questions of one render record (trick counts of kinds from `pool`, the render's); with `scene`,
-    the record the counterfactual partner or view `record` was made from, also those asked of the two."""
-    made = [q for q in scene_questions(record, catalog, _config(), seed, ("questions", "captions"), pool=pool) if q["image"]]
-    if scene is not None:
-        made += two_image_questions(scene, record, Nouns.of(catalog))
-    return made
-
-
-def hierarchy_queries(
-    record: dict, variations: str, seed: int, catalog: Catalog, scene: dict | None = None,
-    keep: Callable[[Iterable[dict]], Iterable[dict]] | None = None, pool: tuple[str, ...] | None = None,
-) -> Iterator[dict]:
-    """`hierarchy_questions`, those `keep` keeps (`--balance`), each with its `gold` text (see the module docstring)."""
-    rng = random.Random(f"{seed}:{record['id']}:wording")
-    nouns = Nouns.of(catalog)
-    made = hierarchy_questions(record, seed, catalog, scene, pool)
-    made = made if keep is None else list(keep(made))
+def hierarchy_queries(record_id: str, questions: list[dict], variations: str, seed: int, nouns: Nouns) -> Iterator[dict]:
+    """A record's questions (`prompts.hierarchy.of_render`, as `tabletest questions` asks them), each with its
+    `gold` text (see the module docstring)."""
+    rng = random.Random(f"{seed}:{record_id}:wording")
     if variations == "one":
         by_skill: dict[str, list[dict]] = {}
-        for q in made:
+        for q in questions:
             by_skill.setdefault(q["skill"], []).append(q)
-        made = [rng.choice(qs) for _, qs in sorted(by_skill.items())]
-    for q in made:
+        questions = [rng.choice(qs) for _, qs in sorted(by_skill.items())]
+    for q in questions:
         wordings = answer_wordings(q, nouns)
         chosen = list(enumerate(wordings)) if variations == "all" else [rng.choice(list(enumerate(wordings)))]
         for k, gold in chosen:
             qid = f"{q['qid']}-a{k}" if variations == "all" else q["qid"]
             yield {**q, "qid": qid, "gold": gold}
-
-
-@cache
-def _config() -> Config:
-    return load_config()

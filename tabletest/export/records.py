@@ -3,8 +3,9 @@
 A render record keeps each object's table side as a mapping from object name to side; as an Arrow
 struct that would become one column per object name, mostly empty. Exports write it as a list of
 `[name, side]` pairs instead, like the other relations. A counterfactual partner's change lists its
-changed `counts` as `[name, number]` items, which one Arrow list cannot hold: exports write them as the
-mapping `relations.counts` is. Everything else is kept as rendered. Random scenes (`tabletest render
+changed `counts` as `[name, number]` items, and `gaps_m` `[a, b, metres]` items, which one Arrow list
+cannot hold: exports write the counts as the mapping `relations.counts` is and each gap as `{a, b,
+metres}`. Everything else is kept as rendered. Random scenes (`tabletest render
 --scenes random`) have their own schema, with every field they add.
 """
 
@@ -16,6 +17,17 @@ from tabletest.truth.relations import CONTACT_KEYS
 
 STRINGS = pa.list_(pa.list_(pa.string()))
 FLOATS = pa.list_(pa.float64())
+F64 = pa.float64()
+MATRIX = pa.list_(FLOATS)
+BOX3D = pa.struct([("center_m", FLOATS), ("size_m", FLOATS), ("yaw_deg", F64), ("frame", pa.string())])
+CAMERA = pa.struct(
+    [
+        ("K", MATRIX),
+        ("world_to_camera", MATRIX),
+        ("resolution", pa.list_(pa.int64())),
+        *((key, F64) for key in ("azimuth_deg", "elevation_deg", "distance_m", "focal_mm")),
+    ]
+)
 
 OBJECT = pa.struct(
     [
@@ -28,6 +40,7 @@ OBJECT = pa.struct(
         ("size_m", FLOATS),
         ("center_px", FLOATS),
         ("bbox_px", FLOATS),
+        ("box3d", BOX3D),
     ]
 )
 RECORD_FIELDS = [
@@ -53,6 +66,7 @@ RECORD_FIELDS = [
             ]
         ),
     ),
+    ("camera", CAMERA),
 ]
 
 
@@ -81,13 +95,15 @@ def _hf_type(kind: pa.DataType) -> dict:
 
 
 def columnar(record: dict) -> dict:
-    """The record with `relations.table_side` as `[name, side]` pairs, in the objects' order, and a partner's
-    changed `counts` as a mapping."""
+    """The record with `relations.table_side` as `[name, side]` pairs, in the objects' order, a partner's
+    changed `counts` as a mapping and each gap as `{a, b, metres}`."""
     relations = dict(record["relations"])
     relations["table_side"] = [[name, side] for name, side in relations["table_side"].items()]
     columns = {**record, "relations": relations}
     if change := record.get("counterfactual"):
         columns["counterfactual"] = {**change, **{s: _counted(change[s]) for s in CHANGE_SIDES if s in change}}
+    if "gaps_m" in record:
+        columns["gaps_m"] = [{"a": a, "b": b, "metres": metres} for a, b, metres in record["gaps_m"]]
     return columns
 
 
@@ -95,13 +111,10 @@ def _counted(items: dict[str, list]) -> dict:
     return {**items, "counts": dict(items["counts"])} if "counts" in items else items
 
 
-F64 = pa.float64()
-MATRIX = pa.list_(FLOATS)
 RANDOM_OBJECT = pa.struct(
     [
         *((OBJECT.field(i).name, OBJECT.field(i).type) for i in range(OBJECT.num_fields)),
         ("instance", pa.string()),  # where the scene holds several of its kind: apple#2
-        ("box3d", pa.struct([("center_m", FLOATS), ("size_m", FLOATS), ("yaw_deg", F64), ("frame", pa.string())])),
         ("center_camera_m", FLOATS),
         ("depth_m", F64),
         ("visible_fraction", F64),
@@ -127,14 +140,7 @@ COUNTERFACTUAL = pa.struct(
     ]
 )
 VIEW = pa.struct([("of", pa.string()), ("number", pa.int64())])
-CAMERA = pa.struct(
-    [
-        ("K", MATRIX),
-        ("world_to_camera", MATRIX),
-        ("resolution", pa.list_(pa.int64())),
-        *((key, F64) for key in ("azimuth_deg", "elevation_deg", "distance_m", "focal_mm")),
-    ]
-)
+GAP = pa.struct([("a", pa.string()), ("b", pa.string()), ("metres", F64)])
 SCENE = pa.struct(
     [
         ("config_sha256", pa.string()),
@@ -157,6 +163,7 @@ RANDOM_RECORD_FIELDS = [
     ("camera", CAMERA),
     ("relations", RANDOM_RELATIONS),
     ("vignettes", _BENCHMARK["vignettes"]),
+    ("gaps_m", pa.list_(GAP)),  # each pair's gap between meshes as {a, b, metres}; null without arrangements
     ("counterfactual", COUNTERFACTUAL),  # a counterfactual partner's change, null on other records
     ("view", VIEW),  # another view's scene and number, null on other records
     ("scene", SCENE),

@@ -20,19 +20,22 @@ from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
 from tabletest.files.dataset import RenderDataset
-from tabletest.export.hierarchy_queries import hierarchy_queries, hierarchy_questions
+from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
 from tabletest.layout.split import TEST, TRAIN, Split, SplitBy, looks, make_split
 from tabletest.export.png import png_problem
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
-from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.generate import drawn_from
+from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
 from tabletest.prompts.hierarchy.pairs import Companions
 from tabletest.prompts.sources import scene_input
 from tabletest.files.lock import output_lock, reading_lock
 from tabletest.files.paths import output_outside
 from tabletest.files.records import RandomRecord, RenderRecord
+from tabletest.truth.described import described
+
+HIERARCHY_FORMS = ("questions", "captions")  # what an export of images asks: its stories are text alone
 
 
 @dataclass(frozen=True)
@@ -136,25 +139,21 @@ class Job:
         partner also those asked of it and its scene together (`images`: both)."""
         if self.options.questions == "hierarchy":
             scene = self._made_from[1] if self._made_from[0] == record.id else None
-            keep = self._balance.kept if self.options.balance else None
-            return hierarchy_queries(record.raw, self.options.variations, self.options.seed, self.catalog, scene, keep, self._pool)
+            root = self.dataset.root
+            asked = self._hierarchy.of(described(record.raw, root), scene and described(scene, root))
+            return hierarchy_queries(record.id, asked, self.options.variations, self.options.seed, self._hierarchy.nouns)
         return queries(scene_input(record.raw), self.options.types, self.options.variations, self.options.seed)
 
     @cached_property
-    def _balance(self) -> BalancePlan:
-        """What `--balance` keeps, from a first pass over every question of the render (`prompts.hierarchy.balance`)."""
-        companions = Companions()
-        asked = (
-            q
-            for r in self.dataset.records()
-            for q in hierarchy_questions(r.raw, self.options.seed, self.catalog, companions.scene_of(r.raw), self._pool)
-        )
-        return BalancePlan.of(asked, self.options.seed)
+    def _hierarchy(self) -> RenderQuestions:
+        """The render's questions as `tabletest questions --forms questions,captions --image-only` asks them (with
+        `--balance` and `--seed` as given): the questions about its images, which an export ships."""
+        asking = Asking(HIERARCHY_FORMS, self.options.seed, balance=self.options.balance, image_only=True)
+        return RenderQuestions(self._described, self.catalog, asking, drawn_from(self.dataset.root))
 
-    @cached_property
-    def _pool(self) -> tuple[str, ...] | None:
-        """The names the render's scenes were drawn from: a count's trick kind comes from them."""
-        return drawn_from(self.dataset.root)
+    def _described(self) -> Iterator[dict]:
+        """The render's records as they describe themselves (`truth.described`)."""
+        return (described(r.raw, self.dataset.root) for r in self.dataset.records())
 
     def place_image(self, record: RenderRecord, folder: str = "", with_mask: bool = False) -> str:
         """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,

@@ -30,6 +30,13 @@ def companion_ids(scene_id: str, kinds: Sequence[str], views: int) -> list[str]:
     return [*(view_id(scene_id, number) for number in range(2, views + 1)), *(partner_id(scene_id, kind) for kind in kinds)]
 
 
+def made_from(record: Mapping) -> str | None:
+    """The scene a counterfactual partner or another view was made from (its `counterfactual` or `view` field
+    names it); None for a scene of its own."""
+    made = record.get("counterfactual") or record.get("view")
+    return made.get("of") if isinstance(made, Mapping) else None
+
+
 def family_problem(record: Mapping) -> str | None:
     """What makes a record's family ambiguous, else None. A partner's and a view's id name their scene, and
     so does their `counterfactual` or `view` field: the two must agree, so that no tool splits a pair, or

@@ -67,11 +67,6 @@ def require(record: dict, fields: tuple[str, ...], path: Path, line: int, fix: s
             raise UserError(f"{path}: line {line} has no {field!r} field; {fix}")
 
 
-def made_from(record: dict) -> str | None:
-    """The scene a counterfactual partner or another view was made from; None for a scene of its own."""
-    return (record.get("counterfactual") or record.get("view") or {}).get("of")
-
-
 def images_asked(question: dict) -> list[str]:
     """The images a question is asked of, in order: its `images` (a scene and its partner or view), else its one `image`."""
     return question.get("images") or [question["image"]]

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, Valid
 
 from tabletest.errors import UserError
 from tabletest.files.family import KINDS as COMPANIONS
+from tabletest.files.family import made_from
 
 
 class Closed(BaseModel):
@@ -31,6 +32,13 @@ Pair, Triple = _vector(2, str), _vector(3, str)
 Side = Literal["left", "middle", "right"]
 
 
+class Box3D(Closed):
+    center_m: Vec3
+    size_m: Vec3
+    yaw_deg: float
+    frame: Literal["world"]
+
+
 class SceneObject(Closed):
     """One object, left to right as the camera sees them."""
 
@@ -43,6 +51,7 @@ class SceneObject(Closed):
     size_m: Vec3 = Field(description="box size along x, y, z, metres")
     center_px: Vec2 = Field(description="projection of the 3D box centre, [u, v], pixels from the top-left")
     bbox_px: Box = Field(description="projected box of the mesh, [x0, y0, x1, y1], pixels")
+    box3d: Box3D | None = Field(None, description="its 3D box, world frame (a benchmark folder rendered before records held it: none)")
 
     @field_validator("bbox_px")
     @classmethod
@@ -52,13 +61,6 @@ class SceneObject(Closed):
         if box[0] > box[2] or box[1] > box[3]:
             raise ValueError("the box is inverted (x0 > x1 or y0 > y1)")
         return box
-
-
-class Box3D(Closed):
-    center_m: Vec3
-    size_m: Vec3
-    yaw_deg: float
-    frame: Literal["world"]
 
 
 class RandomSceneObject(SceneObject):
@@ -266,6 +268,7 @@ class BenchmarkRecord(_Rendered, BenchmarkVignette):
 
     objects: list[SceneObject]
     render: Render
+    camera: Camera | None = Field(None, description="the camera it was shot with (a folder rendered before records held it: none)")
 
     @property
     def made_from(self) -> None:
@@ -284,8 +287,7 @@ class RandomRecord(_Rendered, RandomVignette):
     @property
     def made_from(self) -> str | None:
         """The scene a counterfactual partner or another view was made from; None for a scene of its own."""
-        made = self.counterfactual or self.view
-        return made.of if made else None
+        return made_from(self.model_dump(include={"counterfactual", "view"}))
 
 
 class Vignette(RootModel[Union[BenchmarkVignette, RandomVignette]]):

@@ -49,6 +49,10 @@ class PinholeCamera:
         focal_mm = float(camera["K"][0][0]) * sensor_mm / max(width, height)
         return cls(tuple(position), tuple(position + rotation[2]), focal_mm, sensor_mm, int(width), int(height))
 
+    def at(self, resolution: tuple[int, int]) -> PinholeCamera:
+        """The same camera making images of another size."""
+        return PinholeCamera(self.position, self.target, self.focal_mm, self.sensor_width_mm, *resolution)
+
     @property
     def focal_px(self) -> float:
         return self.focal_mm / self.sensor_width_mm * max(self.width, self.height)

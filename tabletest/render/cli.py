@@ -14,7 +14,7 @@ from tabletest.cache import default_layer_cache
 from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
-from tabletest.layout.scene_source import BenchmarkScenes, RandomScenes, SceneSource
+from tabletest.write.families import Benchmark, RandomScenes, SceneFamily
 from tabletest.options import (
     CatalogOpt,
     JsonOpt,
@@ -150,16 +150,16 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
-    scene_source: SceneSource = BenchmarkScenes(cat, selection)
+    family: SceneFamily = Benchmark(cat, selection)
     if scenes == "random" or any(flag is not None for flag in (count, random_config, counterfactuals, views)):
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
 
         random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample, counterfactuals, views)
         if random_set is not None:
-            scene_source = RandomScenes(random_set)
+            family = RandomScenes(random_set)
     if mode == "direct":
         chosen = (objects, shard, limit, sample, only, count, random_config)
-        announce_long_run(scene_source.images(), cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
+        announce_long_run(family.images(), cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
     options = RenderOptions(
         out=out,
         assets=assets,
@@ -177,7 +177,7 @@ def render(
         layer_cache=layer_cache,
         compose_jobs=compose_jobs,
     )
-    summary = render_run(cat, cfg, selection, options, scene_source)
+    summary = render_run(cat, cfg, selection, options, family)
     typer.echo(
         f"{summary.rendered} rendered, {summary.skipped} already done, {summary.failed} failed "
         f"in {summary.wall_s:.1f} s -> {out}",

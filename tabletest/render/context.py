@@ -13,12 +13,11 @@ from rich.console import Console
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Catalog, Config
 from tabletest.layout.random_scene import RandomScene
-from tabletest.layout.scene_source import SceneSource
 from tabletest.layout.selection import Scene
 from tabletest.layout.spec import SceneSpec
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
 from tabletest.render.supervisor import Outcome, Supervisor, WorkerProcess
-from tabletest.write.scene_records import scene_records
+from tabletest.write.families import SceneFamily
 from tabletest.files.run_output import RunOutput
 
 
@@ -26,7 +25,7 @@ from tabletest.files.run_output import RunOutput
 class RunContext:
     catalog: Catalog
     config: Config
-    scene_source: SceneSource
+    family: SceneFamily
     options: RenderOptions
     entries: dict[str, AssetEntry]
     output: RunOutput
@@ -37,7 +36,7 @@ class RunContext:
     not_made: Counter = field(default_factory=Counter)  # per partner kind (and "view"): scenes that allow none
 
     def __post_init__(self) -> None:
-        self.records = scene_records(self.scene_source, self.catalog, self.config, self.entries, self.options.assets)
+        self.family.prepare(self.catalog, self.config, self.entries, self.options.assets)
 
     @property
     def resolution(self) -> tuple[int, int]:
@@ -51,10 +50,10 @@ class RunContext:
             self.not_made[kind] += 1
             on_skip()
 
-        return self.records.pending(self.done, skipped)
+        return self.family.pending(self.done, skipped)
 
     def spec(self, scene: Scene | RandomScene) -> SceneSpec:
-        return self.scene_source.spec(scene, self.config, self.entries, self.options.assets, self.resolution)
+        return self.family.spec(scene, self.config, self.entries, self.options.assets, self.resolution)
 
     def render_info(self, mode: str, device: str | None = None) -> dict:
         """The `render` field of this run's records (the seed is added per record)."""
@@ -106,10 +105,10 @@ class Recorder:
         if outcome.ok:
             masks = self.run.options.masks
             try:
-                record = self.run.records.record(outcome.spec, outcome.facts["objects"], render, masks)
+                record = self.run.family.record(outcome.spec, outcome.facts["objects"], render, masks)
                 self.run.output.commit(record)
             except ValueError as err:  # NaN or infinity measured: not JSON, so never a record
-                outcome = replace(outcome, ok=False, error=f"its record holds a number that is not finite ({err})")
+                outcome = replace(outcome, ok=False, error=f"its record holds a number no record may ({' '.join(str(err).split())[:300]})")
         if outcome.ok:
             self.rendered += 1
             self.blender_s += outcome.facts.get("render_s", 0.0)

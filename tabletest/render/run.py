@@ -38,7 +38,7 @@ from tabletest.files.run_output import RunOutput, check_render_folder
 from tabletest.files.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
 
 if TYPE_CHECKING:  # the rest of a run is imported once its workers are started (`_locked_run`)
-    from tabletest.layout.scene_source import SceneSource
+    from tabletest.write.families import SceneFamily
     from tabletest.layout.spec import SceneSpec
     from tabletest.render.context import Recorder, RunContext
 
@@ -53,28 +53,28 @@ class RunSummary:
 
 
 def render_run(
-    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, scene_source: SceneSource
+    catalog: Catalog, config: Config, selection: Selection, options: RenderOptions, family: SceneFamily
 ) -> RunSummary:
-    """Check everything, then render `scene_source`'s scenes into `options.out` under its lock; Ctrl-C or
+    """Check everything, then render `family`'s scenes into `options.out` under its lock; Ctrl-C or
     SIGTERM stop it cleanly (an `Interrupted` saying what is kept). `selection` is what the command
     selected, for run.json."""
-    check_options(config, options, scene_source)
+    check_options(config, options, family)
     _say_missing_kernels(config, options)
-    settings = dataset_settings(catalog, config, options, scene_source)
+    settings = dataset_settings(catalog, config, options, family)
     check_settings(options.out, settings)  # a different dataset is refused before any work
-    entries = needed_assets(catalog, options.assets, scene_source.model_names(), options.build_missing_assets, options.source)
+    entries = needed_assets(catalog, options.assets, family.model_names(), options.build_missing_assets, options.source)
     settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
-    scene_source.check_models(entries, options.assets)
+    family.check_models(entries, options.assets)
     options.out.mkdir(parents=True, exist_ok=True)
     early: dict[int, WorkerProcess] = {}  # started once every input is checked; any never used are stopped here
     with output_lock(options.out), _sigterm_as_interrupt():
         try:
-            return _locked_run(catalog, config, selection, options, entries, settings, scene_source, early)
+            return _locked_run(catalog, config, selection, options, entries, settings, family, early)
         finally:
             close_unused(early)
 
 
-def check_options(config: Config, options: RenderOptions, scene_source: SceneSource) -> None:
+def check_options(config: Config, options: RenderOptions, family: SceneFamily) -> None:
     """Flag combinations and the output path, checked before anything is made or started."""
     if (options.mode == "composite" or options.masks) and config.render.engine != "cycles":
         flag = "--mode composite" if options.mode == "composite" else "--masks"
@@ -82,9 +82,9 @@ def check_options(config: Config, options: RenderOptions, scene_source: SceneSou
             f"{flag} needs --engine cycles (it reads Cycles' linear light and Object Index pass), "
             f"not {config.render.engine}"
         )
-    scene_source.check(options.mode, config.render.engine)
-    if scene_source.hdris:
-        check_hdris(scene_source.hdris)
+    family.check(options.mode, config.render.engine)
+    if family.hdris:
+        check_hdris(family.hdris)
     check_device(options.device)
     if config.render.engine == "cycles":
         check_denoiser(config.render.denoiser, options.device)
@@ -110,7 +110,7 @@ def _say_missing_kernels(config: Config, options: RenderOptions) -> None:
         print(f"note: {note}", file=sys.stderr)
 
 
-def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, scene_source: SceneSource) -> dict:
+def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, family: SceneFamily) -> dict:
     """What decides this run's pixels and records (see `tabletest.files.settings`); `models` is added
     once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
     # how prompts word a name decides no pixel or record; what an object carries only random arrangements use,
@@ -126,7 +126,7 @@ def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, s
         "mode": options.mode,
         "masks": options.masks,
         "device_class": device_class(options.device),
-        **scene_source.settings(),
+        **family.settings(),
     }
 
 
@@ -137,7 +137,7 @@ def _locked_run(
     options: RenderOptions,
     entries: dict,
     settings: dict,
-    scene_source: SceneSource,
+    family: SceneFamily,
     early: dict[int, WorkerProcess],
 ) -> RunSummary:
     started = time.time()
@@ -148,8 +148,8 @@ def _locked_run(
     done = output.recover()
     if pinned is not None:
         write_settings(options.out, pinned)
-    pending = scene_source.images() - sum(1 for image in scene_source.image_ids() if image in done)
-    preload = models_to_preload(entries, options.assets, pending * scene_source.objects_per_scene)
+    pending = family.images() - sum(1 for image in family.image_ids() if image in done)
+    preload = models_to_preload(entries, options.assets, pending * family.objects_per_scene)
     if options.mode == "direct" and pending:  # every input is checked: Blender loads while the rest is imported
         setup = worker_setup(config, options, tuple(config.render.resolution), preload)
         early.update(start_workers(setup, worker_slots(options), options.out / "logs", options.verbose))
@@ -160,7 +160,7 @@ def _locked_run(
     from tabletest.render.progress import progress_bar
 
     console = Console(stderr=True)
-    run = RunContext(catalog, config, scene_source, options, entries, output, done, console, early, preload)
+    run = RunContext(catalog, config, family, options, entries, output, done, console, early, preload)
     run_info = {
         "tabletest": __version__,
         "command_line": shlex.join(["tabletest", *sys.argv[1:]]),
@@ -170,7 +170,7 @@ def _locked_run(
         "mode": options.mode,
         "masks": options.masks,
         "command": {"selection": _selection_info(selection), "options": _options_info(options)},
-        **scene_source.run_info(),
+        **family.run_info(),
         "config": config.model_dump(mode="json"),
         "assets": {"folder": str(options.assets), "manifest_sha256": manifest_digest(options.assets)},
         "host": {"machine": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version()},

@@ -1,21 +1,25 @@
-"""`tabletest show`: scenes of a render folder with their labels drawn on them, side by side in one PNG."""
+"""`tabletest show`: scenes of a render folder with their labels drawn on them, side by side in one PNG; and
+`tabletest gallery`: a static site of a whole folder."""
 
 from __future__ import annotations
 
 import difflib
+import os
 from itertools import islice
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.files.dataset import RenderDataset
 from tabletest.files.lock import reading_lock
 from tabletest.files.paths import output_outside
 from tabletest.files.records import RenderRecord
+from tabletest.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
 from tabletest.show.overlay import side_by_side
-from tabletest.show.pictures import run_config, save_png, scene_overlay
+from tabletest.show.pictures import save_png, scene_overlay
 
 FIRST = 4  # scenes shown when no --id is given
 
@@ -36,8 +40,7 @@ def show(
     with reading_lock(dataset, "show"):
         render = RenderDataset.open(dataset)
         records = chosen(render, ids)
-        config = run_config(render)
-        pictures = [scene_overlay(render, record, config) for record in records]
+        pictures = [scene_overlay(render, record) for record in records]
     save_png(side_by_side(pictures, columns), out)
     typer.echo(f"showed {len(pictures)} scene(s) -> {out}", err=True)
 
@@ -54,3 +57,31 @@ def chosen(render: RenderDataset, ids: list[str] | None) -> list[RenderRecord]:
             hint = f"did you mean {near[0]}?" if near else f"see the ids in {render.metadata}"
             raise UserError(f"--id {scene}: no such scene in {render.root}; {hint}")
     return [found[scene] for scene in ids]
+
+
+def gallery(
+    out: Annotated[Path, typer.Option("--out", "-o", help="The site's folder: new, or an earlier gallery of this render to update.")],
+    folder: DatasetArg = None,
+    dataset: DatasetOpt = None,
+    per_page: Annotated[int, typer.Option("--per-page", min=1, help="Thumbnails per page.")] = 120,
+    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes making thumbnails and details (default: the CPUs).")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    """Write a static site of a render folder: thumbnails with filters, and each image's labels, record and questions."""
+    from tabletest.show.gallery import build
+
+    folder = dataset_folder(folder, dataset, "tabletest gallery --dataset train/ --out train-gallery/")
+    output_outside(out, folder, "--out")
+    with reading_lock(folder, "make a gallery of"):
+        render = RenderDataset.open(folder)
+        if out.exists() and not out.is_dir():
+            raise UserError(f"--out {out} is not a folder; give a new folder or an earlier gallery")
+        if out.is_dir() and any(out.iterdir()) and not (out / "index.html").is_file():
+            raise UserError(f"--out {out} holds other files; give a new folder or an earlier gallery")
+        load_catalog(catalog)  # a bad catalog is one line here, not an error in every worker
+        report = build(render, out, per_page, workers or os.cpu_count() or 1, catalog)
+    typer.echo(
+        f"gallery of {report['scenes']} images ({report['thumbnails_made']} thumbnails made, "
+        f"{report['unusable']} missing or unreadable) -> {out / 'index.html'}",
+        err=True,
+    )

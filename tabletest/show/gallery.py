@@ -27,26 +27,20 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Optional
-
-import typer
 
 from tabletest import __version__
-from tabletest.config import Catalog, Config, load_catalog, load_config
+from tabletest.config import Catalog, load_catalog
 from tabletest.errors import UserError
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.staging import place
-from tabletest.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
-from tabletest.show.pictures import run_config
 from tabletest.show.files import open_image
 from tabletest.show.gallery_data import Index, details
-from tabletest.show.overlay import camera_of
-from tabletest.truth.verify_report import kept_verdict
+from tabletest.files.verdict import kept_verdict
 from tabletest.write.orphans import end_with
 from tabletest.files.jsonl import atomic_bytes
-from tabletest.files.lock import reading_lock
-from tabletest.files.paths import output_outside, record_id, record_path
+from tabletest.files.paths import record_id, record_path
 from tabletest.files.records import RenderRecord
+from tabletest.truth.described import described
 
 SITE_FILES = ("index.html", "gallery.js", "gallery.css")
 THUMB_PX = 192  # the longer side of a thumbnail
@@ -67,39 +61,13 @@ class Picture:
     made_from: str | None = None
 
 
-def gallery(
-    out: Annotated[Path, typer.Option("--out", "-o", help="The site's folder: new, or an earlier gallery of this render to update.")],
-    folder: DatasetArg = None,
-    dataset: DatasetOpt = None,
-    per_page: Annotated[int, typer.Option("--per-page", min=1, help="Thumbnails per page.")] = 120,
-    workers: Annotated[Optional[int], typer.Option("--workers", min=1, help="Processes making thumbnails and details (default: the CPUs).")] = None,
-    catalog: CatalogOpt = None,
-) -> None:
-    """Write a static site of a render folder: thumbnails with filters, and each image's labels, record and questions."""
-    folder = dataset_folder(folder, dataset, "tabletest gallery --dataset train/ --out train-gallery/")
-    output_outside(out, folder, "--out")
-    with reading_lock(folder, "make a gallery of"):
-        render = RenderDataset.open(folder)
-        if out.exists() and not out.is_dir():
-            raise UserError(f"--out {out} is not a folder; give a new folder or an earlier gallery")
-        if out.is_dir() and any(out.iterdir()) and not (out / "index.html").is_file():
-            raise UserError(f"--out {out} holds other files; give a new folder or an earlier gallery")
-        load_catalog(catalog)  # a bad catalog is one line here, not an error in every worker
-        report = build(render, out, per_page, workers or os.cpu_count() or 1, catalog)
-    typer.echo(
-        f"gallery of {report['scenes']} images ({report['thumbnails_made']} thumbnails made, "
-        f"{report['unusable']} missing or unreadable) -> {out / 'index.html'}",
-        err=True,
-    )
-
-
 def build(
     render: RenderDataset, out: Path, per_page: int, workers: int, catalog: Path | None = None, chunk_size: int = DETAIL_CHUNK
 ) -> dict:
     """Thumbnails (only those missing or outdated) and the details of each `chunk_size` scenes, in parallel;
     then the index, which needs every image's state."""
     pictures = _pictures(render, out)
-    run, kept = run_config(render), kept_verdict(render.root, (r.raw for r in render.records()))
+    kept = kept_verdict(render.root, (r.raw for r in render.records()))
     written = _read_json(out / DETAILS_MADE)  # chunk file -> the digest of what it was made from
     made_from: dict[str, str] = {}
 
@@ -108,7 +76,7 @@ def build(
         for k, records in _batched(render.records(), chunk_size):
             notes = {r.id: kept.notes(r.id) for r in records if kept and kept.notes(r.id)}
             lines = [r.raw for r in records]  # what the page shows of each, as the folder holds it
-            chunk = Chunk(out / "data" / f"details-{k // chunk_size:05d}.js", k // chunk_size, lines, notes, run, catalog)
+            chunk = Chunk(out / "data" / f"details-{k // chunk_size:05d}.js", k // chunk_size, lines, notes, render.root, catalog)
             made_from[chunk.path.name] = chunk.digest()
             if written.get(chunk.path.name) != made_from[chunk.path.name] or not chunk.path.is_file():
                 yield chunk
@@ -152,25 +120,25 @@ class Chunk:
     number: int
     records: list[dict]
     verdicts: dict[str, list[str]]
-    run: Config | None
+    folder: Path  # the render's: what describes a record from before records named their camera
     catalog: Path | None
 
     def digest(self) -> str:
         """What the chunk's file is made from: its records, their verdicts, the catalog and TableTest's version."""
         notes = [self.verdicts.get(r["id"]) for r in self.records]
-        made_of = [__version__, str(self.catalog), self.run.model_dump(mode="json") if self.run else None, self.records, notes]
+        made_of = [__version__, str(self.catalog), self.records, notes]
         return hashlib.sha256(json.dumps(made_of, sort_keys=True).encode()).hexdigest()
 
 
 @functools.cache
-def _catalog_and_config(catalog: Path | None) -> tuple[Catalog, Config]:
+def _catalog(catalog: Path | None) -> Catalog:
     """Read once per process, not once per chunk."""
-    return load_catalog(catalog), load_config()
+    return load_catalog(catalog)
 
 
 def _write_details(chunk: Chunk) -> None:
-    catalog, config = _catalog_and_config(chunk.catalog)
-    scenes = [details(r, camera_of(r, chunk.run), chunk.verdicts.get(r["id"], []), catalog, config) for r in chunk.records]
+    catalog = _catalog(chunk.catalog)
+    scenes = [details(r, described(r, chunk.folder), chunk.verdicts.get(r["id"], []), catalog) for r in chunk.records]
     _write_script(chunk.path, f"tabletestDetails({chunk.number}, ", scenes)
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 
-from tabletest.config import Catalog, Config
-from tabletest.layout.camera import PinholeCamera
+from tabletest.config import Catalog
 from tabletest.layout.instances import label_of
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
-from tabletest.files.reading import made_from
+from tabletest.files.family import made_from
 from tabletest.files.records import BenchmarkRecord, RandomRelations, RenderRecord
-from tabletest.show.overlay import changes, hidden_names, legend, projected_box
+from tabletest.show.overlay import camera_of, changes, hidden_names, legend, projected_box
 
 # the relations a scene can be filtered by: it holds at least one pair of the kind
 RELATION_FILTERS = ("on", "inside", "touching", "next_to", "above", "between", "left_of", "in_front_of", "nearer", "bigger", "taller")
@@ -71,9 +70,11 @@ class Index:
         }
 
 
-def details(record: dict, camera: PinholeCamera | None, notes: Iterable[str], catalog: Catalog, config: Config) -> dict:
+def details(record: dict, seen: dict, notes: Iterable[str], catalog: Catalog) -> dict:
     """A click's worth of one scene: its labels in pixels (2D box, the 3D box projected with the recorded
-    camera), its relations in words, what `tabletest verify` disputed, its questions, and the record."""
+    camera), its relations in words, what `tabletest verify` disputed, its questions, and the record as the
+    folder holds it (`seen`: as it describes itself, `truth.described`)."""
+    camera = camera_of(seen)
     hidden = hidden_names(record)
     labels = []
     for obj in record["objects"]:
@@ -85,7 +86,7 @@ def details(record: dict, camera: PinholeCamera | None, notes: Iterable[str], ca
             "hidden": label_of(obj) in hidden,
         })  # fmt: skip
     by_skill: dict[str, list[dict]] = {}
-    for question in scene_questions(record, catalog, config, forms=("questions",)):
+    for question in scene_questions(seen, catalog, forms=("questions",)):
         if question["image"]:
             by_skill.setdefault(question["skill"], []).append(question)
     turns = itertools.chain.from_iterable(itertools.zip_longest(*by_skill.values()))  # a question of each skill in turn

@@ -1,8 +1,7 @@
 """A scene's labels drawn on its image: each object's name, 2D box, mask outline and 3D box projected with
 the scene's camera, hidden objects marked, and its relations in a legend below.
 
-The 3D box is drawn from the record's own numbers (its `camera`, or the benchmark's camera from the
-run's config, and each object's position, size and yaw), not from the pixels: where it misses the
+The 3D box is drawn from the record's own numbers (its `camera`, and each object's position, size and yaw), not from the pixels: where it misses the
 object, the record or its camera is wrong, which is what a look at the data is for.
 """
 
@@ -14,9 +13,9 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from tabletest.config import Config, excerpt
+from tabletest.config import excerpt
 from tabletest.errors import UserError
-from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_scene import PlacedObject
 
@@ -80,17 +79,15 @@ def _shape_words(shape: tuple[int, ...], positive: bool) -> str:
     return f"a {kind} number" if not shape else f"{' x '.join(map(str, shape))} {kind} numbers"
 
 
-def camera_of(record: dict, config: Config | None) -> PinholeCamera | None:
-    """The camera the record was rendered with: its own (random scenes), or the benchmark's from the run's config."""
-    if "camera" in record:
-        return PinholeCamera.from_record(record["camera"])
-    return PinholeCamera.from_config(config, tuple(record["render"]["resolution"])) if config else None
+def camera_of(record: dict) -> CameraView | None:
+    """The camera the record was shot with, as it names it (`truth.described` gives one to a record from before)."""
+    return CameraView.from_record(record["camera"]) if "camera" in record else None
 
 
-def projected_box(obj: dict, camera: PinholeCamera) -> np.ndarray | None:
+def projected_box(obj: dict, camera: CameraView) -> np.ndarray | None:
     """The object's box corners in pixels (8 × 2), or None where a corner lies behind the camera."""
     corners = PlacedObject(label_of(obj), tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj["size_m"])).box_corners()
-    if (camera.depth(corners) <= 0).any():
+    if (camera.to_camera(corners)[:, 2] <= 0).any():
         return None
     return camera.project(corners)
 
@@ -140,7 +137,7 @@ def changes(record: dict, lines: int = CHANGE_LINES) -> list[str]:
 
 
 def overlay(
-    record: dict, image: Image.Image, mask: np.ndarray | None, camera: PinholeCamera | None, notes: Sequence[str] = ()
+    record: dict, image: Image.Image, mask: np.ndarray | None, camera: CameraView | None, notes: Sequence[str] = ()
 ) -> Image.Image:
     """The image, enlarged to at least MIN_WIDTH_PX wide, with every label drawn on it and the legend below;
     `notes` (what `tabletest verify` disputes) head the legend in red, then what a partner or view changed

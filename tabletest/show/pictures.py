@@ -9,33 +9,22 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from tabletest.config import Config
 from tabletest.errors import UserError
 from tabletest.files.dataset import RenderDataset
 from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.paths import record_id
 from tabletest.files.records import RenderRecord
-from tabletest.files.run_output import last_render_run
 from tabletest.show.files import open_image
 from tabletest.show.overlay import camera_of, drawable, overlay
-
-
-def run_config(render: RenderDataset) -> Config | None:
-    """The config the benchmark's fixed camera comes from (random scenes record their own), if the run kept it."""
-    run = last_render_run(render.root)
-    try:
-        return Config.model_validate(run["config"]) if run else None
-    except ValueError:
-        return None
+from tabletest.truth.described import described
 
 
 def write_disputed(render: RenderDataset, disputed: dict[str, list[str]], folder: Path) -> int:
     """One overlay per scene `tabletest verify` disputes, `<folder>/<id>.png`, the disputed labels in red."""
-    config = run_config(render)
     written = 0
     for record in render.records():
         if record.id in disputed:
-            picture = scene_overlay(render, record, config, disputed[record.id])
+            picture = scene_overlay(render, record, disputed[record.id])
             save_png(picture, folder / f"{record_id(record.id)}.png")
             written += 1
     return written
@@ -48,7 +37,7 @@ def save_png(picture: Image.Image, path: Path) -> None:
     atomic_bytes(path, png.getvalue())
 
 
-def scene_overlay(render: RenderDataset, record: RenderRecord, config: Config | None, notes: list[str] | None = None) -> Image.Image:
+def scene_overlay(render: RenderDataset, record: RenderRecord, notes: list[str] | None = None) -> Image.Image:
     """The scene's labels drawn on its image; a record whose numbers cannot be drawn (its shape is checked as it
     is read), a file it names outside the folder, or an image or mask that does not decode, is refused in one
     line before anything is drawn."""
@@ -63,4 +52,4 @@ def scene_overlay(render: RenderDataset, record: RenderRecord, config: Config | 
                 "delete both and rerun the same `tabletest render` command to render them again"
             )
         mask = np.asarray(labels)
-    return overlay(record.raw, image, mask, camera_of(record.raw, config), notes or ())
+    return overlay(record.raw, image, mask, camera_of(described(record.raw, render.root)), notes or ())

@@ -40,6 +40,19 @@ def camera_record(camera: PinholeCamera) -> dict:
     }
 
 
+def pinhole_record(camera: PinholeCamera) -> dict:
+    """`camera_record`, and where the camera stands around what it looks at: the azimuth (0: straight in front, at
+    −Y; positive towards +X), the elevation above the table's plane and the distance, and its focal length."""
+    d = np.subtract(camera.position, camera.target)
+    return {
+        **camera_record(camera),
+        "azimuth_deg": _r(math.degrees(math.atan2(d[0], -d[1]))),
+        "elevation_deg": _r(math.degrees(math.atan2(d[2], math.hypot(d[0], d[1])))),
+        "distance_m": _r(np.linalg.norm(d)),
+        "focal_mm": camera.focal_mm,
+    }
+
+
 def object_geometry(camera: PinholeCamera, obj: PlacedObject) -> dict:
     """The object's 3D box (world frame), its centre in the camera frame, and its depth."""
     center = np.asarray(obj.box_center)

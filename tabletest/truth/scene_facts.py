@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabletest.config import Catalog, Config
+from tabletest.config import Catalog
 from tabletest.errors import UserError
-from tabletest.layout.camera import CameraView, PinholeCamera
+from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
 from tabletest.truth.contact import stacked_pairs
@@ -122,7 +122,9 @@ class SceneGeometry:
         return self._seen[id(a)]
 
     @classmethod
-    def from_record(cls, record: dict, catalog: Catalog, config: Config) -> SceneGeometry:
+    def from_record(cls, record: dict, catalog: Catalog) -> SceneGeometry:
+        """The facts of a scene record: a text record's listing, or a render record's geometry as it describes
+        itself (its camera and 3D boxes: `truth.described` gives them to one rendered before records held them)."""
         fronts = {o.name: o.has_front for o in catalog.objects}
         carriers = {o.name: frozenset(k for k, region in (("on", o.support), ("inside", o.container)) if region) for o in catalog.objects}
         objects = record["objects"]
@@ -135,11 +137,12 @@ class SceneGeometry:
         things = [
             _thing(record, o, fronts.get(o.get("name"), False), carriers.get(o.get("name"), frozenset())) for o in objects if _label(o) not in hidden
         ]
-        if "camera" in record:
-            view = CameraView.from_record(record["camera"])
-        else:  # a benchmark render: the config's camera at the render's resolution
-            resolution = record.get("render", {}).get("resolution") or config.render.resolution
-            view = CameraView.of(PinholeCamera.from_config(config, tuple(resolution)))
+        if not isinstance(record.get("camera"), dict):
+            raise UserError(
+                f"scene {record.get('id')}: its objects have geometry but the record names no camera; "
+                "give a render's metadata.jsonl (read through its folder) or a `tabletest vignettes` file"
+            )
+        view = CameraView.from_record(record["camera"])
         stacked = frozenset(stacked_pairs(relations))
         gaps = {frozenset(entry[:2]): float(entry[2]) for entry in record.get("gaps_m") or ()}
         table_top = min(_thing(record, o, False, frozenset()).bottom for o in objects)  # hidden ones too: a carrier may be
@@ -384,23 +387,17 @@ def _overlap(p: tuple, q: tuple) -> bool:
 
 
 def _thing(record: dict, obj: dict, has_front: bool, carries: frozenset[str]) -> Thing:
-    if not isinstance(obj, dict) or "name" not in obj or ("box3d" not in obj and "position_m" not in obj):
+    if not isinstance(obj, dict) or "name" not in obj or not isinstance(obj.get("box3d"), dict):
         raise UserError(
-            f"scene {record['id']}: an object has no name and geometry (box3d, or position_m and size_m); "
+            f"scene {record['id']}: an object has no name and 3D box (box3d); "
             "give a render's metadata.jsonl or a `tabletest vignettes` file"
         )
-    box = obj.get("box3d")
-    if box is not None:
-        center, size, yaw = box["center_m"], box["size_m"], box.get("yaw_deg", 0.0)
-    else:  # benchmark: the origin stands on the table top, the box centre is half its height above
-        size, yaw = obj["size_m"], obj.get("yaw_deg", 0.0)
-        x, y, z = obj["position_m"]
-        center = (x, y, z + size[2] / 2)
+    box = obj["box3d"]
     return Thing(
         obj["name"],
-        np.asarray(center, dtype=float),
-        tuple(float(s) for s in size),
-        float(yaw),
+        np.asarray(box["center_m"], dtype=float),
+        tuple(float(s) for s in box["size_m"]),
+        float(box.get("yaw_deg", 0.0)),
         has_front,
         obj.get("visible_fraction"),
         tuple(obj["covered_by"]) if isinstance(obj.get("covered_by"), list) else None,

@@ -29,16 +29,18 @@ from tabletest.files.family import family_problem
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
-from tabletest.files.reading import made_from, read_records
+from tabletest.files.family import made_from
+from tabletest.files.reading import read_records
 from tabletest.files.records import render_record
-from tabletest.truth.audit_contact import check_off_plane, object_points, world_points
-from tabletest.truth.audit_pairs import PairFacts, check_pairs
-from tabletest.truth.audit_visible import Models, check_fractions, model_files
+from tabletest.verify.audit_contact import check_off_plane, object_points, world_points
+from tabletest.verify.audit_pairs import PairFacts, check_pairs
+from tabletest.verify.audit_visible import Models, check_fractions, model_files
 from tabletest.truth.geometry import ground_depths
-from tabletest.truth.image_match import MIN_WIDTH_PX, ImageMatcher
+from tabletest.verify.image_match import MIN_WIDTH_PX, ImageMatcher
+from tabletest.truth.described import described
 from tabletest.truth.nouns import Nouns
-from tabletest.truth.rederive import Derivation, differences, recorded_contact
-from tabletest.truth.verify_report import files_digest
+from tabletest.verify.rederive import Derivation, differences, recorded_contact
+from tabletest.files.verdict import files_digest
 from tabletest.files.lock import reading_lock
 from tabletest.files.run_output import METADATA, RUN, last_render_run
 from tabletest.files.settings import SETTINGS, read_settings, record_settings, settings_differences, shown_settings
@@ -120,7 +122,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     result = Audit(root)
     pinned = read_settings(root)
     folder = _assets_folder(root, assets)
-    camera, derivation = _run_facts(root, pinned, folder)
+    derivation = _run_facts(root, pinned, folder)
     models = model_files(pinned or {}, folder)
     if derivation.unmeasured:
         result.partial.append(derivation.unmeasured)
@@ -128,7 +130,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
         result.unchecked.append("touching and next to against the pixels (where two surfaces meet rarely shows: derived from the geometry)")
     if derivation.config is None:
         result.partial.append(f"positions and relations from the run's config ({RUN} names no render config)")
-    if not derivation.ground and any("camera" in r for _, r in records):
+    if not derivation.ground and any(str(r.get("id", "")).startswith("rnd") for _, r in records):
         result.partial.append(
             f"random scenes' relations, hidden and counts (a set drawn before \"in front of\" meant where objects "
             f"stand on the table: {SETTINGS} pins no scenes.front)"
@@ -150,7 +152,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
         index = _index_problem(record)
         result.check("metadata", scene_id, index is None, index or "")
         try:
-            _audit_record(result, root, record, scene_id, camera, matcher, derivation.ground, models)
+            _audit_record(result, root, record, scene_id, matcher, derivation.ground, models)
             for what in differences(record, derivation):
                 result.check("derived", scene_id, False, what)
             result.check("derived", scene_id, True, "")
@@ -259,7 +261,7 @@ def _assets_folder(root: Path, assets: Path | None) -> Path:
     return Path((info.get("assets") or {}).get("folder") or "assets")
 
 
-def _run_facts(root: Path, pinned: dict | None, folder: Path) -> tuple[PinholeCamera | None, Derivation]:
+def _run_facts(root: Path, pinned: dict | None, folder: Path) -> Derivation:
     """The benchmark's fixed camera and what labels are derived with, from the config (and random config)
     the last run recorded, the pair nouns the settings pin and, for arrangements, the models; records of
     random scenes carry their own camera."""
@@ -273,7 +275,7 @@ def _run_facts(root: Path, pinned: dict | None, folder: Path) -> tuple[PinholeCa
     except (UserError, ValueError):
         config = None
     if config is None:
-        return None, Derivation(None, None, kinds, nouns, ground)
+        return Derivation(None, None, kinds, nouns, ground)
     try:
         random_config = RandomConfig.model_validate(info["random_config"]) if info.get("random_config") else None
     except ValueError:
@@ -282,11 +284,11 @@ def _run_facts(root: Path, pinned: dict | None, folder: Path) -> tuple[PinholeCa
     contact, unmeasured = None, ""
     if random_config is not None and random_config.arrangements.enabled:
         contact, unmeasured = recorded_contact(pinned or {}, random_config.arrangements, folder)
-    return PinholeCamera.from_config(config), Derivation(config, margins, kinds, nouns, ground, contact, unmeasured)
+    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured)
 
 
 def _audit_record(
-    result: Audit, root: Path, record: dict, scene_id: str, run_camera: PinholeCamera | None, matcher: ImageMatcher,
+    result: Audit, root: Path, record: dict, scene_id: str, matcher: ImageMatcher,
     ground_rule: bool, models: Models | None,
 ) -> None:
     result.images += 1
@@ -315,7 +317,7 @@ def _audit_record(
     result.check(
         "files", scene_id, int(mask.max()) <= len(objects), f"mask label {int(mask.max())} for {len(objects)} objects"
     )
-    camera = _record_camera(record, run_camera, size)
+    camera = _record_camera(record, root)
     small = [not p.any() and _projects_small(obj, camera) for obj, p in zip(objects, pixels)]
     result.too_small += sum(small)
     change = record.get("counterfactual") or {}
@@ -647,13 +649,14 @@ def _check_table_side(result: Audit, scene_id: str, relations: dict, terms: dict
         result.check("left_right", scene_id, ok, f"table_side of {a} and {b}: pixels give {columns.describe(a, b)}")
 
 
-def _record_camera(record: dict, run_camera: PinholeCamera | None, size: tuple[int, int]) -> CameraView | None:
-    """The record's own camera (random scenes), else the run's fixed one at the image's size (benchmark)."""
-    if isinstance(record.get("camera"), dict) and "K" in record["camera"]:
-        return CameraView.from_record(record["camera"])
-    if run_camera is None:
+def _record_camera(record: dict, root: Path) -> CameraView | None:
+    """The camera the record names (one from before records named it: `truth.described`); None where it names
+    none that can be read, and no run config gives one."""
+    try:
+        camera = described(record, root).get("camera")
+    except UserError:
         return None
-    return CameraView.of(PinholeCamera(**{**run_camera.__dict__, "width": size[0], "height": size[1]}))
+    return CameraView.from_record(camera) if isinstance(camera, dict) and "K" in camera else None
 
 
 def _check_depth(result: Audit, scene_id: str, obj: dict, p: np.ndarray, depth: np.ndarray, camera: CameraView | None) -> None:

@@ -21,7 +21,7 @@ from tabletest.config import excerpt
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_scene import Change
 from tabletest.truth.pairs import aimed_change_happened, relation_difference
-from tabletest.truth.rederive import MARGIN_SLACK, Derivation, placed_relations_of
+from tabletest.verify.rederive import MARGIN_SLACK, Derivation, placed_relations_of
 
 SIDES = ("became_true", "became_false", "unchanged")
 IMAGE_CHANGED = 2  # a pixel counts as changed where a channel differs by more than this (of 255)

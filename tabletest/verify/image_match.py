@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tabletest.truth.family_match import Member, family_mismatches
+from tabletest.verify.family_match import Member, family_mismatches
 
 MIN_WIDTH_PX = 64
 SUSPECT_BELOW = 3.0  # own edge contrast under which an image is compared with every other scene's masks

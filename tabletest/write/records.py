@@ -9,27 +9,32 @@ from tabletest.layout.arrangements import Contact
 from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.spec import SceneSpec
-from tabletest.truth.geometry import camera_record, object_geometry
+from tabletest.layout.camera import PinholeCamera
+from tabletest.truth.described import boxed
+from tabletest.truth.geometry import camera_record, object_geometry, pinhole_record
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.records import companion_fields, random_truth
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import vignettes
 
 
-def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool = False) -> dict:
+def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool, camera: PinholeCamera) -> dict:
     """`measured` holds per object (left to right) `center_px` and `bbox_px`; `render` the settings used;
     `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left), and
-    `depth_file_name`, its depth (16-bit, millimetres along the camera's viewing axis, 0 for none)."""
+    `depth_file_name`, its depth (16-bit, millimetres along the camera's viewing axis, 0 for none). The record
+    describes itself: each object's 3D box and the `camera` it was shot with, so no reader needs the config."""
     names = tuple(o.name for o in spec.objects)
+    objects = [boxed(o) for o in _objects(spec, measured)]
     return {
         **_files(spec, mask),
         "id": spec.id,
         "index": spec.index,
         "n_objects": spec.n_objects,
-        "objects": _objects(spec, measured),
+        "objects": objects,
         "relations": relations(names),
         "vignettes": vignettes(names),
         "render": {**render, "seed": spec.seed},
+        "camera": pinhole_record(camera.at(tuple(render["resolution"]))),
     }
 
 

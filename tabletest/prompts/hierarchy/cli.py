@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from tabletest.config import load_catalog, load_config
+from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.options import CatalogOpt, ConfigOpt, DatasetOpt, LimitOpt
-from tabletest.prompts.hierarchy.balance import BalancePlan
+from tabletest.options import CatalogOpt, DatasetOpt, LimitOpt
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
-from tabletest.prompts.hierarchy.generate import FORMS, drawn_from, scene_questions
-from tabletest.prompts.hierarchy.pairs import with_pair_questions
+from tabletest.prompts.hierarchy.generate import FORMS, drawn_from
+from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
 from tabletest.prompts.hierarchy.record import Phrasings
 from tabletest.files.reading import read_records, require
 from tabletest.files.records import check_scene_record
-from tabletest.truth.nouns import Nouns
+from tabletest.truth.described import described
 from tabletest.files.jsonl import dumps, write_lines
 from tabletest.files.lock import reading_lock
 from tabletest.files.paths import output_outside
@@ -43,6 +41,9 @@ def questions(
     ),
     text_only: Annotated[
         bool, typer.Option("--text-only", help="Only text questions (vignettes and stories), no image questions.")
+    ] = False,
+    image_only: Annotated[
+        bool, typer.Option("--image-only", help="Only questions about the images, none about a vignette (what an export ships).")
     ] = False,
     seed: Annotated[
         int,
@@ -67,7 +68,6 @@ def questions(
         typer.Option("--phrasings", help="one: each question in one of its template's phrasings; all: in every one."),
     ] = "one",
     limit: LimitOpt = None,
-    config: ConfigOpt = None,
     catalog: CatalogOpt = None,
 ) -> None:
     """Write spatial questions beyond left and right (SPHERE's levels, VSR captions, SpartQA stories) as JSONL."""
@@ -76,6 +76,8 @@ def questions(
     unknown = [f for f in chosen if f not in FORMS]
     if unknown or not chosen:
         raise UserError(f"--forms {forms!r}: choose from {', '.join(FORMS)}, e.g. --forms questions,stories")
+    if text_only and image_only:
+        raise UserError("--text-only and --image-only leave no question; give one of them")
     path = source / "metadata.jsonl" if source.is_dir() else source
     render = path.parent if path.name == "metadata.jsonl" and (path.parent / "images").is_dir() else None
     for flag, target in (("--out", out), ("--report", balance_report)):
@@ -83,32 +85,22 @@ def questions(
             output_outside(target, render or path, flag)
     if balance_report is not None:
         check_report(balance_report, path, out)
-    cat, cfg = load_catalog(catalog), load_config(config)
+    cat = load_catalog(catalog)
 
     def records():
         for line, record in read_records(path, "scene records file"):
             require(record, ("id", "objects"), path, line, SCENE_FIX)
             check_scene_record(record, path, line, SCENE_FIX)
-            yield record
-
-    def asked(record: dict) -> Iterator[dict]:
-        return scene_questions(record, cat, cfg, seed, chosen, text_only, phrasings, pool)
-
-    def generated() -> Iterator[dict]:
-        scenes = itertools.islice(records(), limit)
-        if "questions" in chosen and not text_only:  # a render's counterfactual pairs are also asked of together
-            return with_pair_questions(scenes, asked, Nouns.of(cat))
-        return (q for r in scenes for q in asked(r))
+            yield described(record, render)
 
     before = AnswerTally(seed) if balance and balance_report is not None else None
     with reading_lock(path.parent, "ask questions of") if path.name == "metadata.jsonl" else contextlib.nullcontext():
-        pool = drawn_from(render)
-        made, plan = generated(), None
-        if balance:  # two passes over the same deterministic stream: count, then keep
-            plan = BalancePlan.of(before.through(made) if before else made, seed)
-            made = plan.kept(generated())
+        asking = Asking(chosen, seed, text_only, phrasings, balance, image_only)
+        asked = RenderQuestions(lambda: itertools.islice(records(), limit), cat, asking, drawn_from(render), before.through if before else None)
         written = AnswerTally(seed) if balance_report is not None else None
+        made = asked.all()
         count = write_lines(out, (dumps(q) for q in (written.through(made) if written else made)))
+        plan = asked.plan if balance else None
     if str(out) != "-":
         kept = f" (--balance kept {count} of {plan.questions})" if plan else ""
         typer.echo(f"wrote {count} questions to {out}{kept}", err=True)

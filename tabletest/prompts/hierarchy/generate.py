@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from tabletest.config import Catalog, Config
+from tabletest.config import Catalog
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.captions import captions
 from tabletest.prompts.hierarchy.metric import metric
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
-from tabletest.files.reading import made_from
+from tabletest.files.family import made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.files.run_output import read_runs
 
@@ -38,7 +38,6 @@ def drawn_from(render: Path | None) -> tuple[str, ...] | None:
 def scene_questions(
     record: dict,
     catalog: Catalog,
-    config: Config,
     seed: int = 0,
     forms: tuple[str, ...] = FORMS,
     text_only: bool = False,
@@ -48,7 +47,7 @@ def scene_questions(
     """Every question of the scene, each in one of its phrasings (`phrasings="all"`: in every one); a count's
     trick kind comes from `pool` (`drawn_from`), else from the catalog. A counterfactual partner's or another
     view's name the scene it was made from (`scene_of`), whose same questions they are compared with."""
-    made = _scene_questions(record, catalog, config, seed, forms, text_only, phrasings, pool or catalog.names)
+    made = _scene_questions(record, catalog, seed, forms, text_only, phrasings, pool or catalog.names)
     of = made_from(record)
     return made if of is None else ({**question, "scene_of": of} for question in made)
 
@@ -56,14 +55,13 @@ def scene_questions(
 def _scene_questions(
     record: dict,
     catalog: Catalog,
-    config: Config,
     seed: int = 0,
     forms: tuple[str, ...] = FORMS,
     text_only: bool = False,
     phrasings: Phrasings = "one",
     pool: tuple[str, ...] = (),
 ) -> Iterator[dict]:
-    g = SceneGeometry.from_record(record, catalog, config)
+    g = SceneGeometry.from_record(record, catalog)
     nouns = Nouns.of(catalog)
     scene_id = record["id"]
     scene_objects = list(dict.fromkeys(t.name for t in g.things))
@@ -85,7 +83,8 @@ def _scene_questions(
         if "captions" in forms:
             captions(ask, g)
         yield from ask.made
-    told = "vignettes" in record and "camera" not in record  # a text record: the vignette is all there is
+    # a text record (the vignette is all there is), or a benchmark scene, whose vignette is the study's text condition
+    told = "vignettes" in record and not (str(scene_id).startswith("rnd") and "camera" in record)
     random_text = told and "in_front_of" in record.get("relations", {})  # a random scene's: sentences, not an order
     if "questions" in forms and told:
         order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"

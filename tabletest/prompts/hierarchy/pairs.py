@@ -13,12 +13,11 @@ kind the scene holds several of is never named.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
 
 from tabletest.layout.instances import SEPARATOR, label_of
 from tabletest.prompts.hierarchy.phrasings import one
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.files.reading import made_from
+from tabletest.files.family import made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import CONVERSE, bigger_reads_both_ways
 
@@ -56,16 +55,6 @@ class Companions:
             self.scene = record
             return None
         return self.scene if self.scene is not None and self.scene["id"] == of else None
-
-
-def with_pair_questions(records: Iterable[dict], questions, nouns: Nouns = Nouns()) -> Iterator[dict]:
-    """`questions(record)` of every record, and after each view or counterfactual partner of a scene the
-    questions asked of it and its scene together."""
-    companions = Companions()
-    for record in records:
-        yield from questions(record)
-        if (scene := companions.scene_of(record)) is not None:
-            yield from two_image_questions(scene, record, nouns)
 
 
 def two_image_questions(scene: dict, record: dict, nouns: Nouns = Nouns()) -> list[dict]:

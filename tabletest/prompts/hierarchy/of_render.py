@@ -1,0 +1,73 @@
+"""The questions of a render (or a vignettes file): the one pipeline `tabletest questions` writes and
+`tabletest export --questions hierarchy` ships, so both hold the same questions for the same settings.
+
+Each record gets its own questions, and a counterfactual partner or another view also those asked of it
+and its scene together (the scene comes right before it). With `balance`, a first pass over the same
+deterministic stream plans which questions stay (`balance.BalancePlan`), the second keeps them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from tabletest.config import Catalog
+from tabletest.prompts.hierarchy.balance import BalancePlan
+from tabletest.prompts.hierarchy.generate import FORMS, scene_questions
+from tabletest.prompts.hierarchy.pairs import Companions, two_image_questions
+from tabletest.prompts.hierarchy.record import Phrasings
+from tabletest.truth.nouns import Nouns
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What decides a render's questions besides its records: the forms, the seed (phrasings, trick names,
+    stories, what balance keeps), text only or images only (what an export ships), every phrasing or one,
+    balanced or not."""
+
+    forms: tuple[str, ...] = FORMS
+    seed: int = 0
+    text_only: bool = False
+    phrasings: Phrasings = "one"
+    balance: bool = False
+    image_only: bool = False
+
+
+class RenderQuestions:
+    """The questions of the records `records()` streams (called once more for `balance`'s first pass), trick
+    counts drawn from `pool` (the names the render's scenes were drawn from)."""
+
+    def __init__(
+        self, records: Callable[[], Iterable[dict]], catalog: Catalog, asking: Asking, pool: tuple[str, ...] | None,
+        first_pass: Callable[[Iterator[dict]], Iterator[dict]] | None = None,
+    ) -> None:
+        self.records, self.catalog, self.asking, self.pool = records, catalog, asking, pool
+        self.first_pass = first_pass  # what sees every question before balance drops any (the balance report's tally)
+        self.nouns = Nouns.of(catalog)
+
+    def of(self, record: dict, scene: dict | None) -> list[dict]:
+        """`record`'s questions, with those asked of it and `scene` together where it is a partner or view of
+        that scene; with balance, those the plan keeps."""
+        made = self._asked(record, scene)
+        return list(self.plan.kept(made)) if self.asking.balance else made
+
+    def all(self) -> Iterator[dict]:
+        """Every record's questions, in the records' order."""
+        companions = Companions()
+        for record in self.records():
+            yield from self.of(record, companions.scene_of(record))
+
+    @cached_property
+    def plan(self) -> BalancePlan:
+        """What balance keeps, from a first pass over every question."""
+        companions = Companions()
+        asked = (q for record in self.records() for q in self._asked(record, companions.scene_of(record)))
+        return BalancePlan.of(self.first_pass(asked) if self.first_pass else asked, self.asking.seed)
+
+    def _asked(self, record: dict, scene: dict | None) -> list[dict]:
+        a = self.asking
+        made = list(scene_questions(record, self.catalog, a.seed, a.forms, a.text_only, a.phrasings, self.pool))
+        if scene is not None and "questions" in a.forms and not a.text_only:
+            made += two_image_questions(scene, record, self.nouns)
+        return [q for q in made if q["modality"] != "text"] if a.image_only else made
