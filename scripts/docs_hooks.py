@@ -25,6 +25,7 @@ from tabletest.layout.random_config import RandomConfig
 from tabletest.write.schema import KINDS, schema
 
 MARKERS = {
+    "<!-- tabletest:relations -->": lambda: relations_markdown(),
     "<!-- tabletest:commands -->": lambda: commands_markdown(),
     "<!-- tabletest:config -->": lambda: config_markdown(),
     "<!-- tabletest:records -->": lambda: records_markdown(),
@@ -40,6 +41,28 @@ def on_page_markdown(markdown: str, **_) -> str:
 
 def _cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
+
+
+# --- relations --------------------------------------------------------------------------------------
+
+
+def relations_markdown() -> str:
+    """The relation table as the questions ask it: each relation's words, VSR's category, frame, definition and
+    withheld band; then which of VSR's relations are asked in their own words."""
+    from tabletest.truth.relation_table import RELATIONS, VSR_NAMES, vsr_asked
+
+    rows = ["| relation | words | VSR category | frame | true when | withheld |", "| --- | --- | --- | --- | --- | --- |"]
+    for r in RELATIONS:
+        words = ", ".join(f"*{w}*" for w in r.words)
+        rows.append(f"| `{r.key}` | {words} | {r.vsr} | {r.frame or 'any'} | {_cell(r.definition)} | {_cell(r.withheld)} |")
+    asked = vsr_asked()
+    left = [name for name in VSR_NAMES if name not in asked]
+    said = (
+        f"VSR's relations the table words in their own words: {len(asked)} of the {len(VSR_NAMES)} it lists ("
+        + ", ".join(asked) + "). Not asked: " + ", ".join(left) + " (motion along a path, parts of one object, or no "
+        "fixed meaning between two objects standing on a table)."
+    )
+    return "\n".join([*rows, "", said, ""])
 
 
 # --- commands ---------------------------------------------------------------------------------------

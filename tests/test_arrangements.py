@@ -453,3 +453,40 @@ def test_each_pair_s_gap_is_the_least_distance_between_its_meshes_and_the_length
         assert q["exact"] == {"value": pytest.approx(truth, abs=1e-6), "unit": "m"}, q["qid"]
         assert abs(q["answer"] / factor - truth) <= 0.05 * truth and truth >= 0.02, q["qid"]
     assert seen == {"gap", "move_to_touch", "above_table"}
+
+
+@pytest.mark.render
+def test_captions_of_the_relation_table_off_the_table_plane_hold_as_the_record_says(stacked_render, tmp_path):
+    """Under, below, holding, outside, off, against and detached, each read here straight from the record's
+    own lists of on, inside, above and touching pairs: every caption's gold holds, true and false ones alike."""
+    out = tmp_path / "c.jsonl"
+    assert run_cli("questions", "--dataset", str(stacked_render), "--forms", "captions", "--out", str(out)).returncode == 0
+    records = {r["id"]: r for r in _records(stacked_render)}
+    catalog = {o.name: o for o in load_catalog().objects}
+    checked = set()
+    for q in map(json.loads, out.read_text().splitlines()):
+        if len(q["objects"]) != 2:  # a relation of an object to the table
+            continue
+        relations = records[q["scene_id"]]["relations"]
+        held = {key: {tuple(pair[:2]) for pair in relations.get(key, [])} for key in ("on", "inside", "above", "touching")}
+        withheld = {frozenset(entry[:2]) for entry in relations["ambiguous"] if entry[2] == "touching"}
+        x, y = q["objects"]
+        stacked = any((a, b) in held[key] for key in ("on", "inside", "above") for a, b in ((x, y), (y, x)))
+        sizes = {n: max(o["size_m"]) for n, o in ((o["name"], o) for o in records[q["scene_id"]]["objects"])}
+        truth = {
+            "under": lambda: (y, x) in held["on"],
+            "below": lambda: (y, x) in held["above"],
+            "contains": lambda: (y, x) in held["inside"],
+            "against": lambda: (x, y) in held["touching"] and not stacked,
+            "detached": lambda: (x, y) not in held["touching"],
+            "outside": lambda: (x, y) not in held["inside"],
+            "off": lambda: (x, y) not in held["on"],
+        }
+        if q["relation"] not in truth:
+            continue
+        assert frozenset((x, y)) not in withheld or q["relation"] not in ("against", "detached"), q["qid"]
+        if q["relation"] in ("outside", "off"):  # asked only where the other could hold it
+            assert (catalog[y].container if q["relation"] == "outside" else catalog[y].support) and sizes[x] < sizes[y], q["qid"]
+        assert q["answer"] == truth[q["relation"]](), q["qid"]
+        checked.add(q["relation"])
+    assert checked >= {"under", "contains", "detached", "outside"}, checked

@@ -115,12 +115,51 @@ def metric_expected(k: Reckoner, q: dict):
     return length_said(metres)
 
 
+def long_axis(k: Reckoner, name: str) -> float | None:
+    """Degrees (0-180) of an object's long side on the table; None for one less than 1.4 times as long as wide."""
+    _, size, yaw, _ = k.boxes[name]
+    if max(size[:2]) < 1.4 * min(size[:2]):
+        return None
+    return (math.degrees(yaw) + (0 if size[0] >= size[1] else 90)) % 180
+
+
+def caption_expected(k: Reckoner, record: dict, q: dict) -> bool:
+    """A caption of the relation table's relations, from the record's numbers, its definition read off the docs;
+    a caption inside the relation's withheld band is a failure (it should not have been asked)."""
+    rel, (x, y) = q["relation"], q["objects"]
+    (cx, sx), (cy, sy) = ((k.boxes[n][0], k.boxes[n][1]) for n in (x, y))
+    if rel in ("near", "far"):
+        gaps = {frozenset(e[:2]): e[2] for e in record.get("gaps_m") or ()}
+        gap = gaps.get(frozenset((x, y)), max(0.0, float(np.linalg.norm(cx[:2] - cy[:2])) - (max(sx[:2]) + max(sy[:2])) / 2))
+        size = (max(sx) + max(sy)) / 2
+        assert gap <= 0.5 * size or gap >= 2 * size, f"{q['qid']}: a gap of {gap / size:.2f} sizes is withheld"
+        return (gap <= 0.5 * size) == (rel == "near")
+    if rel in ("parallel", "perpendicular"):
+        axes = long_axis(k, x), long_axis(k, y)
+        assert None not in axes, q["qid"]
+        turn = abs(axes[0] - axes[1]) % 180
+        turn = min(turn, 180 - turn)
+        off = turn if rel == "parallel" else 90 - turn
+        assert off <= 10 or off >= 20, f"{q['qid']}: {off:.1f} degrees is withheld"
+        return off <= 10
+    if rel == "beyond":
+        if k.in_front_of(x, y):
+            return False
+        forward = k.R[2, :2] / np.linalg.norm(k.R[2, :2])
+        side = abs(float((cx[:2] - cy[:2]) @ np.array([forward[1], -forward[0]])))
+        assert k.in_front_of(y, x) and side <= max(sy[:2]) / 2, f"{q['qid']}: {side:.3f} m to the side is withheld"
+        return True
+    raise AssertionError(f"no reckoning for the caption {q['qid']}")
+
+
 def expected(record: dict, q: dict):
     """The gold answer of a question, recomputed from the record's geometry alone."""
     k = Reckoner(record)
     skill, rel, objs = q["skill"], q["relation"], q["objects"]
     if q["answer_type"] == "quantity" or rel == "clock":
         return metric_expected(k, q)
+    if q["form"] == "caption" and rel in ("near", "far", "parallel", "perpendicular", "beyond"):
+        return caption_expected(k, record, q)
     if q["form"] == "story":
         x, y = objs[:2]
         if "+" in rel:
@@ -525,7 +564,7 @@ def test_no_false_caption_is_true_from_its_relatums_own_front():
     for record in records:
         k = Reckoner(record)
         for q in scene_questions(record, CATALOG, seed=0):
-            if q["form"] != "caption" or q["frame"] != "viewer" or q["answer"] is not False:
+            if q["form"] != "caption" or q["frame"] != "viewer" or q["answer"] is not False or q["relation"] not in words:
                 continue
             subject, relatum = q["objects"]
             if relatum in FRONTED:

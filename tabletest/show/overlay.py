@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw, ImageFont
 from tabletest.config import excerpt
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView
+from tabletest.truth.relation_table import BY_KEY
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_scene import PlacedObject
 
@@ -28,9 +29,8 @@ CHANGE_COLOR = (0, 80, 220)  # what a counterfactual partner or another view cha
 LEGEND_LINES = 12
 CHANGE_LINES = 6
 # Relations in the legend, the rarer and more telling first, as "<a> <words> <b>".
-LEGEND = (("on", "on"), ("inside", "inside"), ("touching", "touching"), ("next_to", "next to"),
-          ("left_of", "left of"), ("in_front_of", "in front of"))
-SYMMETRIC = {"touching", "next_to"}  # listed in both orders: said once
+LEGEND = tuple((key, key.replace("_", " ")) for key in ("on", "inside", "touching", "next_to", "left_of", "in_front_of"))
+SYMMETRIC = {key for key, _ in LEGEND if BY_KEY[key].symmetric}  # listed in both orders: said once
 # The 12 edges of `PlacedObject.box_corners` (bottom four corners, then the top four): two rings and the uprights.
 EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7))
 

@@ -5,8 +5,10 @@ Object A is the leftmost, B the one to its right; all relations are as the camer
 
 from __future__ import annotations
 
+from tabletest.truth.relation_table import BY_KEY
+
 SIDES = {1: ("middle",), 2: ("left", "right"), 3: ("left", "middle", "right")}
-CONVERSE = {"left_of": "right_of", "right_of": "left_of", "in_front_of": "behind", "behind": "in_front_of"}
+CONVERSE = {key: BY_KEY[key].converse for key in ("left_of", "right_of", "in_front_of", "behind")}  # the viewer's directions
 # relations off the table plane, each a list of [a, b] pairs (`touching` and `next_to` list both orders)
 CONTACT_KEYS = ("on", "under", "inside", "contains", "touching", "above", "below", "next_to")
 # `bigger` is the longer largest extent; where the other object's box holds this many times the volume, a

@@ -101,6 +101,7 @@ class SceneGeometry:
         stacked: frozenset[frozenset[str]] = frozenset(),
         gaps: dict[frozenset[str], float] | None = None,
         table_top: float | None = None,
+        table: tuple[float, float] | None = None,
     ):
         self.things = things
         self.view = view
@@ -109,6 +110,7 @@ class SceneGeometry:
         self._stacked = stacked  # pairs of labels one of which is on, in or above the other: beside each other in no frame
         self._gaps = gaps or {}  # the record's `gaps_m`: least distance between two objects' meshes, by their labels
         self.table_top = table_top  # the table top's height: where the lowest object stands
+        self.table = table  # the table top's width and depth, centred on the world's origin, where the record says
         self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
         self._order = order  # text records: names left to right
         self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
@@ -147,7 +149,9 @@ class SceneGeometry:
         gaps = {frozenset(entry[:2]): float(entry[2]) for entry in record.get("gaps_m") or ()}
         table_top = min(_thing(record, o, False, frozenset()).bottom for o in objects)  # hidden ones too: a carrier may be
         hidden_names = tuple(n for n in hidden if isinstance(n, str))
-        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top)
+        look = (record.get("scene") or {}).get("table") or {}
+        table = (float(look["width_m"]), float(look["depth_m"])) if "width_m" in look and "depth_m" in look else None
+        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top, table)
         unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             kept = [key for key in STORED if key in relations]

@@ -1,5 +1,7 @@
 """VSR-style captions to judge true or false ("The mug is behind the lamp."), balanced: each true caption
-comes with a false one, the same words about other objects or the other way round.
+comes with a false one, the same words about other objects or the other way round. Every relation of the
+relation table (`truth.relation_table`) is captioned, each caption in one of its relation's words (VSR's
+own names among them), drawn by the seed and the pair, so a true caption and its false one say the same.
 
 VSR's categories covered: projective (left of, right of, in front of, behind; the viewer's frame,
 VSR's "relative"), orientation (facing, facing away from; the object's own front, "intrinsic"), and
@@ -15,10 +17,11 @@ from __future__ import annotations
 import itertools
 
 from tabletest.truth.scene_facts import SceneGeometry, Thing
-from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, stream
-from tabletest.prompts.hierarchy.phrasings import Wording
+from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream
+from tabletest.prompts.hierarchy.phrasings import Wording, drawn
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import FACT, OTHER, PHRASE, named
+from tabletest.prompts.hierarchy.skills import FACT, OTHER, named
+from tabletest.truth.relation_table import BY_KEY, RELATIONS, Relation
 
 
 def _may_hold_in_its_own_frame(g: SceneGeometry, relatum: Thing, subject: Thing, word: str) -> bool:
@@ -44,8 +47,9 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                 first, second = (a, b) if word == rel else (b, a)
                 if _may_hold_in_its_own_frame(g, first, second, word):
                     continue  # its false caption would be true from the relatum's own front
+                words = _words(ask, FACT[word], f"cap-{word}-{a.name}-{b.name}")
                 for x, y in ((first, second), (second, first)):
-                    caption = f"The {x.name} is {PHRASE[word]} the {y.name}."
+                    caption = f"The {x.name} is {words} the {y.name}."
                     ask.ask(
                         f"cap-{word}-{x.name}-{y.name}",
                         Wording("caption-position", {"caption": caption}),
@@ -65,14 +69,15 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
             ahead = g.facing(x, y)
             if ahead is None:
                 continue
-            for word, phrase in (("front", "facing"), ("behind", "facing away from")):
+            for word, key, said in (("front", "facing", "facing"), ("behind", "facing_away", "facing away from")):
+                phrase = _words(ask, key, f"cap-facing-{x.name}-{y.name}")
                 ask.ask(
                     f"cap-facing-{word}-{x.name}-{y.name}",
                     Wording("caption-orientation", {"caption": f"The {x.name} is {phrase} the {y.name}."}),
                     skill="orientation",
                     level="single",
                     frame="intrinsic",
-                    relation=phrase,
+                    relation=said,
                     answer_type="yes/no",
                     answer=ahead == word,
                     objects=[x.name, y.name],
@@ -82,26 +87,81 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                 )
 
 
-TOPOLOGICAL = {"on": "on", "inside": "in"}
-SYMMETRIC = {"touching": ("touching", "topological"), "next_to": ("next to", "proximity")}
+TOPOLOGICAL = ("on", "inside")
+SYMMETRIC = {"touching": "support", "next_to": "distance"}
+OWN_CAPTIONS = {"left_of", "right_of", "in_front_of", "behind", "facing", "facing_away", *TOPOLOGICAL, *SYMMETRIC}
+SKILL = {"lateral": "position", "depth": "position", "table": "position", "vertical": "support", "containment": "support",
+         "contact": "support", "proximity": "distance", "orientation": "orientation"}  # fmt: skip
+
+
+def _words(ask: Asker, key: str, pair: str) -> str:
+    """One of the relation's words, drawn by the seed and the pair: a true caption and its false one say the same."""
+    words = BY_KEY[key].words
+    return words[drawn(ask.seed, f"{pair}:words", len(words))]
 
 
 def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
     """On and in: each true caption beside a false one that reads like it (`negatives`); touching and next to:
     each beside a pair of the scene that is not and shares an object with it."""
-    for key, word in TOPOLOGICAL.items():
+    for key in TOPOLOGICAL:
         held = [(a, b) for a, b in itertools.permutations(things, 2) if g.off_plane(key, a, b)]
         unheld = [(x, y) for x, y in itertools.permutations(things, 2) if could(key, x, y) and apart(g, x, y)]
         for (a, b), negative in zip(held, matched(held, unheld, alike, stream(ask.scene_id, f"caption-{key}"))):
+            pair = f"cap-{key}-{a.name}-{b.name}"
             for x, y, gold in ((a, b, True), *([(*negative, False)] if negative else [])):
-                _contact_caption(ask, key, word, "support", x, y, gold, f"cap-{key}-{a.name}-{b.name}")
-    for key, (word, category) in SYMMETRIC.items():
+                _contact_caption(ask, key, _words(ask, key, pair), "support", x, y, gold, pair)
+    for key, skill in SYMMETRIC.items():
         held = [p for p in itertools.combinations(things, 2) if g.off_plane(key, *p)]
         unheld = [p for p in itertools.permutations(things, 2) if g.off_plane(key, *p) is False]
         for (a, b), negative in sharing(held, unheld, stream(ask.scene_id, f"caption-{key}")):
+            pair = f"cap-{key}-{a.name}-{b.name}"
             for x, y, gold in ((a, b, True), (*negative, False)):
-                skill = "support" if category == "topological" else "distance"
-                _contact_caption(ask, key, word, skill, x, y, gold, f"cap-{key}-{a.name}-{b.name}")
+                _contact_caption(ask, key, _words(ask, key, pair), skill, x, y, gold, pair)
+
+
+def table_captions(ask: Asker, g: SceneGeometry) -> None:
+    """Captions of every other relation of the table: each pair (or object, for a relation to the table) the
+    relation holds of beside one it does not, alike where the relation allows (the same object first)."""
+    things = named(g)
+    for relation in (r for r in RELATIONS if r.key not in OWN_CAPTIONS):
+        rng = stream(ask.scene_id, f"caption-{relation.key}")
+        if relation.table:
+            held = [t for t in things if relation.decide(g, t, None)]
+            unheld = [t for t in things if relation.decide(g, t, None) is False]
+            asked = [((a,), (n,) if n else None) for a, n in zip(held, matched(held, unheld, similar_size, rng))]
+        elif relation.symmetric:
+            held = [p for p in itertools.combinations(things, 2) if relation.decide(g, *p)]
+            unheld = [p for p in itertools.permutations(things, 2) if relation.decide(g, *p) is False]
+            asked = sharing(held, unheld, rng)
+        else:
+            held = [p for p in itertools.permutations(things, 2) if relation.decide(g, *p)]
+            unheld = [p for p in itertools.permutations(things, 2) if relation.decide(g, *p) is False]
+            asked = list(zip(held, matched(held, unheld, alike, rng)))
+        for positive, negative in asked:
+            _relation_captions(ask, relation, positive, negative)
+
+
+def _relation_captions(ask: Asker, relation: Relation, positive: tuple[Thing, ...], negative: tuple[Thing, ...] | None) -> None:
+    """A true caption of `relation` and, where there is one, the false caption beside it, in the same words."""
+    pair = "-".join(["cap", relation.key, *(t.name for t in positive)])
+    words = _words(ask, relation.key, pair)
+    for things, gold in ((positive, True), *([(negative, False)] if negative else [])):
+        names = [t.name for t in things]
+        said = f"The {names[0]} is {words} the {names[1] if len(names) > 1 else 'table'}."
+        ask.ask(
+            "-".join(["cap", relation.key, *names]),
+            Wording(f"caption-{SKILL[relation.axis]}", {"caption": said}),
+            skill=SKILL[relation.axis],
+            level="single",
+            frame=relation.frame,
+            relation=relation.key,
+            answer_type="yes/no",
+            answer=gold,
+            objects=names,
+            facts=[[names[0], relation.key if gold else f"not_{relation.key}", names[1] if len(names) > 1 else "table"]],
+            form="caption",
+            pair=pair,
+        )
 
 
 def _contact_caption(ask: Asker, key: str, word: str, skill: str, x: Thing, y: Thing, gold: bool, pair: str) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tabletest.config import Catalog
 from tabletest.prompts.hierarchy import skills
-from tabletest.prompts.hierarchy.captions import captions
+from tabletest.prompts.hierarchy.captions import captions, table_captions
 from tabletest.prompts.hierarchy.metric import metric
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker, Phrasings
@@ -82,6 +82,7 @@ def _scene_questions(
             metric(ask, g)
         if "captions" in forms:
             captions(ask, g)
+            table_captions(ask, g)
         yield from ask.made
     # a text record (the vignette is all there is), or a benchmark scene, whose vignette is the study's text condition
     told = "vignettes" in record and not (str(scene_id).startswith("rnd") and "camera" in record)

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tabletest.truth import relations
+from tabletest.truth.relation_table import BY_KEY
 
-CONVERSE = {**relations.CONVERSE, "above": "below", "below": "above", "inside": "contains", "contains": "inside"}
+INFERRED = ("left_of", "right_of", "in_front_of", "behind", "above", "below", "inside", "contains")  # what stories reason about
+CONVERSE = {key: BY_KEY[key].converse for key in INFERRED}
 
 Fact = tuple[str, str, str]
 

@@ -25,11 +25,12 @@ from tabletest.truth.scene_facts import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
+from tabletest.truth.relation_table import BY_KEY
 from tabletest.truth.relations import bigger_reads_both_ways
 
-PHRASE = {"left": "to the left of", "right": "to the right of", "front": "in front of", "behind": "behind"}
-FACT = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}
-OTHER = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
+FACT = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}  # each viewer's word's relation
+PHRASE = {word: BY_KEY[key].words[0] for word, key in FACT.items()}  # its plainest words
+OTHER = {word: next(w for w, k in FACT.items() if k == BY_KEY[key].converse) for word, key in FACT.items()}
 CHOICE = {
     "left": ["left", "right"],
     "right": ["left", "right"],
@@ -426,11 +427,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
 
 # SPHERE's "on top of" and "below", VSR's and SpartQA's "inside" and "touching": the relation, the words
 # asking it, and the words of its converse (asked of the same pair the other way round)
-SUPPORT = {
-    "on": ("on top of", "under"),
-    "inside": ("inside", "holding"),
-    "above": ("above", "below"),
-}
+SUPPORT = {key: (BY_KEY[key].words[0], BY_KEY[BY_KEY[key].converse].words[0]) for key in ("on", "inside", "above")}
 
 
 def support(ask: Asker, g: SceneGeometry) -> None:
