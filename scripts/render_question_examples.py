@@ -28,14 +28,14 @@ from tabletest.render.supervisor import Supervisor, WorkerSlot
 CAMERA_DISTANCE_M = 1.5
 # (name, x, y, yaw): x right, y away from the camera, metres from the table centre; yaw turns the front
 SCENES = {
-    "example-0000001": [
+    "rnd0-0000000": [
         ("teddy bear", -0.38, -0.05, 35.0),
         ("mug", -0.05, -0.28, 0.0),
         ("banana", -0.33, 0.16, 0.0),
         ("vase", 0.36, 0.3, 0.0),
         ("alarm clock", 0.3, -0.25, -60.0),
     ],
-    "example-0000002": [
+    "rnd0-0000001": [
         ("apple", 0.1, -0.38, 0.0),
         ("mug", -0.15, 0.38, 0.0),
         ("laptop", 0.32, 0.2, -30.0),
