@@ -4,6 +4,7 @@ and links only to what exists."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -56,3 +57,14 @@ def test_the_users_docs_say_how_to_use_the_tool_not_how_it_came_to_be():
     pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
     found = [f"{p.relative_to(REPO)}: {m.group(0)}" for p in pages for m in HISTORY.finditer(p.read_text())]
     assert not found, found
+
+
+def test_the_questions_guide_s_example_scenes_are_asked_as_it_shows(tmp_path, cli):
+    """The guide's example records are read by the command it names, and ask what its table shows."""
+    out = tmp_path / "q.jsonl"
+    result = cli("questions", "--from", str(REPO / "docs" / "questions"), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    asked = {(q["scene_id"], q["relation"], tuple(q["objects"])): q["answer"] for q in map(json.loads, out.read_text().splitlines())}
+    assert asked[("rnd0-0000000", "centre_distance", ("teddy bear", "mug"))] == 41
+    assert asked[("rnd0-0000000", "clock", ("teddy bear", "mug"))] == 4
+    assert asked[("rnd0-0000001", "bigger", ("apple", "mug"))] == "mug"
