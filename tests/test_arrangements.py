@@ -334,6 +334,13 @@ def test_verify_passes_a_real_render_and_catches_a_planted_wrong_on_and_inside(s
         assert result.returncode == 1, result.stdout
         assert f"DISAGREES {record['id']} [off_plane] {key} ['{b}', '{a}']" in result.stdout, result.stdout
         assert f"DISAGREES {record['id']} [derived] relations.{key}" in result.stdout
+    planted = Path(shutil.copytree(stacked_render, tmp_path / "gap"))
+    edited = _records(planted)
+    record = next(r for r in edited if r["gaps_m"])
+    record["gaps_m"][0][2] += 0.05  # two surfaces 5 cm farther apart than the models stand
+    (planted / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in edited))
+    result = run_cli("verify", str(planted), "--assets", str(builtin_assets))
+    assert result.returncode == 1 and f"DISAGREES {record['id']} [derived] gaps_m" in result.stdout, result.stdout
 
 
 @pytest.mark.render

@@ -26,6 +26,7 @@ from tabletest.layout.instances import label_of
 from tabletest.layout.placement import place
 from tabletest.layout.random_config import Arrangements, RelationMargins
 from tabletest.layout.random_scene import PlacedObject
+from tabletest.truth.contact import gaps
 from tabletest.truth.described import boxed
 from tabletest.truth.geometry import camera_record, object_geometry, pinhole_record, scene_relations
 from tabletest.truth.nouns import Nouns
@@ -129,6 +130,9 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
             yield from _compare_fields("relations", recorded, candidates[0])
     seen = tuple(label_of(o) for o in objects if label_of(o) not in hidden)
     yield from _compare_fields("vignettes", record.get("vignettes"), relation_vignettes(seen, recorded, derivation.nouns))
+    if derivation.contact is not None and "gaps_m" in record:  # each pair's gap, measured again on the models
+        shown = [p for p in placed if p.name not in hidden]
+        yield from _compare("gaps_m", record["gaps_m"], gaps(shown, derivation.contact.shapes))
 
 
 def _pose_angles(recorded: dict, camera: PinholeCamera, key_light: dict | None, sensor_mm: float | None) -> Iterator[str]:
