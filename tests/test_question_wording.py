@@ -41,6 +41,7 @@ def test_counts_say_what_they_count(questions):
 def test_bigger_is_not_asked_where_extent_and_volume_disagree():
     long_thin, squat, small = (0.26, 0.025, 0.025), (0.09, 0.09, 0.1), (0.03, 0.03, 0.03)
     assert bigger_reads_both_ways(long_thin, squat) and not bigger_reads_both_ways(squat, small)
+    assert bigger_reads_both_ways((0.24, 0.06, 0.06), (0.11, 0.11, 0.12))  # twice as long, 1.7 times the volume: either way
     record = scene("rnd0-0000000", [obj("banana", -0.3, 0.0, long_thin), obj("mug", 0.0, 0.0, squat), obj("apple", 0.3, 0.0, small)])
     asked = {tuple(sorted(q["objects"])) for q in every_phrasing(record) if q["template"] == "size-choice" and q["relation"] in ("bigger", "smaller")}
     assert ("banana", "mug") not in asked  # longer by far, but holding an eighth of the mug's volume

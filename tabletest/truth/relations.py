@@ -13,7 +13,7 @@ CONVERSE = {key: BY_KEY[key].converse for key in ("left_of", "right_of", "in_fro
 CONTACT_KEYS = ("on", "under", "inside", "contains", "touching", "above", "below", "next_to")
 # `bigger` is the longer largest extent; where the other object's box holds this many times the volume, a
 # person could read "bigger" either way (a screwdriver beside a mug), so no question asks it of that pair
-SIZE_READS_BOTH_WAYS = 2.0
+SIZE_READS_BOTH_WAYS = 1.5
 
 
 def bigger_reads_both_ways(bigger_size, smaller_size) -> bool:
