@@ -72,7 +72,7 @@ class RandomSceneObject(SceneObject):
     box3d: Box3D
     center_camera_m: Vec3 = Field(description="the box centre in the camera frame (x right, y down, z forward)")
     depth_m: float = Field(description="the box centre's z in the camera frame")
-    visible_fraction: float = Field(ge=0, le=1, description="share of the object's pixels the image shows")
+    visible_fraction: float = Field(ge=0, le=1, description="the seen share of the object's whole silhouette; the part outside the frame counts as unseen")
     covered_by: list[str] = Field(description="the objects that hide part of it")
 
 
