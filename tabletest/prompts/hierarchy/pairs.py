@@ -6,17 +6,26 @@ relation item that holds in exactly one of them; "Is the answer to 'Is the mug t
 the same in both images?" of each item that changed or held in both; "What changed?" with a closed set of
 answers, one per kind of change. Of a view, from the two records: "Which photo was taken from further
 left?", and whether a relation still holds from the second camera (left and right may turn round; on, in
-and which is bigger do not). The yes/no families keep as many yes as no answers per pair. An object of a
-kind the scene holds several of is never named.
+and which is bigger do not). How the camera moved from the first photo to the second, from the two records'
+world-to-camera poses alone (`camera_motion`): which way it went round the table, by about how many degrees,
+whether it moved closer to what it looks at, and which of two objects is now on the left. The yes/no
+families keep as many yes as no answers per pair; which way the camera went is asked both ways round, and
+which object is now on the left of as many pairs the turn kept as it turned round. An object of a kind the
+scene holds several of is never named.
 """
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import dataclass
 
+import numpy as np
+
+from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import SEPARATOR, label_of
-from tabletest.prompts.hierarchy.phrasings import one
-from tabletest.prompts.hierarchy.record import Asker
+from tabletest.prompts.hierarchy.phrasings import Wording, one
+from tabletest.prompts.hierarchy.record import Asker, Quantity
 from tabletest.files.family import made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import CONVERSE, bigger_reads_both_ways
@@ -35,6 +44,15 @@ WORDED = {
 VIEW_WORDED = {**WORDED, "bigger": ("bigger in real life than", None)}  # real size, as the size questions ask it, never how big it looks
 CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off"}
 FURTHER_LEFT_DEG = 10.0  # two cameras closer in azimuth than this are not asked which stood further left
+# A turn round the table smaller than this is not asked about (neither its way nor its size): between two views
+# the distance and the focal length change too, and reframe the objects by more than such a turn moves them.
+MIN_TURN_DEG = FURTHER_LEFT_DEG
+ROUND_TO_5_FROM_DEG = 25.0  # a turn is stated to the nearest 5° from here (within 10 % of it), to the degree below
+MIN_DISTANCE_RATIO = 1.1  # closer or farther: the farther camera at least this many times the nearer one's distance
+# Where two optical axes cross is the point both cameras look at: fixed to millimetres by poses of six decimals
+# from this angle between the axes (two views drawn at random are never nearer parallel) ...
+AXES_APART_DEG = 0.1
+AXES_MEET_M = 0.01  # ... and two axes that pass further apart than this look at different points
 WHAT_CHANGED = (
     "What changed between the first image and the second: did two objects swap places, did one move to the "
     "other side of another, was one removed, was one replaced by another object, or was one taken off what "
@@ -148,7 +166,106 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict
             f"still-{key}-{a}-{b}", one("still-holds", nouns.agree(f"In the first photo the {a} is {words} the {b}. Is it still {words} the {b} in the second photo?")),
             skill="viewpoint", level="multi", frame=frame, relation=key, answer_type="yes/no", answer=held, objects=[a, b],
         )  # fmt: skip
+    seen = [label for label in _named(scene) if label in _named(view) and label not in hidden]
+    motion_questions(ask, scene, view, seen)
     return ask.made
+
+
+@dataclass(frozen=True)
+class CameraMotion:
+    """How the camera moved from one photo to another, from their world-to-camera poses."""
+
+    turn_deg: float  # round the table's vertical axis; positive: to the first view's right (anticlockwise from above)
+    distances_m: tuple[float, float] | None  # each camera's to the point both look at; None where the poses do not fix it
+
+
+def camera_motion(first: dict, second: dict) -> CameraMotion:
+    """The turn of the view direction about the vertical (both cameras aim at one point, so the angle the camera
+    went round it) and the distances along each optical axis to where the two axes meet."""
+    a, b = CameraView.from_record(first), CameraView.from_record(second)
+    fa, fb = a.rotation[2], b.rotation[2]
+    turn = math.degrees(math.atan2(fb[1], fb[0]) - math.atan2(fa[1], fa[0]))
+    return CameraMotion((turn + 180.0) % 360.0 - 180.0, _look_at_distances(a.position, fa, b.position, fb))
+
+
+def _look_at_distances(pa: np.ndarray, fa: np.ndarray, pb: np.ndarray, fb: np.ndarray) -> tuple[float, float] | None:
+    """How far along each axis (from `pa` along unit `fa`, from `pb` along unit `fb`) the two come closest, where
+    they meet in front of both cameras at an angle that fixes the point; None otherwise."""
+    cos = float(fa @ fb)
+    if cos > math.cos(math.radians(AXES_APART_DEG)):
+        return None
+    w = pa - pb
+    d, e = float(fa @ w), float(fb @ w)
+    s, u = (cos * e - d) / (1 - cos**2), (e - cos * d) / (1 - cos**2)
+    if s <= 0 or u <= 0 or np.linalg.norm(pa + s * fa - pb - u * fb) > AXES_MEET_M:
+        return None
+    return s, u
+
+
+def stated_turn(degrees: float) -> Quantity:
+    """A turn's size as a person says it: to the nearest 5° (the nearest degree under `ROUND_TO_5_FROM_DEG`,
+    where 5° steps would miss by 10 % or more)."""
+    size = abs(degrees)
+    step = 5 if size >= ROUND_TO_5_FROM_DEG else 1
+    return Quantity(int(step * round(size / step)), "deg", round(size, 3))
+
+
+def motion_questions(ask: Asker, scene: dict, view: dict, named: list[str]) -> None:
+    """The questions of how the camera moved from the scene's photo to the view's, of objects in `named`."""
+    motion = camera_motion(scene["camera"], view["camera"])
+    if abs(motion.turn_deg) >= MIN_TURN_DEG:
+        _turn_way(ask, motion.turn_deg)
+        _turn_size(ask, motion.turn_deg)
+    if motion.distances_m is not None and max(motion.distances_m) >= MIN_DISTANCE_RATIO * min(motion.distances_m):
+        _distance_change(ask, motion.distances_m)
+    _now_left(ask, scene, view, named)
+
+
+def _turn_way(ask: Asker, turn_deg: float) -> None:
+    """Which way the camera went round the table, asked from the first photo to the second and back (so each
+    pair of views answers left once and right once)."""
+    way = "right" if turn_deg > 0 else "left"
+    for start, end, answer in (("first", "second", way), ("second", "first", {"left": "right", "right": "left"}[way])):
+        ask.ask(
+            f"turn-way-{start}-{end}", Wording("turn-way", {"a": start, "b": end}), skill="camera motion", level="multi",
+            frame="viewer", relation="turn", answer_type="choice", options=["left", "right"], answer=answer, objects=[],
+            facts=[["camera", "turned", f"{turn_deg:+.3f} deg"]], pair="turn-way-first-second",
+        )  # fmt: skip
+
+
+def _turn_size(ask: Asker, turn_deg: float) -> None:
+    """About how many degrees the camera went round the table."""
+    turn = stated_turn(turn_deg)
+    ask.ask(
+        "turn-deg", Wording("turn-deg"), skill="camera motion", level="multi", frame=None, relation="turn_deg",
+        answer_type="quantity", answer=turn.stated, objects=[], facts=[["camera", "turned", f"{turn.exact_value} deg"]],
+        quantity=turn,
+    )  # fmt: skip
+
+
+def _distance_change(ask: Asker, distances_m: tuple[float, float]) -> None:
+    """Whether the camera moved closer to the point it looks at, and whether farther (one yes, one no)."""
+    closer = distances_m[1] < distances_m[0]
+    for way, answer in (("closer to", closer), ("farther from", not closer)):
+        ask.ask(
+            f"move-distance-{way.split()[0]}", Wording("move-distance", {"way": way}), skill="camera motion",
+            level="multi", frame=None, relation="look_at_distance", answer_type="yes/no", answer=answer, objects=[],
+            facts=[["camera", "distance to look-at point", f"{distances_m[0]:.4f} m", f"{distances_m[1]:.4f} m"]],
+            pair="move-distance-closer",
+        )  # fmt: skip
+
+
+def _now_left(ask: Asker, scene: dict, view: dict, named: list[str]) -> None:
+    """Of two objects, the first left of the second in the first photo: which is left of the other in the second
+    photo, as many kept as turned round (the options in the first photo's order, so each is the answer as often)."""
+    before, after = scene["relations"].get("left_of", []), view["relations"].get("left_of", [])
+    pairs = [(a, b, [a, b] in after) for a, b in before if {a, b} <= set(named) and ([a, b] in after or [b, a] in after)]
+    for a, b, kept in balanced(pairs, f"{view['id']}:now-left"):
+        ask.ask(
+            f"now-left-{a}-{b}", Wording("now-left", {"x": a, "y": b}), skill="camera motion", level="multi", frame="viewer",
+            relation="left_of", answer_type="choice", options=[a, b], answer=a if kept else b, objects=[a, b],
+            facts=[[a, "left_of", b, "first"], [a, "left_of", b, "second"] if kept else [b, "left_of", a, "second"]],
+        )  # fmt: skip
 
 
 def balanced(items: list[tuple], seed: str) -> list[tuple]:

@@ -200,6 +200,36 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
     "caption-orientation": CAPTION,
     "caption-support": CAPTION,
     "caption-distance": CAPTION,
+    # how the viewpoint moved between two photos of one table ("the camera" could be an object on it); {a}, {b}:
+    # the photo it moved from and to, "first" or "second"; the left and right of one facing the table from {a}
+    "turn-way": (
+        "Between the {a} photo and the {b}, the viewpoint moved around the table. Facing the table as in the {a} photo, did it move to the left or to the right?",
+        "The {a} photo was taken, then the photographer walked around the table and took the {b}. Did they walk to their left or to their right?",
+        "Going from the {a} photo to the {b}, which way did the viewpoint go around the table: to the left or to the right, as one faces the table in the {a}?",
+        "Seen from where the {a} photo was taken, facing the table, did the photographer move to the left or to the right to take the {b} photo?",
+        "Did the viewpoint circle the table towards the left or towards the right between the {a} photo and the {b}, as one faces the table in the {a}?",
+    ),
+    "turn-deg": (
+        "About how many degrees did the viewpoint turn around the table between the first and the second photo?",
+        "Between the first photo and the second, the photographer walked around the table. Through about how many degrees?",
+        "Roughly how large is the angle, around the table, between where the first photo and the second were taken?",
+        "By about how many degrees did the view turn around the table from the first photo to the second?",
+        "Going from the first photo to the second, about how far around the table did the viewpoint move, in degrees?",
+    ),
+    "move-distance": (  # {way}: "closer to" or "farther from" the point the viewpoint looks at
+        "Between the first photo and the second, did the viewpoint move {way} the objects it looks at?",
+        "Was the second photo taken from a point {way} the objects than the first?",
+        "Did the photographer move {way} the objects on the table between taking the first photo and the second?",
+        "Compared with where the first photo was taken, is the spot the second was taken from {way} the objects?",
+        "Going from the first photo to the second, did the viewpoint get {way} the group of objects it is aimed at?",
+    ),
+    "now-left": (
+        "In the first photo the {x} is to the left of the {y}. In the second photo, which is to the left of the other, the {x} or the {y}?",
+        "The first photo shows the {x} to the left of the {y}. Seen from where the second photo was taken, which of the two is on the left, the {x} or the {y}?",
+        "The {x} is left of the {y} in the first photo. After the viewpoint moved, which is now on the left in the second photo: the {x} or the {y}?",
+        "In the first photo the {x} is on the left of the {y}. Which of them is on the left of the other in the second photo, the {x} or the {y}?",
+        "From the first viewpoint the {x} is to the left of the {y}. From the second, which is to the left of the other, the {x} or the {y}?",
+    ),
 }
 STORY = (  # a question about a story, as the story's question puts it, or pointing at the story first
     "{asked}",
