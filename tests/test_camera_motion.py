@@ -236,3 +236,11 @@ def test_a_real_render_asks_how_the_camera_moved(tmp_path: Path, builtin_assets)
     (tmp_path / "oracle.jsonl").write_text(oracle)
     scored, _ = score_questions([tmp_path / "moved.jsonl"], [tmp_path / "oracle.jsonl"], LEXICON)
     assert len(scored) == len(moved) and all(s.judged.status == "correct" for s in scored)
+
+
+def test_questions_about_two_images_take_the_seed_and_every_phrasing_as_the_others_do():
+    scene, view = pair(camera(0, 30, 1.5), camera(40, 30, 1.5))
+    every = [q for q in view_questions(scene, view, phrasings="all") if q["template"] == "turn-way"]
+    assert every and {q["qid"].rsplit("-p", 1)[1] for q in every} == {str(k) for k in range(5)}
+    worded = {seed: {q["qid"]: q["phrasing"] for q in view_questions(scene, view, seed=seed)} for seed in range(8)}
+    assert len({tuple(sorted(w.values())) for w in worded.values()}) > 1  # another seed words them anew

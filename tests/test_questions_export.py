@@ -94,7 +94,7 @@ def test_hierarchy_exports(render, tmp_path, fmt):
         questions = {json.loads(x)["qid"]: json.loads(x) for x in (out / "prompts.jsonl").read_text().splitlines()}
         sets = {(q["skill"], q["answer_type"] == "quantity") for q in questions.values()}  # lengths apart
         tsvs = sorted(p.name for p in out.glob("TableTest_*.tsv"))
-        assert len(tsvs) == len(sets) >= 4 and "TableTest_distance_lengths_OpenEnded.tsv" in tsvs
+        assert len(tsvs) == len(sets) >= 4 and "TableTest_distance_quantities_OpenEnded.tsv" in tsvs
         assert all(name.endswith("_OpenEnded.tsv") for name in tsvs)  # VLMEvalKit's DATASET_TYPE: VQA, not MCQ
         for path in out.glob("TableTest_*.tsv"):
             table = pd.read_csv(path, sep="\t")

@@ -27,9 +27,9 @@ COLUMNS = ["index", "image", "question", "answer", "category", "qid", "scene_id"
 
 def _skill_file(question: dict) -> str:
     """A question's set as a dataset, task and file name: its skill (`position+counting` -> `position_counting`,
-    `which image` -> `which_image`), its lengths and angles apart (`distance_lengths`): lmms-eval counts a
+    `which image` -> `which_image`), its lengths and angles apart (`distance_quantities`): lmms-eval counts a
     task's questions by the metric it totals last, so a task holding both kinds would weigh one by the other's count."""
-    kind = f"{question['skill']} lengths" if question["answer_type"] == "quantity" else question["skill"]
+    kind = f"{question['skill']} quantities" if question["answer_type"] == "quantity" else question["skill"]
     return re.sub(r"[^A-Za-z0-9]+", "_", kind)
 
 

@@ -69,5 +69,5 @@ class RenderQuestions:
         a = self.asking
         made = list(scene_questions(record, self.catalog, a.seed, a.forms, a.text_only, a.phrasings, self.pool))
         if scene is not None and "questions" in a.forms and not a.text_only:
-            made += two_image_questions(scene, record, self.nouns)
+            made += two_image_questions(scene, record, self.nouns, a.seed, a.phrasings)
         return [q for q in made if q["modality"] != "text"] if a.image_only else made

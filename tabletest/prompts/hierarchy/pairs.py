@@ -25,7 +25,7 @@ import numpy as np
 from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import SEPARATOR, label_of
 from tabletest.prompts.hierarchy.phrasings import Wording, one
-from tabletest.prompts.hierarchy.record import Asker, Quantity
+from tabletest.prompts.hierarchy.record import Asker, Phrasings, Quantity
 from tabletest.files.family import made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import CONVERSE, bigger_reads_both_ways
@@ -75,22 +75,22 @@ class Companions:
         return self.scene if self.scene is not None and self.scene["id"] == of else None
 
 
-def two_image_questions(scene: dict, record: dict, nouns: Nouns = Nouns()) -> list[dict]:
+def two_image_questions(scene: dict, record: dict, nouns: Nouns = Nouns(), seed: int = 0, phrasings: Phrasings = "one") -> list[dict]:
     """The questions of a scene and its partner or view, asked together (`scene_of`: the scene, as the partner's
     or view's own questions name it); none unless both were rendered."""
     if "file_name" not in scene or "file_name" not in record:
         return []
-    made = (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns)
+    made = (pair_questions if "counterfactual" in record else view_questions)(scene, record, nouns, seed, phrasings)
     return [{**question, "scene_of": scene["id"]} for question in made]
 
 
-def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns()) -> list[dict]:
+def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns(), seed: int = 0, phrasings: Phrasings = "one") -> list[dict]:
     """The questions of a scene (the first image) and its partner (the second)."""
     change = partner["counterfactual"]
     hidden = {*scene["relations"].get("hidden", []), *partner["relations"].get("hidden", [])}
     both = [label for label in _named(scene) if label in _named(partner)]
     shown = list(dict.fromkeys([*(o["name"] for o in scene["objects"]), *(o["name"] for o in partner["objects"])]))
-    ask = Asker(partner["id"], "images", shown, images=[scene["file_name"], partner["file_name"]], nouns=nouns)
+    ask = Asker(partner["id"], "images", shown, images=[scene["file_name"], partner["file_name"]], nouns=nouns, seed=seed, phrasings=phrasings)
     for side, image in (("became_false", "first"), ("became_true", "second")):
         for key, (words, frame) in WORDED.items():
             for a, b in change.get(side, {}).get(key, []):
@@ -137,12 +137,12 @@ def _answered_in_both(change: dict, side: str, key: str, pair: list[str]) -> boo
     return side == "became_false" and pair in change.get("became_true", {}).get(CONVERSE[key], [])
 
 
-def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns()) -> list[dict]:
+def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 0, phrasings: Phrasings = "one") -> list[dict]:
     """The questions of a scene (the first photo) and another view of it (the second)."""
     hidden = {*scene["relations"].get("hidden", []), *view["relations"].get("hidden", [])}
     names = list(dict.fromkeys(o["name"] for o in scene["objects"]))
     named = set(_named(scene))
-    ask = Asker(view["id"], "images", names, images=[scene["file_name"], view["file_name"]], nouns=nouns)
+    ask = Asker(view["id"], "images", names, images=[scene["file_name"], view["file_name"]], nouns=nouns, seed=seed, phrasings=phrasings)
     sizes = {label_of(o): o["size_m"] for o in scene["objects"]}
     turn = view["camera"]["azimuth_deg"] - scene["camera"]["azimuth_deg"]
     if abs(turn) >= FURTHER_LEFT_DEG:
