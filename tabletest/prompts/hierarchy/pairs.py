@@ -16,30 +16,21 @@ scene holds several of is never named.
 
 from __future__ import annotations
 
-import math
 import random
-from dataclasses import dataclass
 
-import numpy as np
-
-from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import SEPARATOR, label_of
 from tabletest.prompts.hierarchy.phrasings import Wording, one
 from tabletest.prompts.hierarchy.record import Asker, Phrasings, Quantity
 from tabletest.files.family import made_from
+from tabletest.truth.camera_motion import camera_motion
 from tabletest.truth.nouns import Nouns
+from tabletest.truth.relation_table import BY_KEY
 from tabletest.truth.relations import CONVERSE, bigger_reads_both_ways
 
 WHICH = ("first", "second")
-# relation key -> how the question words it; the frame it is judged in
-WORDED = {
-    "left_of": ("to the left of", "viewer"),
-    "right_of": ("to the right of", "viewer"),
-    "in_front_of": ("in front of", "viewer"),
-    "behind": ("behind", "viewer"),
-    "on": ("on", None),
-    "inside": ("in", None),
-}
+# relation key -> how the question words it (one of its words in the relation table) and the frame it is judged in
+SAID = {"left_of": "to the left of", "right_of": "to the right of", "in_front_of": "in front of", "behind": "behind", "on": "on", "inside": "in"}
+WORDED = {key: (word, BY_KEY[key].frame) for key, word in SAID.items()}
 # across views also the real size, which no camera changes (how big an object looks does)
 VIEW_WORDED = {**WORDED, "bigger": ("bigger in real life than", None)}  # real size, as the size questions ask it, never how big it looks
 CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off"}
@@ -49,10 +40,6 @@ FURTHER_LEFT_DEG = 10.0  # two cameras closer in azimuth than this are not asked
 MIN_TURN_DEG = FURTHER_LEFT_DEG
 ROUND_TO_5_FROM_DEG = 25.0  # a turn is stated to the nearest 5° from here (within 10 % of it), to the degree below
 MIN_DISTANCE_RATIO = 1.1  # closer or farther: the farther camera at least this many times the nearer one's distance
-# Where two optical axes cross is the point both cameras look at: fixed to millimetres by poses of six decimals
-# from this angle between the axes (two views drawn at random are never nearer parallel) ...
-AXES_APART_DEG = 0.1
-AXES_MEET_M = 0.01  # ... and two axes that pass further apart than this look at different points
 WHAT_CHANGED = (
     "What changed between the first image and the second: did two objects swap places, did one move to the "
     "other side of another, was one removed, was one replaced by another object, or was one taken off what "
@@ -169,37 +156,6 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 
     seen = [label for label in _named(scene) if label in _named(view) and label not in hidden]
     motion_questions(ask, scene, view, seen)
     return ask.made
-
-
-@dataclass(frozen=True)
-class CameraMotion:
-    """How the camera moved from one photo to another, from their world-to-camera poses."""
-
-    turn_deg: float  # round the table's vertical axis; positive: to the first view's right (anticlockwise from above)
-    distances_m: tuple[float, float] | None  # each camera's to the point both look at; None where the poses do not fix it
-
-
-def camera_motion(first: dict, second: dict) -> CameraMotion:
-    """The turn of the view direction about the vertical (both cameras aim at one point, so the angle the camera
-    went round it) and the distances along each optical axis to where the two axes meet."""
-    a, b = CameraView.from_record(first), CameraView.from_record(second)
-    fa, fb = a.rotation[2], b.rotation[2]
-    turn = math.degrees(math.atan2(fb[1], fb[0]) - math.atan2(fa[1], fa[0]))
-    return CameraMotion((turn + 180.0) % 360.0 - 180.0, _look_at_distances(a.position, fa, b.position, fb))
-
-
-def _look_at_distances(pa: np.ndarray, fa: np.ndarray, pb: np.ndarray, fb: np.ndarray) -> tuple[float, float] | None:
-    """How far along each axis (from `pa` along unit `fa`, from `pb` along unit `fb`) the two come closest, where
-    they meet in front of both cameras at an angle that fixes the point; None otherwise."""
-    cos = float(fa @ fb)
-    if cos > math.cos(math.radians(AXES_APART_DEG)):
-        return None
-    w = pa - pb
-    d, e = float(fa @ w), float(fb @ w)
-    s, u = (cos * e - d) / (1 - cos**2), (e - cos * d) / (1 - cos**2)
-    if s <= 0 or u <= 0 or np.linalg.norm(pa + s * fa - pb - u * fb) > AXES_MEET_M:
-        return None
-    return s, u
 
 
 def stated_turn(degrees: float) -> Quantity:
