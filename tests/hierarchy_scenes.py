@@ -67,6 +67,12 @@ def random_scene(seed: int, n: int) -> dict:
     return scene(f"rnd{seed}-{seed:07d}", objects, camera)
 
 
+def box_corners(center, size, yaw: float) -> list[np.ndarray]:
+    """The eight corners of a box turned by `yaw` (radians) about the vertical."""
+    rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
+    return [np.asarray(center) + rot @ (np.array([sx, sy, sz]) * np.asarray(size) / 2) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+
+
 class Reckoner:
     """Every relation of one record, computed directly from its numbers (not through tabletest's code)."""
 
@@ -150,6 +156,24 @@ class Reckoner:
         v = self.boxes[other][0][:2] - self.boxes[of][0][:2]
         return math.degrees(math.atan2(v @ left, v @ front))
 
+    def person_across(self, side: str, name: str) -> float:
+        """Metres from the line of a person at `side` of the table to the object, positive towards their left hand:
+        near (facing the way the camera looks) and far (facing back) on the camera's line of sight on the table; left
+        and right (the viewer's, facing across) on the line square to it halfway between the nearest and the farthest
+        box corner of the objects the render saw (the hidden left out)."""
+        forward, right = (self.R[i, :2] / np.linalg.norm(self.R[i, :2]) for i in (2, 0))
+        left_hand = {"near": -right, "far": right, "left": forward, "right": -forward}[side]
+        hidden = set(self.record.get("relations", {}).get("hidden", ()))
+        seen = [o["box3d"] for o in self.record["objects"] if o.get("instance", o["name"]) not in hidden]
+        depths = [c[:2] @ forward for b in seen for c in box_corners(b["center_m"], b["size_m"], math.radians(b["yaw_deg"]))]
+        through = self.eye[:2] if side in ("near", "far") else forward * (min(depths) + max(depths)) / 2
+        return float((self.boxes[name][0][:2] - through) @ left_hand)
+
+    def facing_angle(self, at: str, facing: str, other: str) -> float:
+        """Degrees from the way from `at` to `facing` to the way from `at` to `other`, positive to the left."""
+        ahead, v = (self.boxes[n][0][:2] - self.boxes[at][0][:2] for n in (facing, other))
+        return math.degrees(math.atan2(ahead[0] * v[1] - ahead[1] * v[0], ahead @ v))
+
     def extent(self, a: str) -> float:
         """Its largest extent: what "bigger" compares (as the record's `bigger` does)."""
         return float(max(self.boxes[a][1]))
@@ -159,11 +183,7 @@ class Reckoner:
 
     def image_box(self, a: str) -> tuple[float, float, float, float]:
         center, size, yaw, _ = self.boxes[a]
-        rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
-        corners = [
-            center + rot @ (np.array([sx, sy, sz]) * size / 2) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)
-        ]
-        uv = np.array([self.u(c) for c in corners])
+        uv = np.array([self.u(c) for c in box_corners(center, size, yaw)])
         return (*uv.min(axis=0), *uv.max(axis=0))
 
     def looks(self, a: str, measure: str) -> float:

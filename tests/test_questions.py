@@ -3,6 +3,7 @@ size constancy, stories derivable (and not stated), and benchmark and vignette r
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -85,6 +86,21 @@ def own_side(k: Reckoner, of: str, other: str) -> set[str]:
     if abs(angle) >= 110:
         words.add("behind")
     return words
+
+
+def observed_side(record: dict, k: Reckoner, q: dict) -> str:
+    """`left` or `right`: where a question's object stands for its person at a side of the table (15 cm off their
+    line at least) or for one standing at an object facing another (25 to 155 degrees off the facing, none of the
+    three on, in or above another); a question inside its band is a failure (it should not have been asked)."""
+    if q["frame"] == "person":
+        across = k.person_across(q["observer"], q["objects"][0])
+        assert abs(across) >= 0.15, f"{q['qid']}: {across:.3f} m from the person's line is withheld"
+        return "left" if across > 0 else "right"
+    stacked = {frozenset(p[:2]) for key in ("on", "inside", "above") for p in record.get("relations", {}).get(key, ())}
+    assert not {frozenset(two) for two in itertools.combinations(q["objects"], 2)} & stacked, q["qid"]
+    angle = k.facing_angle(*q["objects"])
+    assert 25 <= abs(angle) <= 155, f"{q['qid']}: {angle:.1f} degrees off the facing is withheld"
+    return "left" if angle > 0 else "right"
 
 
 def length_said(metres: float) -> float:
@@ -187,6 +203,9 @@ def expected(record: dict, q: dict):
         x, y = objs
         assert x in FRONTED
         return rel in own_side(k, x, y)
+    if q["frame"] in ("person", "object"):
+        side = observed_side(record, k, q)
+        return side if q["answer_type"] == "choice" else rel == side
     if skill == "distance" and q["frame"] == "viewer":
         a, b = objs
         nearer = a if k.view_distance(a) < k.view_distance(b) else b
@@ -241,7 +260,7 @@ def test_every_gold_is_recomputed_from_the_geometry(asked):
         kinds[q["skill"]] += 1
     assert set(kinds) >= {
         "position", "distance", "size", "distance+size", "counting", "position+counting", "distance+counting",
-        "occlusion", "orientation", "multi-hop",
+        "occlusion", "orientation", "multi-hop", "perspective",
     }  # fmt: skip
 
 
@@ -249,9 +268,10 @@ def test_qids_are_unique_and_every_record_has_the_fields(asked):
     for records in (RANDOM + benchmark_records(), vignette_records()):  # the same scene ids in both
         qids = [q["qid"] for q in questions_of(records)]
         assert len(qids) == len(set(qids))
-    levels = {"position": "single", "distance+size": "multi", "occlusion": "reasoning", "multi-hop": "reasoning"}
+    levels = {"position": "single", "perspective": "single", "distance+size": "multi", "occlusion": "reasoning", "multi-hop": "reasoning"}
     for _, q in asked:
-        assert q["frame"] in ("viewer", "intrinsic", None)
+        assert q["frame"] in ("viewer", "intrinsic", "person", "object", None)
+        assert ("observer" in q) == (q["frame"] == "person")
         assert q["answer_type"] in ("yes/no", "choice", "number", "names", "quantity")
         if q["skill"] in levels:
             assert q["level"] == levels[q["skill"]]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -35,6 +36,11 @@ PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and 
 BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
 SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
 FACING_DEG = 45.0  # an object faces another that stands within this of its front (faces away: of its back)
+# a person at a side of the table (near: the viewer's own place; far, left, right as the viewer sees them), facing
+# across it: an object this near their line is on neither of their sides (where along it they stand is said no finer)
+PERSON_SIDE_M = 0.15
+OBJECT_SIDE_DEG = 25.0  # standing where one object is, facing another: left/right beyond this off the facing line
+SIDES = ("near", "far", "left", "right")
 CLOCK_BAND_DEG = 5.0  # a direction this near the line between two hours of a clock face is neither
 ORDINAL_SHARE = 0.05  # the leftmost of a kind: at least this share of the image's width left of each other one
 # bigger: the largest box extent at least this many times the other's; taller: the height. The records'
@@ -305,6 +311,43 @@ class SceneGeometry:
         )
         ahead = "front" if abs(angle) <= front_deg else "behind" if abs(angle) >= 180 - front_deg else None
         return side, ahead
+
+    # --- other observers: a person at a side of the table, someone standing where an object is ------------
+    @cached_property
+    def depth_middle(self) -> float:
+        """Halfway between the nearest and the farthest corner of the objects' boxes along the camera's view on the
+        table: where the line of a person at the table's left or right side runs across it."""
+        depths = np.concatenate([t.corners()[:, :2] @ self.view.ground_forward for t in self.things])
+        return float(depths.min() + depths.max()) / 2
+
+    def person_side(self, side: str, a: Thing) -> str | None:
+        """`left` or `right`: where a stands for a person at `side` of the table (SIDES, as the viewer sees them), facing
+        across it: `near` in the viewer's place, facing the way the camera looks, and `far` straight across, facing
+        the viewer, on the camera's line of sight on the table; `left` and `right` on the line square to it at
+        `depth_middle`, facing the viewer's right and left. None within PERSON_SIDE_M of their line."""
+        if self.view is None:
+            return None
+        forward = self.view.ground_forward
+        right = np.array([forward[1], -forward[0]])
+        left_hand = {"near": -right, "far": right, "left": forward, "right": -forward}[side]
+        through = self.view.position[:2] if side in ("near", "far") else forward * self.depth_middle
+        across = float((a.center[:2] - through) @ left_hand)
+        return "left" if across >= PERSON_SIDE_M else "right" if across <= -PERSON_SIDE_M else None
+
+    def object_side(self, at: Thing, facing: Thing, other: Thing) -> str | None:
+        """`left` or `right`: where `other` stands for someone standing where `at` is and facing `facing` (box centres
+        on the table); None within OBJECT_SIDE_DEG of the facing line, ahead or behind, for objects too near each
+        other for a direction, or where two of the three are stacked (beside each other in no frame)."""
+        trio = ((at, facing), (at, other), (facing, other))
+        if self.view is None or any(frozenset((p.label, q.label)) in self._stacked for p, q in trio):
+            return None
+        ahead, v = facing.center[:2] - at.center[:2], other.center[:2] - at.center[:2]
+        if min(np.linalg.norm(ahead), np.linalg.norm(v)) < DEPTH_M:
+            return None
+        angle = math.degrees(math.atan2(float(ahead[0] * v[1] - ahead[1] * v[0]), float(ahead @ v)))  # + to the left
+        if OBJECT_SIDE_DEG <= abs(angle) <= 180 - OBJECT_SIDE_DEG:
+            return "left" if angle > 0 else "right"
+        return None
 
     # --- size ----------------------------------------------------------------------------------------
     def bigger(self, a: Thing, b: Thing) -> str | None:

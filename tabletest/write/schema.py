@@ -81,7 +81,10 @@ class Question(Closed):
     phrasing: int = Field(ge=0, description="which of its template's phrasings words it (0: the plainest)")
     skill: str
     level: Literal["single", "multi", "reasoning"]
-    frame: Literal["viewer", "intrinsic"] | None
+    frame: Literal["viewer", "intrinsic", "person", "object"] | None = Field(
+        description="viewer: the camera's; intrinsic: an object's own front; person: a person at a side of the table "
+        "(`observer`); object: standing where `objects[0]` is, facing `objects[1]`; null: none"
+    )
     relation: str
     answer_type: Literal["yes/no", "choice", "number", "names", "quantity"]
     options: list[str] | None
@@ -94,6 +97,9 @@ class Question(Closed):
     exact: Exact = Field(None, description="a quantity's: its exact value, in metres (lengths) or degrees (angles)")
     images: list[str] | None = Field(None, description="modality images: the scene's image, then its counterfactual partner's")
     scene_of: str | None = Field(None, description="a counterfactual partner's or another view's scene, whose same question it is compared with")
+    observer: Literal["near", "far", "left", "right"] = Field(
+        None, description="frame person: the side of the table the person stands at, as the viewer sees it (near: the viewer's own place)"
+    )
 
 
 class Response(BaseModel):

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tabletest.config import Catalog
-from tabletest.prompts.hierarchy import skills
+from tabletest.prompts.hierarchy import observers, skills
 from tabletest.prompts.hierarchy.captions import captions, table_captions
 from tabletest.prompts.hierarchy.metric import metric
 from tabletest.truth.scene_facts import SceneGeometry
@@ -71,6 +71,8 @@ def _scene_questions(
             skills.position_pairs(ask, g, g.viewer_lateral, "lr")
             skills.position_pairs(ask, g, g.viewer_depth, "fb")
             skills.intrinsic(ask, g)
+            observers.people(ask, g)
+            observers.objects(ask, g)
             skills.between(ask, g)
             skills.distance(ask, g)
             skills.size(ask, g)

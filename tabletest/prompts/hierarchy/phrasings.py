@@ -230,6 +230,37 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "In the first photo the {x} is on the left of the {y}. Which of them is on the left of the other in the second photo, the {x} or the {y}?",
         "From the first viewpoint the {x} is to the left of the {y}. From the second, which is to the left of the other, the {x} or the {y}?",
     ),
+    # another observer than the viewer: {they} sets a person at a side of the table, {you} asks the reader standing
+    # there up to the side ("If you walked around to the other side of the table ..., would the mug be"); {at}: where
+    # one stands, {facing}: what one faces
+    "person-yes/no": (
+        "{they} From where they stand, is the {y} on their {side}?",
+        "{they} Is the {y} on that person's {side}?",
+        "{they} As that person sees it, is the {y} on their {side}?",
+        "{you} on your {side}?",
+        "{you} to your {side}?",
+    ),
+    "person-choice": (
+        "{they} From where they stand, is the {y} on their left or on their right?",
+        "{they} Is the {y} on that person's left or on their right?",
+        "{they} As that person sees it, is the {y} on their left or their right?",
+        "{you} on your left or on your right?",
+        "{you} to your left or to your right?",
+    ),
+    "object-yes/no": (
+        "Standing where the {at} is and facing the {facing}, is the {y} on your {side}?",
+        "Imagine standing at the {at}, looking towards the {facing}. Is the {y} on your {side}?",
+        "If you stood at the {at} and faced the {facing}, would the {y} be on your {side}?",
+        "From the {at}'s position, facing the {facing}, is the {y} to your {side}?",
+        "Picture yourself in the {at}'s place, turned towards the {facing}: is the {y} on your {side}?",
+    ),
+    "object-choice": (
+        "Standing where the {at} is and facing the {facing}, is the {y} on your left or on your right?",
+        "Imagine standing at the {at}, looking towards the {facing}. Is the {y} on your left or your right?",
+        "If you stood at the {at} and faced the {facing}, would the {y} be on your left or on your right?",
+        "From the {at}'s position, facing the {facing}, is the {y} to your left or to your right?",
+        "Picture yourself in the {at}'s place, turned towards the {facing}: is the {y} on your left or your right?",
+    ),
 }
 STORY = (  # a question about a story, as the story's question puts it, or pointing at the story first
     "{asked}",

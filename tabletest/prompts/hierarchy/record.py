@@ -71,10 +71,12 @@ class Asker:
         form: str = "question",
         stated: list[list[str]] | None = None,
         quantity: Quantity | None = None,
+        observer: str | None = None,
     ) -> None:
         """Record a question; `pair` names the question and its inverse, whose answers must agree; `stated`
         holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps; a
-        `quantity` question's answer is its stated value, its unit and exact value are the quantity's."""
+        `quantity` question's answer is its stated value, its unit and exact value are the quantity's; `observer`: the
+        table side a frame `person` question's person stands at."""
         instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
         code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
@@ -114,6 +116,7 @@ class Asker:
                     "pair": f"{pair_id}{suffix}" if pair_id else None,
                     **({"unit": quantity.unit, "exact": quantity.exact} if quantity else {}),
                     **({"images": self.images} if self.images else {}),
+                    **({"observer": observer} if observer else {}),
                 }
             )
 
