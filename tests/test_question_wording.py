@@ -7,7 +7,7 @@ import itertools
 import math
 
 import pytest
-from hierarchy_scenes import obj, random_scene, scene
+from hierarchy_scenes import look_at_camera, obj, random_scene, scene
 
 from tabletest.config import load_catalog
 from tabletest.prompts.hierarchy.generate import scene_questions
@@ -50,11 +50,12 @@ def test_bigger_is_not_asked_where_extent_and_volume_disagree():
 
 def test_across_views_real_size_is_worded_as_real_size():
     record = {
-        "id": "rnd0-0000000", "file_name": "images/rnd0-0000000.png", "camera": {"azimuth_deg": 0.0},
+        "id": "rnd0-0000000", "file_name": "images/rnd0-0000000.png", "camera": {**look_at_camera((0.0, -2.0, 1.5), (0.0, 0.0, 0.8)), "azimuth_deg": 0.0},
         "objects": [{"name": n, "size_m": [s] * 3} for n, s in (("mug", 0.1), ("apple", 0.04), ("lamp", 0.4))],
         "relations": {"bigger": [[a, b] for (a, sa), (b, sb) in itertools.permutations((("mug", 0.1), ("apple", 0.04), ("lamp", 0.4)), 2) if sa > 2 * sb]},
     }  # fmt: skip
-    view = {**record, "id": "rnd0-0000000-view2", "file_name": "images/rnd0-0000000-view2.png", "camera": {"azimuth_deg": 3.0},
+    camera = {**look_at_camera((2.0 * math.sin(math.radians(3)), -2.0 * math.cos(math.radians(3)), 1.5), (0.0, 0.0, 0.8)), "azimuth_deg": 3.0}
+    view = {**record, "id": "rnd0-0000000-view2", "file_name": "images/rnd0-0000000-view2.png", "camera": camera,
             "view": {"of": "rnd0-0000000", "number": 2}, "relations": {"bigger": record["relations"]["bigger"][1:]}}  # fmt: skip
     # (one pair left out of the view's relations, so that its yes and no balance and both are asked)
     still = [q["text"] for q in view_questions(record, view) if q["relation"] == "bigger"]
