@@ -77,9 +77,9 @@ def own_side(k: Reckoner, of: str, other: str) -> set[str]:
     """Where `other` stands from `of`'s own front: the words that hold (beyond the margins)."""
     angle = k.own_angle(of, other)
     words = set()
-    if 20 <= angle <= 160:
+    if 30 <= angle <= 150:
         words.add("left")
-    if -160 <= angle <= -20:
+    if -150 <= angle <= -30:
         words.add("right")
     if abs(angle) <= 70:
         words.add("front")
@@ -90,7 +90,7 @@ def own_side(k: Reckoner, of: str, other: str) -> set[str]:
 
 def observed_side(record: dict, k: Reckoner, q: dict) -> str:
     """`left` or `right`: where a question's object stands for its person at a side of the table (15 cm off their
-    line at least) or for one standing at an object facing another (25 to 155 degrees off the facing, none of the
+    line at least) or for one standing at an object facing another (35 to 145 degrees off the facing, none of the
     three on, in or above another); a question inside its band is a failure (it should not have been asked)."""
     if q["frame"] == "person":
         across = k.person_across(q["observer"], q["objects"][0])
@@ -99,7 +99,7 @@ def observed_side(record: dict, k: Reckoner, q: dict) -> str:
     stacked = {frozenset(p[:2]) for key in ("on", "inside", "above") for p in record.get("relations", {}).get(key, ())}
     assert not {frozenset(two) for two in itertools.combinations(q["objects"], 2)} & stacked, q["qid"]
     angle = k.facing_angle(*q["objects"])
-    assert 25 <= abs(angle) <= 155, f"{q['qid']}: {angle:.1f} degrees off the facing is withheld"
+    assert 35 <= abs(angle) <= 145, f"{q['qid']}: {angle:.1f} degrees off the facing is withheld"
     return "left" if angle > 0 else "right"
 
 

@@ -34,12 +34,12 @@ DEPTH_M = 0.05  # viewer front/behind: ground distance along the camera's horizo
 DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 % of the nearer distance
 PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
 BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
-SIDE_DEG, FRONT_DEG = 20.0, 70.0  # intrinsic: left/right beyond 20° off the front-back axis; front within 70°
+SIDE_DEG, FRONT_DEG = 30.0, 70.0  # intrinsic: left/right beyond 30° off the front-back axis (nearer, read either way); front within 70°
 FACING_DEG = 45.0  # an object faces another that stands within this of its front (faces away: of its back)
 # a person at a side of the table (near: the viewer's own place; far, left, right as the viewer sees them), facing
 # across it: an object this near their line is on neither of their sides (where along it they stand is said no finer)
 PERSON_SIDE_M = 0.15
-OBJECT_SIDE_DEG = 25.0  # standing where one object is, facing another: left/right beyond this off the facing line
+OBJECT_SIDE_DEG = 35.0  # standing where one object is, facing another: left/right beyond this off the facing line
 SIDES = ("near", "far", "left", "right")
 CLOCK_BAND_DEG = 5.0  # a direction this near the line between two hours of a clock face is neither
 ORDINAL_SHARE = 0.05  # the leftmost of a kind: at least this share of the image's width left of each other one
