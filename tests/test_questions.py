@@ -635,3 +635,19 @@ def test_an_object_resting_on_a_fronted_carrier_is_beside_it_in_no_frame():
         assert "apple" not in q["objects"], q["qid"]
         if q["skill"] == "position+counting":
             assert q["answer"] == sum(q["relation"] in own_side(k, "laptop", n) for n in ("mug", "banana")), q["qid"]
+
+
+def test_nearer_to_an_object_is_not_asked_where_centres_and_surfaces_disagree():
+    """A long banana whose centre is farther from the mug than the apple's, but whose end almost touches it:
+    "which is nearer to the mug" reads either way, and is asked only where the record's gaps agree."""
+    objects = [obj("mug", 0.0, 0.0, (0.1, 0.1, 0.1)), obj("banana", 0.42, 0.0, (0.7, 0.05, 0.05)), obj("apple", 0.0, 0.3, (0.08, 0.08, 0.08))]
+    record = scene("rnd9-0000021", objects)
+
+    def asked() -> list[dict]:
+        return [q for q in scene_questions(record, CATALOG, seed=0) if q["template"] == "distance-object-choice" and q["objects"][2] == "mug"]
+
+    assert asked()  # the centres alone: the apple is nearer
+    record["gaps_m"] = [["mug", "banana", 0.02], ["mug", "apple", 0.21], ["banana", "apple", 0.2]]
+    assert not asked()
+    record["gaps_m"][0][2] = 0.3  # the surfaces agree with the centres
+    assert asked()

@@ -250,12 +250,18 @@ class SceneGeometry:
         return _compare(da, db, max(DISTANCE_M, DISTANCE_SHARE * min(da, db)), "nearer", "farther")
 
     def nearer_object(self, a: Thing, b: Thing, to: Thing) -> str | None:
-        """`nearer` if a is nearer `to` than b is (distance between box centres on the table), `farther`, or None."""
+        """`nearer` if a is nearer `to` than b is (distance between box centres on the table), `farther`, or None;
+        None too where the record's gaps between surfaces say otherwise (a long object's near end may be nearer
+        `to` than a small object whose centre is nearer: a careful person reads "nearer" either way)."""
         if self.view is None:
             return None
         da = float(np.linalg.norm(a.center[:2] - to.center[:2]))
         db = float(np.linalg.norm(b.center[:2] - to.center[:2]))
-        return _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
+        by_centres = _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
+        ga, gb = self.gap(a, to), self.gap(b, to)
+        if by_centres is None or ga is None or gb is None:
+            return by_centres
+        return by_centres if _compare(ga, gb, 0.001, "nearer", "farther") == by_centres else None
 
     # --- numbers, from the record's own fields ------------------------------------------------------
     def centre_distance(self, a: Thing, b: Thing) -> float:
