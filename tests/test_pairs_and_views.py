@@ -246,7 +246,8 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
     together = [json.loads(line) for line in (tmp_path / "q.jsonl").read_text().splitlines()]
     together = [q for q in together if q["modality"] == "images"]
     assert {q["skill"] for q in together} >= {"which image", "what changed", "same answer", "viewpoint"}
-    assert {"left_of", "bigger"} <= {q["relation"] for q in together if q["skill"] == "viewpoint"}, "what turns with the camera, what does not"
+    turned = {q["relation"] for q in together if q["skill"] == "viewpoint"}
+    assert "left_of" in turned and "bigger" not in turned, "what turns with the camera, never what cannot"
     for skill in ("same answer", "viewpoint"):
         answers = Counter(q["answer"] for q in together if q["skill"] == skill and q["answer_type"] == "yes/no")
         assert answers[True] == answers[False] > 0, f"{skill}: as many yes as no"

@@ -5,10 +5,11 @@ Of a partner, from its recorded difference: "Which image shows the mug to the le
 relation item that holds in exactly one of them; "Is the answer to 'Is the mug to the left of the lamp?'
 the same in both images?" of each item that changed or held in both; "What changed?" with a closed set of
 answers, one per kind of change. Of a view, from the two records: "Which photo was taken from further
-left?", and whether a relation still holds from the second camera (left and right may turn round; on, in
-and which is bigger do not). How the camera moved from the first photo to the second, from the two records'
-world-to-camera poses alone (`camera_motion`): which way it went round the table, by about how many degrees,
-whether it moved closer to what it looks at, and which of two objects is now on the left. The yes/no
+left?", and whether a relation of the viewer's frame still holds from the second camera, as many yes as
+no per relation (on, in and which is bigger always hold still: asked, a constant yes would answer them).
+How the camera moved from the first photo to the second, from the two records' world-to-camera poses
+alone (`camera_motion`): which way it went round the table, by about how many degrees, whether it moved
+closer to what it looks at, and which of two objects is now on the left. The yes/no
 families keep as many yes as no answers per pair; which way the camera went is asked both ways round, and
 which object is now on the left of as many pairs the turn kept as it turned round. An object of a kind the
 scene holds several of is never named.
@@ -25,14 +26,14 @@ from tabletest.files.family import made_from
 from tabletest.truth.camera_motion import camera_motion
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relation_table import BY_KEY
-from tabletest.truth.relations import CONVERSE, bigger_reads_both_ways
+from tabletest.truth.relations import CONVERSE
 
 WHICH = ("first", "second")
 # relation key -> how the question words it (one of its words in the relation table) and the frame it is judged in
 SAID = {"left_of": "to the left of", "right_of": "to the right of", "in_front_of": "in front of", "behind": "behind", "on": "on", "inside": "in"}
 WORDED = {key: (word, BY_KEY[key].frame) for key, word in SAID.items()}
-# across views also the real size, which no camera changes (how big an object looks does)
-VIEW_WORDED = {**WORDED, "bigger": ("bigger in real life than", None)}  # real size, as the size questions ask it, never how big it looks
+# across views only what a camera can turn round: left and right, in front and behind
+VIEW_WORDED = {key: worded for key, worded in WORDED.items() if key in CONVERSE}
 CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off"}
 FURTHER_LEFT_DEG = 10.0  # two cameras closer in azimuth than this are not asked which stood further left
 # A turn round the table smaller than this is not asked about (neither its way nor its size): between two views
@@ -130,7 +131,6 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 
     names = list(dict.fromkeys(o["name"] for o in scene["objects"]))
     named = set(_named(scene))
     ask = Asker(view["id"], "images", names, images=[scene["file_name"], view["file_name"]], nouns=nouns, seed=seed, phrasings=phrasings)
-    sizes = {label_of(o): o["size_m"] for o in scene["objects"]}
     turn = view["camera"]["azimuth_deg"] - scene["camera"]["azimuth_deg"]
     if abs(turn) >= FURTHER_LEFT_DEG:
         ask.ask(
@@ -143,11 +143,12 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 
         for key in VIEW_WORDED
         for a, b in scene["relations"].get(key, [])
         if not {a, b} & hidden and {a, b} <= named
-        and not (key == "bigger" and bigger_reads_both_ways(sizes[a], sizes[b]))
         # withheld from the second camera (within a margin): no answer to give
-        and ([a, b] in view["relations"].get(key, []) or key not in CONVERSE or [a, b] in view["relations"].get(CONVERSE[key], []))
+        and ([a, b] in view["relations"].get(key, []) or [a, b] in view["relations"].get(CONVERSE[key], []))
     ]
-    for key, a, b, held in balanced(still, view["id"]):
+    # as many yes as no of each relation: across all, left and right (which a turn keeps) would read yes
+    each = [item for key in VIEW_WORDED for item in balanced([s for s in still if s[0] == key], f"{view['id']}:{key}")]
+    for key, a, b, held in each:
         words, frame = VIEW_WORDED[key]
         ask.ask(
             f"still-{key}-{a}-{b}", one("still-holds", nouns.agree(f"In the first photo the {a} is {words} the {b}. Is it still {words} the {b} in the second photo?")),
