@@ -5,7 +5,9 @@ fitted on other scene families only that beats chance where the words give answe
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import random
 import re
 from collections import Counter, defaultdict
@@ -15,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 from conftest import REPO, run_cli
-from hierarchy_scenes import random_scene, stacked_scene
+from hierarchy_scenes import look_at_camera, obj, random_scene, scene, stacked_scene
 from PIL import Image
 from test_questions import benchmark_records
 
@@ -23,13 +25,16 @@ from tabletest.config import load_catalog
 from tabletest.export import huggingface
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.run import ExportOptions, run_export
-from tabletest.prompts.hierarchy.balance import BalancePlan, Ranked, answer_key, choose_caps
+from tabletest.prompts.hierarchy.balance import BINS, BalancePlan, QuantityBins, Ranked, answer_key, cell_of, choose_caps
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, markdown, one_line, report
 from tabletest.prompts.hierarchy.generate import drawn_from, scene_questions
+from tabletest.prompts.hierarchy.metric import stated
+from tabletest.prompts.hierarchy.pairs import view_questions
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.text_only import SAMPLE
+from tabletest.score.quantities import closeness
 
 SCENES = 80  # random-shaped scenes of 2 to 6 objects: about 20,000 questions, in about a second
 
@@ -61,8 +66,11 @@ def balanced(scenes, tmp_path_factory) -> tuple[list[dict], dict, Path]:
     return ask(scenes, tmp_path_factory.mktemp("balanced"), "--balance")
 
 
-def gold(question: dict) -> str:
-    """The gold answer as the report labels it (a tie for the most common answer goes to the first label)."""
+def gold(question: dict, bins: dict[str, QuantityBins] | None = None) -> str:
+    """The gold answer as the report counts it (a tie for the most common answer goes to the first label): a
+    quantity's bin among `bins`."""
+    if question["answer_type"] == "quantity":
+        return str(bins[question["template"]](cell_of(question)))
     answer = question["answer"]
     if isinstance(answer, bool):
         return "yes" if answer else "no"
@@ -73,21 +81,30 @@ def template(question: dict) -> str:
     return question["template"]
 
 
-def by_template(questions: list[dict]) -> dict[str, Counter]:
+def by_template(questions: list[dict], bins: dict[str, QuantityBins] | None = None) -> dict[str, Counter]:
     counts: dict[str, Counter] = defaultdict(Counter)
     for q in questions:
-        counts[q["template"]][gold(q)] += 1
+        counts[q["template"]][gold(q, bins)] += 1
     return counts
 
 
-def recount(questions: list[dict], key) -> dict:
-    """n, chance and best constant per group, counted here from the questions themselves."""
+def quantity_bins(questions: list[dict]) -> dict[str, QuantityBins]:
+    """Each quantity template's bins, from the values of `questions` (those before balancing)."""
+    cells: dict[str, Counter] = defaultdict(Counter)
+    for q in questions:
+        if q["answer_type"] == "quantity":
+            cells[q["template"]][cell_of(q)] += 1
+    return {t: QuantityBins.of(c) for t, c in cells.items()}
+
+
+def recount(questions: list[dict], key, bins: dict[str, QuantityBins]) -> dict:
+    """n, chance and best constant per group, counted here from the questions themselves (a quantity by its bin)."""
     groups: dict = defaultdict(list)
     for q in questions:
         groups[key(q)].append(q)
     figures = {}
     for name, members in groups.items():
-        answers = Counter(gold(q) for q in members)
+        answers = Counter(gold(q, bins) for q in members)
         yes_no = members[0]["answer_type"] == "yes/no"
         figures[name] = {
             "n": len(members),
@@ -99,35 +116,37 @@ def recount(questions: list[dict], key) -> dict:
 
 def test_the_reports_figures_are_a_recount_of_the_questions_written(unbalanced):
     questions, made, _ = unbalanced
+    bins = quantity_bins(questions)
     section = made["questions"]
     assert section["questions"] == len(questions)
     templates = {g["template"]: g for g in section["templates"]}
     assert set(templates) == {q["template"] for q in questions} and len(templates) > 10
-    for name, figures in recount(questions, template).items():
+    for name, figures in recount(questions, template, bins).items():
         reported = templates[name]
         assert {k: reported[k] for k in figures} == pytest.approx(figures), name
         assert reported["validation_questions"] == min(figures["n"], SAMPLE) and 0 <= reported["text_prior"] <= 1, name
         if figures["chance"] == 0.5 and reported["answer_type"] == "yes/no":
             assert reported["text_chance"] == 0.5, name
     cells = {(g["skill"], g["answer_type"], g["frame"]): g for g in section["cells"]}
-    for cell, figures in recount(questions, lambda q: (q["skill"], q["answer_type"], q["frame"])).items():
+    for cell, figures in recount(questions, lambda q: (q["skill"], q["answer_type"], q["frame"]), bins).items():
         assert {k: cells[cell][k] for k in figures} == pytest.approx(figures), cell
-    worst = max(recount(questions, template).values(), key=lambda f: f["best_constant"] - f["chance"])
+    worst = max(recount(questions, template, bins).values(), key=lambda f: f["best_constant"] - f["chance"])
     assert worst["best_constant"] > worst["chance"] + 0.05  # the stream has something to balance
 
 
 def test_balance_brings_every_template_within_five_points_of_chance(unbalanced, balanced):
     questions, made, _ = balanced
+    bins = quantity_bins(unbalanced[0])
     kept = {q["qid"] for q in questions}
     assert 0.5 * len(unbalanced[0]) < len(questions) < len(unbalanced[0])
     assert [q for q in unbalanced[0] if q["qid"] in kept] == questions  # a subset, in the same order
-    for name, figures in recount(questions, template).items():  # the aim is 3 points, 5 the most allowed
+    for name, figures in recount(questions, template, bins).items():  # the aim is 3 points, 5 the most allowed
         assert figures["best_constant"] <= figures["chance"] + 0.03, (name, figures)
     after = {g["template"]: g for g in made["after"]["templates"]}
-    for name, figures in recount(questions, template).items():
+    for name, figures in recount(questions, template, bins).items():
         assert {k: after[name][k] for k in figures} == pytest.approx(figures), name
     assert made["before"]["questions"] == len(unbalanced[0])
-    before, now = by_template(unbalanced[0]), by_template(questions)
+    before, now = by_template(unbalanced[0], bins), by_template(questions, bins)
     for name, share in made["kept"].items():
         assert (share["kept"], share["of"]) == (sum(now.get(name, Counter()).values()), sum(before[name].values()))
 
@@ -145,7 +164,7 @@ def test_the_markdown_report_has_a_row_per_cell_and_template_before_and_after(ba
 def test_yes_no_templates_asked_in_pairs_keep_their_pairs_whole_and_lose_little(unbalanced, balanced):
     """A question and its pair share their words: balancing keeps or drops them together, and a template already
     even loses only what a name asked one way more often than chance would ask it gives away."""
-    counts = by_template(unbalanced[0])
+    counts = by_template(unbalanced[0], quantity_bins(unbalanced[0]))
     even = {t for t, c in counts.items() if set(c) == {"yes", "no"} and c["yes"] == c["no"]}
     assert len(even) >= 5, even
     kept = {q["qid"] for q in balanced[0]}
@@ -298,7 +317,7 @@ def test_a_2000_scene_training_set_balanced_keeps_every_template_near_chance_and
     questions, made, _ = ask(scenes, tmp_path, "--balance")
     generated = {g["template"]: g for g in made["before"]["templates"]}
     assert generated["count-kind"]["best_constant"] > 0.45  # unbalanced: "zero" or "one" wins
-    for name, figures in recount(questions, template).items():
+    for name, figures in recount(questions, template, {}).items():
         assert figures["best_constant"] <= figures["chance"] + 0.05, (name, figures)
     assert set(by_template(questions)["count-kind"]) == {"0", "1", "2", "3"}
 
@@ -390,3 +409,164 @@ def test_a_trick_count_names_a_kind_the_render_drew_its_scenes_from(tmp_path):
     asked = scene_questions(record, load_catalog(), forms=("questions",), pool=pool)
     tricks = [q["objects"][0] for q in asked if q["template"] == "count-kind" and q["relation"] == "absent"]
     assert tricks and set(tricks) <= set(pool)
+
+
+def quantities(template: str, values: list[float], name_of=lambda k: "mug") -> list[dict]:
+    """Length questions of one template, one scene (family) each, answered `values[k]` metres, naming `name_of(k)`."""
+    made = []
+    for k, metres in enumerate(values):
+        said, name = stated(metres), name_of(k)
+        made.append(
+            {"qid": f"s{k}-q", "scene_id": f"s{k}", "template": template, "phrasing": 0, "skill": "distance", "level": "single",
+             "frame": None, "answer_type": "quantity", "relation": "gap", "answer": said.stated, "unit": said.unit,
+             "exact": said.exact, "objects": [name], "pair": None, "text": f"How far is the {name} from the bowl?"}
+        )  # fmt: skip
+    return made
+
+
+def median_mra(questions: list[dict]) -> float:
+    """What always giving the median value scores (mean relative accuracy)."""
+    values = sorted(q["exact"]["value"] for q in questions)
+    median = values[len(values) // 2]
+    return sum(closeness(median, v, "length").mra for v in values) / len(values)
+
+
+def test_balance_spreads_a_skewed_quantity_template_over_its_range():
+    """A quantity's stated answers are near-unique: balanced as they are, nothing would change. Binned, the kept
+    values spread over the template's range, so the typical value is a worse constant guess."""
+    rng = random.Random(0)
+    typical = [0.2 * math.exp(rng.gauss(0, 0.1)) for _ in range(2000)]  # most gaps near 20 cm, a few from 4 cm to 1 m
+    stream = quantities("metric-gap", [*typical, *(math.exp(rng.uniform(math.log(0.04), 0)) for _ in range(1000))])
+    plan = BalancePlan.of(stream, 0)
+    kept = list(plan.kept(stream))
+    shares = [Counter(plan.answer(q) for q in questions) for questions in (stream, kept)]
+    assert set(shares[1]) == set(range(BINS)) and len(kept) > 0.25 * len(stream)
+    assert max(shares[0].values()) / len(stream) > 0.35 and max(shares[1].values()) / len(kept) <= 1 / BINS + 0.02
+    assert median_mra(kept) < median_mra(stream) - 0.2
+
+
+def test_the_report_gives_quantities_a_numeric_text_baseline_and_marks_world_knowledge():
+    """A regression on the words and names beats the median by far where the names tell the value: a world
+    knowledge template (how tall a mug is) is marked so, another is marked as a shortcut; where the names tell
+    nothing the regression scores about what the median does."""
+    sizes = {"egg": 0.06, "apple": 0.08, "mug": 0.12, "bowl": 0.18, "book": 0.25, "laptop": 0.33}
+    names = sorted(sizes)
+    rng = random.Random(1)
+    stream = [
+        *quantities("metric-height", [sizes[names[k % 6]] for k in range(300)], lambda k: names[k % 6]),
+        *quantities("metric-gap", [2 * sizes[names[k % 6]] for k in range(300)], lambda k: names[k % 6]),
+        *quantities("metric-distance-centres", [math.exp(rng.uniform(math.log(0.05), math.log(1.5))) for _ in range(300)], lambda k: names[k % 6]),
+    ]
+    tally = AnswerTally(0)
+    for q in stream:
+        tally.add({**q, "qid": f"{q['template']}-{q['qid']}"})
+    made = report(0, tally)
+    templates = {g["template"]: g for g in made["questions"]["templates"]}
+    height, gap, centres = (templates[t] for t in ("metric-height", "metric-gap", "metric-distance-centres"))
+    assert height["world_knowledge"] and height["text_prior"] > 0.9 and height["text_chance"] < 0.5
+    assert gap["text_shortcut"] and not gap["world_knowledge"] and gap["text_prior"] > gap["text_chance"] + 0.3
+    assert not centres["text_shortcut"] and abs(centres["text_prior"] - centres["text_chance"]) < 0.05, centres
+    assert made["questions"]["validation_questions"] == 0  # an MRA is no accuracy: the overall text prior leaves quantities out
+    table = markdown(made).split("## Quantities")[1]
+    rows = {line.split(" | ")[0][2:]: line for line in table.splitlines() if line.startswith("| metric")}
+    assert "| world knowledge |" in rows["metric-height"] and "| above guess |" in rows["metric-gap"]
+    assert "above guess" not in rows["metric-distance-centres"] and "text MRA" in table
+    assert "the text alone beats guessing on metric-gap" in one_line(made)
+
+
+def test_the_reader_samples_what_balance_kept_evenly():
+    """The reader's sample of a template is drawn apart from balance's own draw: sharing it, the sample of a
+    balanced template would be its questions of smallest draw, which every answer keeps, and so read the answers
+    as they were before balancing."""
+    stream = reader_stream(3000, lambda f, k: "mug", lambda f, k: 0 if f % 5 else 1)[::5]  # 80 % zero
+    for q in stream:
+        q["answer_type"] = "number"
+    kept = list(BalancePlan.of(stream, 0).kept(stream))
+    tally = AnswerTally(0)
+    for q in kept:
+        tally.add(q)
+    group = report(0, tally)["questions"]["templates"][0]
+    assert len(kept) > SAMPLE and group["best_constant"] == pytest.approx(0.5, abs=0.03)
+    assert group["text_chance"] == pytest.approx(group["best_constant"], abs=0.04)
+
+
+def turned_view(seed: int) -> tuple[dict, dict]:
+    """A scene and another view of it, turned round its table: four objects (an apple on a book) whose left/right
+    and front/behind pairs the turn keeps or turns round at random, with the real size and what stands on what."""
+    rng = random.Random(seed)
+    names = ["book", "apple", "mug", "lamp"]
+    objects = [{**obj(n, 0.1 * i, 0.0, (0.1 + 0.05 * i,) * 3), "size_m": [0.1 + 0.05 * i] * 3} for i, n in enumerate(names)]
+    first = scene(f"rnd{seed}-{seed:07d}", objects, camera={**look_at_camera((0.0, -2.2, 1.6), (0.0, 0.0, 0.8)), "azimuth_deg": 0.0})
+    second = {**scene(f"{first['id']}-view2", objects, camera={**look_at_camera((1.1, -1.9, 1.6), (0.0, 0.0, 0.8)), "azimuth_deg": 30.0}),
+              "view": {"of": first["id"]}}  # fmt: skip
+    for record in (first, second):
+        record["relations"] = {"on": [["apple", "book"]], "bigger": [[b, a] for a, b in itertools.combinations(names, 2)]}
+    for key, converse in (("left_of", "right_of"), ("in_front_of", "behind")):
+        first["relations"][key], second["relations"][key] = [], []
+        for a, b in itertools.combinations(names, 2):
+            turned = rng.random() < 0.3  # a turn keeps most pairs: left stays left
+            first["relations"][key].append([a, b])
+            second["relations"][key].append([b, a] if turned else [a, b])
+        for record in (first, second):
+            record["relations"][converse] = [[b, a] for a, b in record["relations"][key]]
+    return first, second
+
+
+def test_a_view_asks_what_still_holds_as_often_yes_as_no_per_relation_and_never_what_cannot_change():
+    """Across two views left and right mostly stay, and on, in and which is bigger always do: balanced over every
+    relation together, "still to the left of" read yes and "still bigger" was always yes."""
+    asked = [q for seed in range(30) for q in view_questions(*turned_view(seed)) if q["template"] == "still-holds"]
+    by = Counter((q["scene_id"], q["relation"], q["answer"]) for q in asked)
+    assert {q["relation"] for q in asked} == {"left_of", "right_of", "in_front_of", "behind"} and len(asked) > 60
+    for view, relation, answer in by:
+        assert by[(view, relation, True)] == by[(view, relation, False)], (view, relation)
+
+
+def touching_scene(seed: int) -> dict:
+    """Five small things on the table, some pairs touching: a random record with its relations off the plane."""
+    rng = random.Random(seed)
+    names = rng.sample(["apple", "egg", "lemon", "strawberry", "tomato", "orange"], 5)
+    objects = [obj(n, -0.4 + 0.2 * i, 0.0, (0.06, 0.06, 0.06)) for i, n in enumerate(names)]
+    made = scene(f"rnd{seed}-{seed:07d}", objects)
+    touching = [[a, b] for a, b in itertools.combinations(names, 2) if rng.random() < 0.3]
+    made["relations"] = {"left_of": [], "in_front_of": [], "on": [], "inside": [], "above": [], "touching": [*touching, *([b, a] for a, b in touching)]}
+    return made
+
+
+def test_a_touching_pairs_order_says_nothing_of_its_answer():
+    """A touching pair was asked in the order the scene lists its objects, and the pair apart beside it shares
+    only one of them: the object listed first (a carrier, any object before the leftmost of several) came
+    first in every yes and in few of the noes."""
+    catalog, listed_first = load_catalog(), Counter()
+    for seed in range(80):
+        record = touching_scene(seed)
+        order = [o["name"] for o in record["objects"]]
+        ask = Asker(record["id"], "image", order, image=record["file_name"])
+        skills.support(ask, SceneGeometry.from_record(record, catalog))
+        for q in ask.made:
+            x, y = q["objects"]
+            listed_first[q["answer"], order.index(x) < order.index(y)] += 1
+    for answer in (True, False):
+        share = listed_first[answer, True] / (listed_first[answer, True] + listed_first[answer, False])
+        assert 0.35 < share < 0.65, (answer, listed_first)
+
+
+def test_a_carrier_hidden_only_by_its_load_is_not_asked_whether_it_is_hidden():
+    """A book with an apple on it is partly hidden in nearly every scene that loads it: "is the book partly
+    hidden?" would be yes by its name. A mug behind a lamp is asked (beside a visible object), and what hides
+    part of the book still is."""
+    objects = [
+        obj("book", -0.3, 0.0, (0.25, 0.18, 0.05), visible=0.8),
+        obj("apple", -0.3, 0.0, (0.08, 0.08, 0.08), visible=1.0),
+        obj("mug", 0.3, 0.2, (0.12, 0.08, 0.1), visible=0.6),
+        obj("lamp", 0.3, -0.1, (0.2, 0.2, 0.45), visible=1.0),
+    ]
+    objects[1]["box3d"]["center_m"][2] += 0.05
+    for o, by in zip(objects, (["apple"], [], ["lamp"], [])):
+        o["covered_by"] = by
+    record = scene("rnd9-0000007", objects)
+    relations = {"on": [["apple", "book"]], "inside": [], "above": [], "touching": [["apple", "book"], ["book", "apple"]]}
+    record["relations"] = {"left_of": [], "in_front_of": [], **relations}
+    asked = {q["qid"].split("-img-")[1]: q["answer"] for q in scene_questions(record, load_catalog()) if q["skill"] == "occlusion"}
+    assert asked["occl-mug"] is True and False in {asked.get("occl-lamp"), asked.get("occl-apple")}
+    assert "occl-book" not in asked and asked["occl-by-book"] == ["apple"]

@@ -21,6 +21,11 @@ The rule, per template (one wording pattern, whatever objects it names and whate
    (chance 1);
 4. of an answer over its cap, the c questions of smallest rank are kept (a second pass, a scene at a time).
 
+A quantity's stated answers ("23" cm) are near-unique, so its answer is its bin (`QuantityBins`): its exact
+value's place among `BINS` bins of equal width in log value between its template's `TAILS` and 1 - `TAILS`
+quantiles in the first pass (the values beyond go to the end bins). Evening the bins out spreads what is kept
+across the template's range, so that no typical value is a good constant guess. A quantity has no text keys.
+
 The decision depends only on the counts, the seed, the questions' ids and their words: the same stream and
 seed keep the same questions, another seed keeps others. The first pass holds a few numbers per question
 (its answer, its unit's keys, weight and draw), not the questions.
@@ -31,6 +36,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import itertools
+import math
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
@@ -39,6 +45,9 @@ from tabletest.prompts.hierarchy.text_keys import KeyBalance, answer_key, answer
 
 TOLERANCE = 0.02  # how far above 1/k a kept answer's share may be
 MIN_SHARE = 0.01  # an answer given to this share of a template's questions stays: a rarer one may be dropped
+CELL = 1.01  # a quantity's exact value is counted in log-spaced cells this ratio wide (finer than its stated digits) ...
+BINS = 6  # ... and balanced in this many bins of equal width in log value ...
+TAILS = 0.05  # ... between these quantiles of its template's values
 
 
 def draw(seed: int, qid: str) -> float:
@@ -84,33 +93,77 @@ class Ranked:
         return low
 
 
+def cell_of(question: dict) -> int:
+    """A quantity's exact value as its log-spaced cell (values are lengths or angles, all positive)."""
+    return math.floor(math.log(question["exact"]["value"]) / math.log(CELL))
+
+
+@dataclass(frozen=True)
+class QuantityBins:
+    """A quantity template's bins: `BINS` of equal width in log value from its `TAILS` quantile to its 1 - `TAILS`
+    quantile, fixed from the cells of the first pass; a value beyond goes to the end bin on its side."""
+
+    low: int  # the first cell of the first bin
+    width: float  # cells per bin
+
+    @classmethod
+    def of(cls, cells: Counter) -> QuantityBins:
+        low, high = quantile(cells, TAILS), quantile(cells, 1 - TAILS)
+        return cls(low, (high - low + 1) / BINS)
+
+    def __call__(self, cell: int) -> int:
+        return min(BINS - 1, max(0, math.floor((cell - self.low) / self.width)))
+
+    def span(self, b: int) -> tuple[float, float]:
+        """The values bin `b` holds between its edges (the end bins hold the values beyond too)."""
+        return CELL ** (self.low + b * self.width), CELL ** (self.low + (b + 1) * self.width)
+
+
+def quantile(cells: Counter, q: float) -> int:
+    """The cell below which a share `q` of the counted values lie."""
+    ranked, total, seen = sorted(cells.items()), sum(cells.values()), 0
+    for cell, n in ranked:
+        seen += n
+        if seen >= q * total:
+            return cell
+    return ranked[-1][0]
+
+
 @dataclass(frozen=True)
 class BalancePlan:
-    """Per text key and net answer, its factor; per template and answer, the largest rank kept (none: dropped)."""
+    """Per text key and net answer, its factor; per template and answer (a quantity's: its bin), the largest rank
+    kept (none: dropped)."""
 
     seed: int
     factors: dict[tuple, dict[str, float]]
     thresholds: dict[str, dict[Hashable, float]]
     questions: int  # how many the first pass saw
+    bins: dict[str, QuantityBins]  # per quantity template
 
     @classmethod
     def of(cls, questions: Iterable[dict], seed: int) -> BalancePlan:
         """The plan for a stream of questions (the first pass)."""
-        units, draws, rows = [], [], []  # rows: per question, its template, answer and unit
-        answers: dict[str, Counter] = defaultdict(Counter)
+        units, draws, rows = [], [], []  # rows: per question, its template, answer (a quantity's cell) and unit
+        cells: dict[str, Counter] = defaultdict(Counter)  # per quantity template, its values' cells
         places: dict[str, set[str]] = defaultdict(set)  # a choice template's options, by place
         yes_no: dict[str, bool] = {}
         interned: dict[tuple, tuple] = {}
         for unit, members in _units(questions):
             for q in members:
                 template = q["template"]
-                rows.append((template, answer_key(q["answer"]), len(units)))
-                answers[template][rows[-1][1]] += 1
+                if q["answer_type"] == "quantity":
+                    cells[template][cell_of(q)] += 1
+                rows.append((template, cell_of(q) if q["answer_type"] == "quantity" else answer_key(q["answer"]), len(units)))
                 yes_no[template] = q["answer_type"] == "yes/no"
                 if q["answer_type"] == "choice":
                     places[template].add(read_as(q))
             units.append((members[0].get("scene_of") or members[0]["scene_id"], nets(members, interned)))
             draws.append(draw(seed, unit))
+        bins = {template: QuantityBins.of(counted) for template, counted in cells.items()}
+        rows = [(t, bins[t](answer) if t in bins else answer, i) for t, answer, i in rows]
+        answers: dict[str, Counter] = defaultdict(Counter)
+        for template, answer, _ in rows:
+            answers[template][answer] += 1
         reads = {t: sorted(places[t]) if t in places else [answer_label(a) for a in choose_caps(n, yes_no[t])] for t, n in answers.items()}
         factors = KeyBalance(units, reads).factors()
         weights = [weight(factors, unit) for _, unit in units]
@@ -122,7 +175,13 @@ class BalancePlan:
         for template, by_answer in ranks.items():
             caps = choose_caps({a: len(r) for a, r in by_answer.items()}, yes_no[template]) if by_answer else {}
             thresholds[template] = {a: sorted(by_answer[a])[c - 1] for a, c in caps.items()}
-        return cls(seed, factors, thresholds, len(rows))
+        return cls(seed, factors, thresholds, len(rows), bins)
+
+    def answer(self, question: dict) -> Hashable:
+        """The answer a question is balanced by: its gold answer's key, or a quantity's bin."""
+        if question["answer_type"] == "quantity":
+            return self.bins[question["template"]](cell_of(question))
+        return answer_key(question["answer"])
 
     def kept(self, questions: Iterable[dict]) -> Iterator[dict]:
         """The questions that stay, in their order (the second pass)."""
@@ -133,7 +192,7 @@ class BalancePlan:
                 weighed = weight(self.factors, nets(members))
                 rank = draw(self.seed, unit) / weighed if weighed > 0 else float("inf")
                 for question in members:
-                    threshold = self.thresholds.get(question["template"], {}).get(answer_key(question["answer"]))
+                    threshold = self.thresholds.get(question["template"], {}).get(self.answer(question))
                     if threshold is not None and rank <= threshold:
                         staying.add(id(question))
             yield from (q for q in asked if id(q) in staying)

@@ -3,17 +3,23 @@ type, frame), per answer type and per template: the answers' spread, chance, the
 a text-only reader reaches (`text_only`: a logistic regression on the question's words and the objects it
 names, fitted on some scene families and scored on the others). A template the reader beats guessing on by
 more than `SHORTCUT` is marked, and so is one that asks what the objects' names alone tell (real size: world
-knowledge, by design). Counting streams; the reader holds a fixed sample of each template, so memory grows
-with the distinct groups, answers and templates, never with the number of questions.
+knowledge, by design). A quantity's answers are the bins `--balance` evens out (`balance.QuantityBins`), so
+its chance and best constant tell how flat its values spread over its range; its text prior is a regression's
+mean relative accuracy, its guess the median's. Counting streams; the reader holds a fixed sample of each
+template, and a quantity's values are counted in log-spaced cells, so memory grows with the distinct groups,
+answers and templates, never with the number of questions.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
+from tabletest.prompts.hierarchy.balance import BINS, TAILS, QuantityBins, cell_of
 from tabletest.prompts.hierarchy.text_keys import KNOWN_BY_NAME, answer_key, answer_label
 from tabletest.prompts.hierarchy.text_only import FOLDS, SAMPLE, TextReader
 from tabletest.files.jsonl import atomic_output
@@ -31,17 +37,23 @@ class AnswerTally:
         self.templates: dict[str, Counter] = defaultdict(Counter)
         self.template_cells: dict[str, dict[Cell, None]] = defaultdict(dict)  # a wording may serve several skills
         self.phrasings: dict[str, set[int]] = defaultdict(set)  # the distinct phrasings each template was asked in
+        self.units: dict[str, str] = {}  # per quantity template, the unit of its exact values
         self.reader = TextReader(seed)
 
     def add(self, question: dict) -> None:
+        """Count a question: a quantity by its template and cell, binned once its template's values are in; the
+        text-only reader's overall figure is of the other questions (a quantity's is an MRA, no accuracy)."""
         cell = (question["skill"], question["answer_type"], question["frame"])
-        template, answer = question["template"], answer_key(question["answer"])
+        template, quantity = question["template"], question["answer_type"] == "quantity"
+        answer = Valued(template, cell_of(question)) if quantity else answer_key(question["answer"])
         self.cells[cell][answer] += 1
         self.templates[template][answer] += 1
         self.template_cells[template][cell] = None
         self.phrasings[template].add(question["phrasing"])
+        if quantity:
+            self.units[template] = question["exact"]["unit"]
         family = question.get("scene_of") or question["scene_id"]  # a scene with its views and partners
-        self.reader.add(question, family, (cell, template, (question["answer_type"],), None))
+        self.reader.add(question, family, (cell, template, (question["answer_type"],), *(() if quantity else (None,))))
 
     def through(self, questions: Iterable[dict]) -> Iterator[dict]:
         """The questions, unchanged, each added on its way through."""
@@ -49,15 +61,25 @@ class AnswerTally:
             self.add(question)
             yield question
 
-    def summary(self) -> dict:
+    def bins(self) -> dict[str, QuantityBins]:
+        """Each quantity template's bins, from its values counted here (as `--balance` fixes them from its first pass)."""
+        cells: dict[str, Counter] = defaultdict(Counter)
+        for template in self.units:
+            for valued, n in self.templates[template].items():
+                cells[template][valued.cell] += n
+        return {template: QuantityBins.of(counted) for template, counted in cells.items()}
+
+    def summary(self, bins: dict[str, QuantityBins] | None = None) -> dict:
         """The report section of what was added: every cell, answer type and template, those whose best constant
-        is furthest above chance first."""
+        is furthest above chance first; a quantity in `bins` (those of the questions before balancing), else in
+        its own."""
+        binning = Binning({**self.bins(), **(bins or {})}, self.units)
         scored = defaultdict(lambda: [0, 0, 0.0], self.reader.scores())
-        cells = [{**named(cell), **group(answers, cell[1], scored[cell])} for cell, answers in self.cells.items()]
+        cells = [{**named(cell), **group(binning.of(answers, binning.place), cell[1], scored[cell])} for cell, answers in self.cells.items()]
         templates = []
         for template, answers in self.templates.items():
             of = self.template_cells[template]
-            figures = group(answers, next(iter(of))[1], scored[template])
+            figures = group(binning.of(answers, binning.span), next(iter(of))[1], scored[template])
             templates.append({"template": template, **named(*of), "phrasings": len(self.phrasings[template]), **figures, **marks(template, figures)})
         types = sorted({cell[1] for cell in self.cells})
         return {
@@ -68,6 +90,45 @@ class AnswerTally:
             "cells": sorted(cells, key=lambda g: (g["skill"], g["answer_type"], str(g["frame"]))),
             "templates": sorted(templates, key=lambda g: (g["chance"] - g["best_constant"], g["template"])),
         }
+
+
+class Valued(NamedTuple):
+    """A quantity's answer as counted: its template and the log-spaced cell of its exact value."""
+
+    template: str
+    cell: int
+
+
+@dataclass(frozen=True)
+class Binning:
+    """The quantity templates' bins and units: what a counted value reads as in the report."""
+
+    bins: dict[str, QuantityBins]
+    units: dict[str, str]
+
+    def of(self, answers: Counter, label: Callable[[Valued], str]) -> Counter:
+        """The answers, each quantity counted as the `label` of its bin."""
+        made: Counter = Counter()
+        for answer, n in answers.items():
+            made[label(answer) if isinstance(answer, Valued) else answer] += n
+        return made
+
+    def span(self, value: Valued) -> str:
+        """Its bin as the values it holds: `12–17 cm`, `1.1–1.6 m`, `10–15 deg` (an end bin: `< 12 cm`, `≥ 1.6 m`)."""
+        bins, unit = self.bins[value.template], self.units[value.template]
+        b = bins(value.cell)
+        low, high = (_stated(v, unit) for v in bins.span(b))
+        return f"< {high}" if b == 0 else f"≥ {low}" if b == BINS - 1 else f"{low}–{high}"
+
+    def place(self, value: Valued) -> str:
+        """Its bin's place in its template's range (a cell holds several templates, each with its own range)."""
+        return f"bin {self.bins[value.template](value.cell) + 1} of {BINS}"
+
+
+def _stated(value: float, unit: str) -> str:
+    """A value in SI to two significant figures, centimetres below a metre."""
+    shown, unit = (value * 100, "cm") if unit == "m" and value < 1 else (value, unit)
+    return f"{float(f'{shown:.2g}'):g} {unit}"
 
 
 def marks(template: str, figures: dict) -> dict:
@@ -117,7 +178,7 @@ def report(seed: int, after: AnswerTally, before: AnswerTally | None = None) -> 
     head = {"seed": seed, "text_prior_split": {"by": "family", "folds": FOLDS, "seed": seed, "sample_per_template": SAMPLE}}
     if before is None:
         return {**head, "questions": after.summary()}
-    generated, kept = before.summary(), after.summary()
+    generated, kept = before.summary(), after.summary(before.bins())
     written = {g["template"]: g["n"] for g in kept["templates"]}
     kept_of = {g["template"]: (written.get(g["template"], 0), g["n"]) for g in generated["templates"]}
     shares = {t: {"kept": k, "of": n, "share": k / n} for t, (k, n) in kept_of.items()}
@@ -149,10 +210,18 @@ def markdown(made: dict) -> str:
         "- **guess**: what the reader would score without the words: 50% for yes/no, one over the options of a "
         "choice, else the best constant;",
         f"- **text reveals**: *above guess* where the text prior beats the guess by more than {SHORTCUT:.0%}; "
-        "*world knowledge* where the objects' names tell the answer by design (which is bigger in real life).",
+        "*world knowledge* where the objects' names tell the answer by design (which is bigger in real life, how "
+        "tall, long or wide an object is);",
+        f"- **quantities** (a length or an angle): the answers are {BINS} bins of equal width in log value between "
+        f"the template's {TAILS:.0%} and {1 - TAILS:.0%} quantiles before balancing (the end bins hold the values "
+        "beyond), which `--balance` evens out; **flat** is one over the bins, **fullest bin** the share of the fullest "
+        "(how far from flat the values spread over the range); **text MRA** is the mean relative accuracy (as "
+        "`tabletest score` scores it) of a ridge regression of the log value on the same words and names, fitted on "
+        "the other scene families, and **median MRA** that of the other families' median value, the best constant; "
+        "text reveals compares the two.",
         "",
         "Text prior per answer type: "
-        + "; ".join(f"{t['answer_type']} {_percent(t['text_prior'])} (guess {_percent(t['text_chance'])})" for t in after["answer_types"])
+        + "; ".join(_type_prior(t) for t in after["answer_types"])
         + ".",
     ]
     if before is not None:
@@ -164,17 +233,37 @@ def markdown(made: dict) -> str:
         ]
     keys = ("skill", "answer_type", "frame")
     lines += ["", "## Cells (skill, answer type, frame)", "", *_table(keys, after["cells"], before and before["cells"])]
-    lines += ["", "## Templates", "", *_table(("template", *keys), after["templates"], before and before["templates"])]
+    for title, quantity in (("Templates", False), ("Quantities", True)):
+        chosen = [_of_type(section["templates"], quantity) for section in (after, before) if section is not None]
+        if chosen[-1]:
+            names = QUANTITY_FIGURES if quantity else FIGURES
+            lines += ["", f"## {title}", "", *_table(("template", *keys), chosen[0], chosen[1] if before else None, names)]
     return "\n".join(lines) + "\n"
 
 
-def _table(keys: tuple[str, ...], after: list[dict], before: list[dict] | None) -> list[str]:
-    """Rows in `before`'s order where there is one (a group balancing dropped shows 0 kept), else `after`'s."""
+FIGURES = ("chance", "best constant", "text prior", "guess", "answers")
+QUANTITY_FIGURES = ("flat", "fullest bin", "text MRA", "median MRA", "bins")
+
+
+def _of_type(templates: list[dict], quantity: bool) -> list[dict]:
+    return [g for g in templates if (g["answer_type"] == "quantity") == quantity]
+
+
+def _type_prior(figures: dict) -> str:
+    """An answer type's text prior and guess: a quantity's as MRAs."""
+    if figures["answer_type"] == "quantity":
+        return f"quantity text MRA {_percent(figures['text_prior'])} (median {_percent(figures['text_chance'])})"
+    return f"{figures['answer_type']} {_percent(figures['text_prior'])} (guess {_percent(figures['text_chance'])})"
+
+
+def _table(keys: tuple[str, ...], after: list[dict], before: list[dict] | None, names: tuple[str, ...] = FIGURES) -> list[str]:
+    """Rows in `before`'s order where there is one (a group balancing dropped shows 0 kept), else `after`'s;
+    `names` heads the figures' columns and the answers'."""
     kept = {tuple(g[k] for k in keys): g for g in after}
-    wordings = any("phrasings" in g for g in after)  # templates: how many phrasings their questions came in
+    wordings = any("phrasings" in g for g in before or after)  # templates: how many phrasings their questions came in
     figures = ("chance", "best_constant", "text_prior", "text_chance")
     columns = [k.replace("_", " ") for k in keys] + [*(["phrasings"] if wordings else []), "n", *(["kept"] if before else [])]
-    columns += ["chance", "best constant", "text prior", "guess", *(["text reveals"] if wordings else []), "answers"]
+    columns += [*names[:4], *(["text reveals"] if wordings else []), names[4]]
     rows = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
     for first in before or after:
         now = kept.get(tuple(first[k] for k in keys)) if before else first

@@ -4,7 +4,8 @@ inside the bowl?" answered yes is paired with "Is the egg inside the mug?" where
 and is not, never with "Is the bowl inside the egg?", which the names alone answer (small things go in big
 things). Each positive takes the candidate most like it (the same object in the same place first), drawn by
 a stream of the scene's own among equals, and each candidate serves one positive; a positive with no
-candidate is asked alone, and `--balance` evens its template out.
+candidate is asked alone, and `--balance` evens its template out. A yes that a name gives away in nearly
+every scene, whatever its pair, is not asked (`under_its_load`).
 """
 
 from __future__ import annotations
@@ -76,9 +77,20 @@ def sharing(held: Sequence[Pair], unheld: Sequence[Pair], rng: random.Random) ->
     for a, b in held:
         best = max((((x, y), c) for x, y in ((a, b), (b, a)) for c in left), key=lambda pn: alike(*pn), default=None)
         if best is not None and alike(*best) >= 3:
-            made.append(best)
             left = [c for c in left if unordered(c) != unordered(best[1])]
+            # both turned round on a coin: the first way found puts the object listed first first, and a name
+            # listed last (the leftmost of several) would read as the "no"'s
+            made.append((best[0][::-1], best[1][::-1]) if rng.random() < 0.5 else best)
     return made
+
+
+def under_its_load(g: SceneGeometry, t: Thing) -> bool:
+    """Whether all that covers part of t (as the render saw it, else the one box overlapping its own) stands on,
+    in or above it: a carrier is partly hidden by its load in nearly every scene that loads it, so "is the book
+    partly hidden?" would be answered yes by its name."""
+    things = {u.label: u for u in g.things}
+    covering = [things.get(label) for label in t.covered_by] if t.covered_by is not None else g.occluders(t) or []
+    return bool(covering) and all(u is not None and any(g.off_plane(key, u, t) for key in CARRIED) for u in covering)
 
 
 def stream(scene_id: str, what: str) -> random.Random:

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from tabletest.layout.instances import kind_of
 from tabletest.truth.scene_facts import SceneGeometry, Thing
-from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream
+from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream, under_its_load
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.truth.relation_table import BY_KEY
@@ -386,11 +386,13 @@ def between(ask: Asker, g: SceneGeometry) -> None:
 
 def occlusion(ask: Asker, g: SceneGeometry) -> None:
     """Is an object partly hidden (paired with one that is not, the nearest to it in size: small things are
-    hidden more often, and the names would tell), and by what."""
+    hidden more often, and the names would tell; not a carrier hidden only by its load, which its name
+    tells), and by what."""
     things = named(g)
     hidden = [t for t in things if g.hidden(t) is True]
     clear = [t for t in things if g.hidden(t) is False]
-    for h, c in zip(hidden, matched(hidden, clear, similar_size, stream(ask.scene_id, "occlusion"))):
+    asked = [t for t in hidden if not under_its_load(g, t)]
+    for h, c in zip(asked, matched(asked, clear, similar_size, stream(ask.scene_id, "occlusion"))):
         if c is None:
             continue
         for x in (h, c):

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 TRIGGER = 2.0  # a key is capped where its answers lean further than this many times its families' own spread ...
 SLACK = 1.0  # ... and then down to this many
 ROUNDS = 2  # rounds over the keys (each caps every key; the second evens out what the first left)
-KNOWN_BY_NAME = ("size-choice",)  # which is bigger in real life: the names tell, as the template intends
+# which is bigger in real life, and how tall, long or wide an object is: the names tell, as the template intends
+KNOWN_BY_NAME = ("size-choice", "metric-height", "metric-length", "metric-width")
 Key = tuple[str, str, int, str]  # template, relation stated (or ""), place, name
 
 
@@ -59,9 +60,10 @@ def read_as(question: dict) -> str:
 def text_keys(question: dict) -> list[Key]:
     """Each object named, in its place, with the relation where the words state it and it is no option ("Is the
     egg on top of the book?"; not the "left" of "left or right?"). None for a template whose answers are names,
-    nor for one that asks what the names tell by design."""
+    nor for a quantity (its answer is a bin of its template's range, fixed only once the first pass is over), nor
+    for one that asks what the names tell by design."""
     template = question["template"]
-    if question["answer_type"] == "names" or template in KNOWN_BY_NAME:
+    if question["answer_type"] in ("names", "quantity") or template in KNOWN_BY_NAME:
         return []
     relation, options = question["relation"], question.get("options") or ()
     stated = re.search(rf"\b{re.escape(relation)}\b", asked(question)) and not any(relation in o for o in options)

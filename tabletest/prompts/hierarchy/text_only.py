@@ -9,6 +9,10 @@ Families (a scene with its views and counterfactual partners, which repeat most 
 `FOLDS` folds by a hash of the seed and the scene's id; each fold is scored by a model fitted on the others,
 so every question sampled is scored once and no family is both learnt and scored. scikit-learn is imported
 only when a report is made.
+
+A quantity (a length, an angle) is read by a ridge regression on the same features (its penalty chosen by
+leave-one-out within the other folds), predicting the log of its exact value, and scored by its mean relative accuracy (MRA, as `tabletest score` scores it) beside the MRA of
+the median of the other folds' values, the best constant a reader of the other scenes could give.
 """
 
 from __future__ import annotations
@@ -18,13 +22,15 @@ import heapq
 import re
 import warnings
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tabletest.prompts.hierarchy.balance import draw
 from tabletest.prompts.hierarchy.text_keys import asked, read_as
+from tabletest.score.quantities import closeness
 
 FOLDS = 5
 SAMPLE = 1000  # questions per template the reader learns from and is scored on (the same ones for the same stream)
+PENALTIES = (0.1, 1.0, 10.0, 100.0, 1000.0)  # the ridge penalties a quantity's regression chooses from
 WORD = re.compile(r"[a-z]+")
 Said = tuple[str, tuple[str, ...], tuple[str, ...]]  # the question's words, the objects it names, its options
 
@@ -59,6 +65,8 @@ class Read:
     label: str = field(compare=False)
     options: int = field(compare=False)  # a choice's options; 0 for other questions
     groups: tuple[Hashable, ...] = field(compare=False)
+    value: float | None = field(compare=False, default=None)  # a quantity's exact value (metres or degrees)
+    kind: str = field(compare=False, default="length")  # a quantity's: length or angle, as `closeness` scores it
 
 
 class TextReader:
@@ -69,27 +77,34 @@ class TextReader:
         self.sampled: dict[str, list[tuple[float, Read]]] = {}  # per template, a max-heap of the smallest draws
 
     def add(self, question: dict, family: str, groups: tuple[Hashable, ...]) -> None:
-        rank = (draw(self.seed, question["qid"]), question["qid"])
+        rank = (draw(self.seed, f"sample:{question['qid']}"), question["qid"])  # not balance's draw, which decides what stays
         heap = self.sampled.setdefault(question["template"], [])
         if len(heap) == SAMPLE and heap[0][1].rank < rank:
             return
-        choice = question["answer_type"] == "choice"
-        read = Read(rank, fold(self.seed, family), said(question), read_as(question), len(question["options"]) if choice else 0, groups)
+        choice, exact = question["answer_type"] == "choice", question.get("exact")
+        options = len(question["options"]) if choice else 0
+        read = Read(rank, fold(self.seed, family), said(question), read_as(question), options, groups)
+        if exact is not None:
+            read = replace(read, value=exact["value"], kind="angle" if exact["unit"] == "deg" else "length")
         (heapq.heapreplace if len(heap) == SAMPLE else heapq.heappush)(heap, (-rank[0], read))
 
     def scores(self) -> dict[Hashable, list[float]]:
-        """Per group: [questions scored, right, what guessing scores summed (`_guess`)]."""
+        """Per group: [questions scored, right, what guessing scores summed (`_guess`)]; a quantity's right is
+        the regression's MRA, its guess the median's."""
         scored: dict[Hashable, list[float]] = {}
         for template in sorted(self.sampled):
             reads = sorted(item[1] for item in self.sampled[template])
-            right = predict_out_of_fold(reads)
-            guess = _guess(reads)
-            for read, hit in zip(reads, right):
+            if reads[0].value is None:
+                guess = _guess(reads)
+                pairs = [(float(hit), guess(read)) for read, hit in zip(reads, predict_out_of_fold(reads))]
+            else:
+                pairs = regress_out_of_fold(reads)
+            for read, (hit, guessed) in zip(reads, pairs):
                 for group in read.groups:
                     tally = scored.setdefault(group, [0, 0, 0.0])
                     tally[0] += 1
                     tally[1] += hit
-                    tally[2] += guess(read)
+                    tally[2] += guessed
         return scored
 
 
@@ -130,6 +145,29 @@ def predict_out_of_fold(reads: list[Read]) -> list[bool]:
             model.fit(x[train], labels[train])
         right[test] = model.predict(x[test]) == labels[test]
     return right.tolist()
+
+
+def regress_out_of_fold(reads: list[Read]) -> list[tuple[float, float]]:
+    """Per quantity, the MRA of a ridge regression of its log value on its features, fitted on the other folds,
+    and the MRA of the other folds' median value; 0 and 0 where the other folds hold none. Fewer than `FOLDS`
+    questions there leave the regression nothing to choose its penalty by: it gives the median."""
+    import numpy as np
+    from sklearn.linear_model import RidgeCV
+
+    x, folds = matrix(reads), np.array([r.fold for r in reads])
+    logs = np.log([r.value for r in reads])
+    scored = [(0.0, 0.0)] * len(reads)
+    for k in range(FOLDS):
+        train, test = np.flatnonzero(folds != k), np.flatnonzero(folds == k)
+        if not len(test) or not len(train):
+            continue
+        median = float(np.exp(np.median(logs[train])))
+        fitted = len(train) >= FOLDS and RidgeCV(alphas=PENALTIES).fit(x[train], logs[train])
+        predicted = np.exp(fitted.predict(x[test])) if fitted else np.full(len(test), median)
+        for i, guess in zip(test, predicted):
+            truth, kind = reads[i].value, reads[i].kind
+            scored[i] = (closeness(float(guess), truth, kind).mra, closeness(median, truth, kind).mra)
+    return scored
 
 
 def matrix(reads: list[Read]):
