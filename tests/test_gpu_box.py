@@ -32,6 +32,7 @@ from tabletest.files.run_output import read_runs
 from tabletest.files.settings import settings_differences
 
 from conftest import REPO, run_cli
+from processes import alive
 
 # A kernel as small as PTX allows, of the ISA version Cycles' own PTX is compiled for.
 TINY_PTX = b""".version 7.0
@@ -287,15 +288,6 @@ def slow_ptx(chain: int) -> bytes:
     return "\n".join([*head, *body, f"\tst.global.f32 [%rd1], %f{chain + 1};", "\tret;", "}", ""]).encode()
 
 
-def running(pid: int) -> bool:
-    """Whether a process runs (a zombie no longer does), read from /proc."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] not in "ZX"
-
-
 def ptxas_children(parent: int) -> list[int]:
     """The running ptxas processes whose parent is `parent`."""
     found = []
@@ -333,9 +325,9 @@ def test_a_kill_9_mid_compile_takes_ptxas_along_and_the_next_run_removes_its_tem
     run.kill()
     run.communicate()
     try:
-        assert wait_for(lambda: not any(map(running, ptxas)), 1), "ptxas outlived a kill -9 of tabletest kernels"
+        assert wait_for(lambda: not any(map(alive, ptxas)), 1), "ptxas outlived a kill -9 of tabletest kernels"
     finally:
-        for pid in filter(running, ptxas):
+        for pid in filter(alive, ptxas):
             os.kill(pid, signal.SIGKILL)
     left = f".kernel_sm_90-{slow_digest}.cubin.zst.{host()}.{run.pid}.tmp"
     assert [p.name for p in (cache / "blender-5.0").iterdir()] == [left]  # named for its dead owner

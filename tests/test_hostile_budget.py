@@ -25,7 +25,7 @@ from tabletest.layout.random_set import make_random_set
 
 from conftest import REPO, run_cli
 from test_merge import NAMES, big_parts
-from test_render_pace import alive, descendants
+from processes import alive, descendants
 
 TOP = load_config().table.height_m
 RES = (512, 384)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run_cli
+from processes import alive
 
 GOLDEN = REPO / "tests" / "fixtures" / "random-golden"
 MARK = "__hostile__"
@@ -167,14 +168,6 @@ def children(pid: int) -> set[int]:
     return found
 
 
-def running(pid: int) -> bool:
-    """Whether `pid` still runs (an exited process nobody reaped yet does not)."""
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def test_the_gallerys_workers_end_when_the_gallery_is_killed(tmp_path):
     folder = grown(tmp_path, 240)
     gallery_run = subprocess.Popen(
@@ -191,11 +184,11 @@ def test_the_gallerys_workers_end_when_the_gallery_is_killed(tmp_path):
         os.kill(gallery_run.pid, signal.SIGKILL)
         gallery_run.wait(timeout=30)
         deadline = time.monotonic() + 10
-        while any(map(running, workers)) and time.monotonic() < deadline:
+        while any(map(alive, workers)) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not any(map(running, workers)), f"workers {sorted(filter(running, workers))} outlived the killed gallery"
+        assert not any(map(alive, workers)), f"workers {sorted(filter(alive, workers))} outlived the killed gallery"
     finally:
-        for pid in filter(running, workers):
+        for pid in filter(alive, workers):
             os.kill(pid, signal.SIGKILL)
         if gallery_run.poll() is None:
             gallery_run.kill()

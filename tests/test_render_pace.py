@@ -22,6 +22,7 @@ from tabletest.render.supervisor import Finisher, Outcome
 from tabletest.truth.visibility import SUPERSAMPLE, visibility
 
 from conftest import REPO, run_cli
+from processes import alive, descendants
 
 pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
 
@@ -81,28 +82,6 @@ def test_the_finisher_writes_the_png_elsewhere_and_reports_a_hand_over_it_cannot
     with Image.open(tmp_path / ".a.png.tmp") as png:
         assert png.format == "PNG" and np.array_equal(np.asarray(png), rgb)
     assert not failed.ok and failed.error.startswith("writing its files failed: FileNotFoundError")
-
-
-def descendants(pid: int) -> set[int]:
-    parents = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_no_process_of_a_run_outlives_it_when_it_is_killed_with_minus_9(tmp_path, builtin_assets):
