@@ -366,3 +366,19 @@ def test_answers_to_questions_about_two_images_are_read(options, response, parse
     question = {"answer_type": "choice", "options": options, "answer": options[0], "scene_objects": ["mug", "apple", "bowl"]}
     judged = judge_question(question, response, load_lexicon(CATALOG))
     assert (judged.parsed if judged.status != "unparsed" else None) == parsed
+
+
+def test_which_image_is_asked_of_a_side_only_where_the_other_image_shows_the_opposite():
+    """The mug left of the lamp in the first image: "which image shows it to the left?" is asked where the
+    second shows it to the right, not where the second has the pair within its margin (neither left nor right)."""
+    from tabletest.prompts.hierarchy.pairs import pair_questions
+
+    def asked(became_true: dict) -> list[str]:
+        scene = {"id": "rnd0-0000000", "file_name": "images/rnd0-0000000.png", "objects": [{"name": "mug"}, {"name": "lamp"}],
+                 "relations": {"left_of": [["mug", "lamp"]]}}  # fmt: skip
+        change = {"kind": "move", "objects": ["mug"], "became_false": {"left_of": [["mug", "lamp"]]}, "became_true": became_true}
+        partner = {**scene, "id": "rnd0-0000000-move", "file_name": "images/rnd0-0000000-move.png", "counterfactual": change}
+        return [q["answer"] for q in pair_questions(scene, partner) if q["template"] == "which-image"]
+
+    assert asked({"right_of": [["mug", "lamp"]]}) == ["first", "second"]  # turned round: left in the first, right in the second
+    assert asked({}) == []  # into the margin: the second image shows neither

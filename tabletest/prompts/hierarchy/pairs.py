@@ -82,7 +82,7 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns(), seed: int
     for side, image in (("became_false", "first"), ("became_true", "second")):
         for key, (words, frame) in WORDED.items():
             for a, b in change.get(side, {}).get(key, []):
-                if a in hidden or b in hidden or a not in both or b not in both:
+                if a in hidden or b in hidden or a not in both or b not in both or not _turned_round(change, side, key, [a, b]):
                     continue
                 ask.ask(
                     f"which-{key}-{a}-{b}", one("which-image", f"Which image shows the {a} {words} the {b}, the first or the second?"),
@@ -116,13 +116,21 @@ def _named(record: dict) -> list[str]:
     return [label for label in map(label_of, record["objects"]) if SEPARATOR not in label]
 
 
+def _turned_round(change: dict, side: str, key: str, pair: list[str]) -> bool:
+    """Whether the other image shows the opposite of a viewer relation that held in one (left in one, right in
+    the other), not the pair inside its margin, which shows neither and would answer "which image" both ways;
+    on and in hold or do not."""
+    other = "became_true" if side == "became_false" else "became_false"
+    return key not in CONVERSE or pair in change.get(other, {}).get(CONVERSE[key], [])
+
+
 def _answered_in_both(change: dict, side: str, key: str, pair: list[str]) -> bool:
     """Whether "Is A <key> B?" has an answer in both images: a viewer relation that held in both, or turned
     round (not one that went into or came out of a margin, where one image has no answer); on or in, which
     hold or do not. A turned-round pair is asked once, from the image where it held first."""
     if key not in CONVERSE or side == "unchanged":
         return True
-    return side == "became_false" and pair in change.get("became_true", {}).get(CONVERSE[key], [])
+    return side == "became_false" and _turned_round(change, side, key, pair)
 
 
 def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 0, phrasings: Phrasings = "one") -> list[dict]:
