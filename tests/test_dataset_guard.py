@@ -197,6 +197,38 @@ def test_sigterm_and_ctrl_c_stop_cleanly_and_the_same_command_resumes(tmp_path, 
         assert [r["status"] for r in read_runs(out)] == ["interrupted", "complete"]
 
 
+# A render whose signal lands inside a commit: after the second image's record is written, before its PNG
+# is moved into place (`RunOutput.commit`), as a Ctrl-C on a busy machine can.
+CUT_SHORT = """
+import os, sys
+from pathlib import Path
+from tabletest.cli import main
+images, moved, real = Path(sys.argv[1]) / "images", [], os.replace
+def replace(source, target):
+    if Path(target).parent == images and Path(target).suffix == ".png" and len(moved) == 1:
+        moved.append(target)
+        raise KeyboardInterrupt
+    if Path(target).parent == images:
+        moved.append(target)
+    real(source, target)
+os.replace = replace
+sys.argv = ["tabletest", *sys.argv[2:]]
+main()
+"""
+
+
+def test_a_stop_between_a_record_and_its_image_keeps_the_image(tmp_path, assets):
+    out = tmp_path / "out"
+    args = render_args(out, assets, "--objects", "2", "--limit", "4")
+    stopped = subprocess.run([sys.executable, "-c", CUT_SHORT, str(out), *args], cwd=REPO, capture_output=True, text=True)
+    assert stopped.returncode == 130 and "interrupted by SIGINT: 2 image(s) kept" in stopped.stderr, stopped.stderr
+    kept = [json.loads(line)["file_name"] for line in lines(out)]
+    assert len(kept) == 2 and all((out / name).is_file() for name in kept)  # moved into place, not thrown away
+    resumed = run_cli(*args)
+    assert resumed.returncode == 0 and "2 already done" in resumed.stderr, resumed.stderr
+    assert len(lines(out)) == 4
+
+
 def test_a_signal_to_the_whole_process_group_stops_cleanly(tmp_path, assets):
     """`timeout` and `scancel` signal the run's process and then its whole process group, and an impatient
     operator signals again: the run gets SIGTERM several times while it stops, its workers once; it still

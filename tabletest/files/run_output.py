@@ -119,9 +119,9 @@ class RunOutput:
         return done
 
     def discard_temporaries(self) -> list[Path]:
-        """Remove the temporary and hand-over files of images not committed (all of them once a run has stopped:
-        a committed image's were renamed with its commit), so a run stopped by a full disk leaves no hidden file
-        holding the space it asks the user to free. Returns what it removed."""
+        """Remove every temporary and hand-over file, so that a run stopped by a full disk leaves no hidden file
+        holding the space it asks the user to free; only once each committed image was moved into place (a
+        whole run's were with their commits; `recover` moves those a signal cut short). Returns what it removed."""
         removed = []
         for folder in (self.images, self.masks, self.depth):
             for path in folder.iterdir() if folder.is_dir() else ():

@@ -200,8 +200,12 @@ def _locked_run(
         complete = recorder.rendered + recorder.failed + sum(run.not_made.values()) == pending  # a view or partner not made is done
         try:
             output.close(sort=complete)
-        finally:
-            output.discard_temporaries()  # a stopped run's half-made images: a full disk gets its space back
+        finally:  # a stopped run's half-made images go, so a full disk gets its space back; a signal that landed
+            # between a record and its images' renames leaves them to be moved into place, never discarded
+            if complete:
+                output.discard_temporaries()
+            else:
+                output.recover()
         rendered = output.committed() - len(done)  # exact even when a signal lands mid-commit
         ended = time.time()
         wall = ended - started
