@@ -2,13 +2,16 @@
 # The test suite on every Blender TableTest supports, one venv per Python:
 #   Python 3.11 + bpy 5.0.1 (Blender 5.0) and Python 3.13 + bpy 5.2.x (Blender 5.2).
 # Each venv gets `pip install -e '.[render,dev]'`, then the test prerequisites, then pytest.
-# The Pythons run side by side, each into its own log, printed when all have ended (the SLURM tests
-# in the first one only). Exits non-zero if any suite (or any setup) fails, and ends with pytest's
+# The Pythons run side by side, each into its own log, printed when all have ended. They share the
+# suite: each test file runs on one of them, chosen to even out their time (tests/conftest.py's
+# `lane_files`; the SLURM tests in the first), but for the few every Python runs (EVERY_LANE), so every
+# test runs and each lane takes about half; TABLETEST_SPLIT=0 runs every test on every Python. Exits non-zero if any suite (or any setup) fails, and ends with pytest's
 # closing line per Python and the names of the tests that failed.
 #
 #   scripts/test.sh                 # both suites (the README's test command, and .ci/run's)
 #   scripts/test.sh -x -k render    # arguments go to pytest
-#   TABLETEST_PYTHONS=3.13 scripts/test.sh
+#   TABLETEST_PYTHONS=3.13 scripts/test.sh   # one Python: the whole suite on it
+#   TABLETEST_SPLIT=0 scripts/test.sh         # the whole suite on each Python
 #
 # The venvs live in $TABLETEST_VENVS (default: .venvs/ in the clone, ignored by git). A venv is
 # (re)installed only when pyproject.toml has changed since, so a rerun goes straight to the tests.
@@ -16,6 +19,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 VENVS=${TABLETEST_VENVS:-.venvs}
 PYTHONS=${TABLETEST_PYTHONS:-3.11 3.13}
+read -ra PYTHON_LIST <<<"$PYTHONS"
+LANES=${#PYTHON_LIST[@]}
+[[ ${TABLETEST_SPLIT:-1} != 0 ]] || LANES=1  # every lane the whole suite
 
 # The interpreter for Python $1: python3.X on PATH, else pyenv's.
 find_python() {
@@ -78,10 +84,10 @@ lane() {
             return 1
         fi
         bpy="$("$venv/bin/python" -c "from importlib.metadata import version; print(version('bpy'))" 2>/dev/null || echo none)"
-        echo "== Python $version, bpy $bpy: pytest ${extra[*]}"
-        "$venv/bin/python" -m pytest -q "${extra[@]}" "$@"
+        echo "== Python $version, bpy $bpy: lane $((index % LANES + 1)) of $LANES, pytest ${extra[*]}"
+        TABLETEST_LANE="$((index % LANES + 1))/$LANES" "$venv/bin/python" -m pytest -q "${extra[@]}" "$@"
         code=$?
-        echo "Python $version, bpy $bpy: $(grep -E '^=*.* in [0-9.]+s' "$log" | tail -n 1 | tr -d '=' | xargs) (exit $code)$( ((index > 0)) && [[ -z $NO_SLURM ]] && echo ", tests/test_slurm.py in the first lane")" >"$log.summary"
+        echo "Python $version, bpy $bpy: $(grep -E '^=*.* in [0-9.]+s' "$log" | tail -n 1 | tr -d '=' | xargs) (exit $code), lane $((index % LANES + 1)) of $LANES" >"$log.summary"
         grep -E '^(FAILED|ERROR) ' "$log" | sed "s/^/  Python $version: /" >>"$log.summary"  # the failures' names where the last lines show
         return "$code"
     } >"$log" 2>&1

@@ -15,8 +15,50 @@ sys.path.append(str(REPO / "scripts"))  # the physics check (scripts/physics.py)
 RENDER_EXTRA = all(importlib.util.find_spec(module) for module in ("bpy", "OpenEXR"))
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Without the render extra, the tests that render are skipped, saying so (the rest still run)."""
+# scripts/test.sh runs one lane per Python, side by side, and the lanes share the suite: each test file runs
+# in one lane, chosen to even out the lanes' time, but for `EVERY_LANE` (what differs between Pythons without
+# Blender), which each runs, and the SLURM tests, which run where the first lane starts its one-node cluster.
+EVERY_LANE = ("test_without_bpy.py", "test_floors.py")
+FIRST_LANE = "test_slurm.py"
+# a file's expected seconds: TEST_S per test function, and beyond that these files' slowest tests (one quiet
+# 2-core run); read from the files themselves, so every lane shares them out alike whatever it collects
+TEST_S = 0.7
+SLOW_S = {
+    "test_random_render.py": 81, "test_balance.py": 77, "test_composite.py": 76, "test_arrangements.py": 75,
+    "test_render.py": 70, "test_record_trust.py": 66, "test_slurm.py": 79, "test_pairs_and_views.py": 49,
+    "test_dataset_guard.py": 36, "test_render_startup.py": 32, "test_schema.py": 26, "test_show.py": 26,
+    "test_multi_image_exports.py": 22, "test_random_layout.py": 18, "test_merge.py": 18, "test_render_pace.py": 15,
+    "test_gallery.py": 15, "test_counting_and_wording.py": 14, "test_hostile_budget.py": 13, "test_hostile_cache.py": 13,
+    "test_verify_tampering.py": 12, "test_layer_cache_disk.py": 11, "test_farm.py": 11, "test_camera_motion.py": 10,
+}  # fmt: skip
+
+
+def lane_files(lane: str) -> set[str]:
+    """The test files lane "I/N" (scripts/test.sh's TABLETEST_LANE) runs: each file goes, slowest first, to the
+    lane expected to end first (`SLOW_S`, `TEST_S`), so the lanes take about as long and each file runs once."""
+    index, count = (int(part) for part in lane.split("/"))
+    expected = {
+        path.name: SLOW_S.get(path.name, 0) + TEST_S * path.read_text(encoding="utf-8").count("\ndef test_")
+        for path in Path(__file__).parent.glob("test_*.py")
+    }
+    lanes: list[set[str]] = [set(EVERY_LANE) for _ in range(count)]
+    load = [0.0] * count
+    lanes[0].add(FIRST_LANE)
+    load[0] += expected.get(FIRST_LANE, 0)
+    for name in sorted(set(expected) - {*EVERY_LANE, FIRST_LANE}, key=lambda n: (-expected[n], n)):
+        lightest = load.index(min(load))
+        lanes[lightest].add(name)
+        load[lightest] += expected[name]
+    return lanes[index - 1]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a lane of scripts/test.sh, only that lane's files; without the render extra, the tests that render
+    are skipped, saying so (the rest still run)."""
+    if lane := os.environ.get("TABLETEST_LANE"):
+        mine = lane_files(lane)
+        config.hook.pytest_deselected(items=[item for item in items if item.path.name not in mine])
+        items[:] = [item for item in items if item.path.name in mine]
     if RENDER_EXTRA:
         return
     skip = pytest.mark.skip(reason="needs the render extra (bpy, OpenEXR): pip install -e '.[render,dev]'")
