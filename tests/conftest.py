@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import subprocess
@@ -33,10 +34,14 @@ SLOW_S = {
 }  # fmt: skip
 
 
-def lane_files(lane: str) -> set[str]:
+@functools.cache
+def lane_files(lane: str, pace: str = "") -> set[str]:
     """The test files lane "I/N" (scripts/test.sh's TABLETEST_LANE) runs: each file goes, slowest first, to the
-    lane expected to end first (`SLOW_S`, `TEST_S`), so the lanes take about as long and each file runs once."""
+    lane expected to end first (`SLOW_S`, `TEST_S`, each lane's time by its `pace`, TABLETEST_LANE_PACE: "1,1.1"
+    where the second lane's Python runs the same tests a tenth slower), so the lanes take about as long and each
+    file runs once."""
     index, count = (int(part) for part in lane.split("/"))
+    paces = [float(p) for p in pace.split(",")] if pace else [1.0] * count
     expected = {
         path.name: SLOW_S.get(path.name, 0) + TEST_S * path.read_text(encoding="utf-8").count("\ndef test_")
         for path in Path(__file__).parent.glob("test_*.py")
@@ -44,21 +49,24 @@ def lane_files(lane: str) -> set[str]:
     lanes: list[set[str]] = [set(EVERY_LANE) for _ in range(count)]
     load = [0.0] * count
     lanes[0].add(FIRST_LANE)
-    load[0] += expected.get(FIRST_LANE, 0)
+    load[0] += paces[0] * expected.get(FIRST_LANE, 0)
     for name in sorted(set(expected) - {*EVERY_LANE, FIRST_LANE}, key=lambda n: (-expected[n], n)):
-        lightest = load.index(min(load))
-        lanes[lightest].add(name)
-        load[lightest] += expected[name]
+        first = min(range(count), key=lambda i: load[i] + paces[i] * expected[name])
+        lanes[first].add(name)
+        load[first] += paces[first] * expected[name]
     return lanes[index - 1]
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a lane of scripts/test.sh, only that lane's files; without the render extra, the tests that render
-    are skipped, saying so (the rest still run)."""
-    if lane := os.environ.get("TABLETEST_LANE"):
-        mine = lane_files(lane)
-        config.hook.pytest_deselected(items=[item for item in items if item.path.name not in mine])
-        items[:] = [item for item in items if item.path.name in mine]
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    """In a lane of scripts/test.sh, the other lanes' test files are not even imported."""
+    lane = os.environ.get("TABLETEST_LANE")
+    if lane and collection_path.name.startswith("test_") and collection_path.suffix == ".py":
+        return collection_path.name not in lane_files(lane, os.environ.get("TABLETEST_LANE_PACE", "")) or None
+    return None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Without the render extra, the tests that render are skipped, saying so (the rest still run)."""
     if RENDER_EXTRA:
         return
     skip = pytest.mark.skip(reason="needs the render extra (bpy, OpenEXR): pip install -e '.[render,dev]'")
