@@ -4,11 +4,13 @@ template, against guessing, on two random renders: the shipped config, and a den
 the carriers and what fits on and in them, each stood on, put into or stood touching another as often as it
 can be).
 
-    python scripts/bench_text_prior.py --scenes 400
+    python scripts/bench_text_prior.py --scenes 400                                  # before → after --balance
     python scripts/bench_text_prior.py --scenes 400 --baseline /tmp/other-checkout   # its questions, this reader
 
-`--baseline` writes the questions with another checkout's `tabletest questions --balance` (a before), scored
-by this checkout's reader beside this checkout's (after). `--keep DIR` renders into DIR and reuses renders
+Each template reads before → after: this checkout's questions without `--balance`, then with it; or, with
+`--baseline`, another checkout's `tabletest questions --balance` (its records must be ones it reads), then
+this checkout's, both scored by this checkout's reader. A quantity's text prior and guess are mean relative
+accuracies (the report's regression, and the median). `--keep DIR` renders into DIR and reuses renders
 already there.
 """
 
@@ -63,9 +65,9 @@ def render(folder: Path, scenes: int, seed: int, assets: Path, config: Path | No
     return folder
 
 
-def read(code: Path, rendered: Path, out: Path, seed: int) -> dict[str, dict]:
-    """The balanced questions `code` writes of the render, and this checkout's report of them, per template."""
-    cli(code, "questions", "--from", str(rendered), "--out", str(out), "--balance", "--seed", str(seed))
+def read(code: Path, rendered: Path, out: Path, seed: int, balance: bool = True) -> dict[str, dict]:
+    """The questions `code` writes of the render (balanced, or not), and this checkout's report of them, per template."""
+    cli(code, "questions", "--from", str(rendered), "--out", str(out), *(["--balance"] if balance else []), "--seed", str(seed))
     tally = AnswerTally(seed)
     with open(out, encoding="utf-8") as fh:
         for line in fh:
@@ -97,7 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--baseline", type=Path, help="another checkout: its questions are the before")
+    parser.add_argument("--baseline", type=Path, help="another checkout: its balanced questions are the before (default: this checkout's unbalanced)")
     parser.add_argument("--keep", type=Path, help="render into this folder (reused when there)")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
@@ -111,7 +113,7 @@ def main() -> None:
             started = time.perf_counter()
             rendered = render(root / name, args.scenes, args.seed, assets, config)
             after = read(REPO, rendered, root / f"{name}-after.jsonl", args.seed)
-            before = read(args.baseline, rendered, root / f"{name}-before.jsonl", args.seed) if args.baseline else None
+            before = read(args.baseline or REPO, rendered, root / f"{name}-before.jsonl", args.seed, balance=bool(args.baseline))
             renders[name] = (after, before)
             print(f"{name}: {args.scenes} scenes, seed {args.seed}, {time.perf_counter() - started:.0f} s")
         table(renders)
