@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from tabletest.layout.random_config import load_random_config  # noqa: E402
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, report  # noqa: E402
+from tabletest.truth.relation_table import OWN_WORDS, VSR_NAMES, vsr_asked  # noqa: E402
 
 TINY = ["--resolution", "64x48", "--samples", "1"]
 DENSE_POOL = "book,laptop,bowl,mug,trophy,apple,lemon,egg,tomato,orange,candle,banana,strawberry,tennis ball,rubber duck"
@@ -91,6 +93,13 @@ def table(renders: dict[str, tuple[dict[str, dict], dict[str, dict] | None]]) ->
         print(f"| {template}{' (world knowledge)' if known else ''} | {' | '.join(cells)} |")
 
 
+def vsr_asked_in(files: list[Path]) -> list[str]:
+    """VSR's relations the relation table words that some question in the files says in those words (a word
+    alone, as "around the table" or "at the side", is no relation asked)."""
+    said = "\n".join({json.loads(line)["text"].lower() for path in files for line in path.open(encoding="utf-8")})
+    return [name for name in vsr_asked() if re.search(rf"\b{re.escape(OWN_WORDS.get(name, name).lower())}\b", said)]
+
+
 def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.1%}"
 
@@ -117,6 +126,8 @@ def main() -> None:
             renders[name] = (after, before)
             print(f"{name}: {args.scenes} scenes, seed {args.seed}, {time.perf_counter() - started:.0f} s")
         table(renders)
+        asked = vsr_asked_in([root / f"{name}-before.jsonl" for name in renders])
+        print(f"VSR's relations asked in their own words: {len(asked)} of {len(VSR_NAMES)} ({', '.join(asked)})")
 
 if __name__ == "__main__":
     main()

@@ -21,29 +21,41 @@ RENDER_EXTRA = all(importlib.util.find_spec(module) for module in ("bpy", "OpenE
 # Blender), which each runs, and the SLURM tests, which run where the first lane starts its one-node cluster.
 EVERY_LANE = ("test_without_bpy.py", "test_floors.py")
 FIRST_LANE = "test_slurm.py"
-# a file's expected seconds: TEST_S per test function, and beyond that these files' slowest tests (one quiet
-# 2-core run); read from the files themselves, so every lane shares them out alike whatever it collects
+# a file's expected seconds, measured (`scripts/test.sh --durations=0`, one quiet 2-core run, both lanes side by side,
+# the second lane's figures divided by its pace), or TEST_S per test function for a file not listed (a new one);
+# read from the files themselves, so every lane shares them out alike whatever it collects
 TEST_S = 0.7
-SLOW_S = {
-    "test_random_render.py": 81, "test_balance.py": 77, "test_composite.py": 76, "test_arrangements.py": 75,
-    "test_render.py": 70, "test_record_trust.py": 66, "test_slurm.py": 79, "test_pairs_and_views.py": 49,
-    "test_dataset_guard.py": 36, "test_render_startup.py": 32, "test_schema.py": 26, "test_show.py": 26,
-    "test_multi_image_exports.py": 22, "test_random_layout.py": 18, "test_merge.py": 18, "test_render_pace.py": 15,
-    "test_gallery.py": 15, "test_counting_and_wording.py": 14, "test_hostile_budget.py": 13, "test_hostile_cache.py": 13,
-    "test_verify_tampering.py": 12, "test_layer_cache_disk.py": 11, "test_farm.py": 11, "test_camera_motion.py": 10,
+MEASURED_S = {
+    "test_arrangements.py": 95, "test_record_trust.py": 95, "test_balance.py": 74, "test_composite.py": 80,
+    "test_random_render.py": 76, "test_render.py": 75, "test_slurm.py": 70, "test_merge.py": 61, "test_export.py": 60,
+    "test_pairs_and_views.py": 52, "test_dataset_guard.py": 48, "test_verify_tampering.py": 47,
+    "test_hostile_show.py": 46, "test_multi_image_exports.py": 42, "test_counting_and_wording.py": 42,
+    "test_show.py": 31, "test_random_layout.py": 30, "test_questions_score.py": 30, "test_hostile_cache.py": 30,
+    "test_verify.py": 29, "test_gallery.py": 29, "test_hostile_values.py": 24, "test_nouns.py": 23,
+    "test_render_startup.py": 23, "test_schema.py": 23, "test_cli_foundation.py": 22, "test_assets_builtin.py": 22,
+    "test_gpu_box.py": 21, "test_hostile_readers.py": 21, "test_render_pace.py": 21, "test_farm.py": 20,
+    "test_hostile_budget.py": 14, "test_questions.py": 14, "test_layer_cache_disk.py": 13, "test_validation.py": 13,
+    "test_questions_export.py": 12, "test_objaverse_cli.py": 12, "test_score_report.py": 11, "test_prompts.py": 11,
+    "test_model_limits.py": 11, "test_camera_motion.py": 10, "test_docs.py": 7, "test_objaverse_fetch.py": 6,
+    "test_import.py": 5, "test_recipes_kitchen_tool_misc_toy.py": 5, "test_workbench_textures.py": 5,
+    "test_rest_poses.py": 3, "test_exposure.py": 3, "test_questions_observers.py": 3, "test_shared_cause.py": 2,
+    "test_shard_auto.py": 2, "test_truth.py": 2, "test_typed_records.py": 2, "test_layout.py": 2,
+    "test_recipes_electronics_home.py": 2, "test_config.py": 1, "test_score_quantities.py": 1,
+    "test_question_wording.py": 1, "test_score_parse.py": 0, "test_placement.py": 0, "test_composite_parts.py": 0,
+    "test_model_columns.py": 0, "test_lmms_oracle.py": 0,
 }  # fmt: skip
 
 
 @functools.cache
 def lane_files(lane: str, pace: str = "") -> set[str]:
     """The test files lane "I/N" (scripts/test.sh's TABLETEST_LANE) runs: each file goes, slowest first, to the
-    lane expected to end first (`SLOW_S`, `TEST_S`, each lane's time by its `pace`, TABLETEST_LANE_PACE: "1,1.17"
+    lane expected to end first (`MEASURED_S`, `TEST_S`, each lane's time by its `pace`, TABLETEST_LANE_PACE: "1,1.17"
     where the second lane's Python runs the same tests a sixth slower), so the lanes take about as long and each
     file runs once."""
     index, count = (int(part) for part in lane.split("/"))
     paces = [float(p) for p in pace.split(",")] if pace else [1.0] * count
     expected = {
-        path.name: SLOW_S.get(path.name, 0) + TEST_S * path.read_text(encoding="utf-8").count("\ndef test_")
+        path.name: MEASURED_S.get(path.name, TEST_S * path.read_text(encoding="utf-8").count("\ndef test_"))
         for path in Path(__file__).parent.glob("test_*.py")
     }
     lanes: list[set[str]] = [set(EVERY_LANE) for _ in range(count)]

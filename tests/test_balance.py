@@ -36,7 +36,7 @@ from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.text_only import SAMPLE
 from tabletest.score.quantities import closeness
 
-SCENES = 80  # random-shaped scenes of 2 to 6 objects: about 20,000 questions, in about a second
+SCENES = 48  # random-shaped scenes of 2 to 6 objects: about 19,000 questions
 
 
 @pytest.fixture(scope="module")

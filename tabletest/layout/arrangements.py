@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import ConvexHull, QhullError
 
 from tabletest.assets.columns import Columns
 from tabletest.layout.random_config import Arrangements
@@ -168,6 +167,8 @@ def balanced(shape: Shape, pose: Pose, carrier: Shape, carrier_pose: Pose) -> bo
     bearing = ~np.isnan(above) & (bottom - above <= REST_M)
     points = np.c_[wx[bearing], wy[bearing]]
     if len(points) >= 3:
+        from scipy.spatial import ConvexHull, QhullError  # here: readers of records import this module, not scipy
+
         try:
             hull = ConvexHull(points)
             inside = -float(np.max(hull.equations[:, :2] @ center + hull.equations[:, 2]))  # distance to the edge
