@@ -5,8 +5,9 @@
 # The Pythons run side by side, each into its own log, printed when all have ended. They share the
 # suite: each test file runs on one of them, chosen to even out their time (tests/conftest.py's
 # `lane_files`; the SLURM tests in the first), but for the few every Python runs (EVERY_LANE), so every
-# test runs and each lane takes about half; TABLETEST_SPLIT=0 runs every test on every Python. Exits non-zero if any suite (or any setup) fails, and ends with pytest's
-# closing line per Python and the names of the tests that failed.
+# test runs and each lane takes about half; TABLETEST_SPLIT=0 runs every test on every Python.
+# Exits non-zero if any suite (or any setup) fails, and ends with pytest's closing line per Python and
+# the names of the tests that failed.
 #
 #   scripts/test.sh                 # both suites (the README's test command, and .ci/run's)
 #   scripts/test.sh -x -k render    # arguments go to pytest
