@@ -111,6 +111,8 @@ class CatalogObject(Strict):
             raise ValueError(f"name {name!r} must be lower case without outer spaces")
         if "#" in name:
             raise ValueError(f"name {name!r} has a '#', which numbers several objects of one kind (apple#2); drop it")
+        if "/" in name:
+            raise ValueError(f"name {name!r} has a '/', which names a model of a kind (mug/3); drop it")
         return name
 
     @field_validator("candidates")

@@ -293,3 +293,18 @@ def test_an_obj_texture_the_import_drops_is_named_with_the_reason(tmp_path, refe
     assert warnings == [f"mug: warning: {what}; put it in {folder} beside the model"]
     assert report.dropped == {"mug": [warnings[0].removeprefix("mug: warning: ")]}
     assert textured == (reference == "mtllib")  # without its library, trimesh gives the UVs a plain 2×2 image
+
+
+def test_a_subfolder_named_after_an_object_holds_more_models_of_it(tmp_path):
+    """`mug.glb` is the mug's model; `mug/` holds its other models, `mug/1`, `mug/2` in name order, each
+    normalised at the catalog's size: what random scenes with `looks.models` draw among."""
+    folder = write_folder(tmp_path / "models", {"mug.glb": gm.plain_box()})
+    write_folder(folder / "Mug", {"b-tall.glb": gm.plain_box(extents=(1, 3, 1)), "a-wide.glb": gm.plain_box(extents=(3, 1, 1))})
+    write_folder(folder / "scan", {"only.glb": gm.plain_box(extents=(1, 2, 1))})  # no top-level file: its first is the model
+    out = tmp_path / "assets"
+    report = import_folder(catalog_at(tmp_path), folder, out, log=lambda _: None)
+    manifest = load_manifest(out)
+    assert not report.failed and set(manifest.objects) == {"mug", "scan"} and set(manifest.looks) == {"mug/1", "mug/2"}
+    wide, tall = extents(out / manifest.looks["mug/1"].file), extents(out / manifest.looks["mug/2"].file)
+    assert max(wide) == pytest.approx(0.1, rel=0.01) and wide[0] > wide[2] and tall[2] > tall[0]
+    assert manifest.looks["mug/1"].source == "dir" and manifest.looks["mug/1"].name == "mug"

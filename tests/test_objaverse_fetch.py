@@ -372,3 +372,20 @@ def test_a_stalled_download_times_out(tmp_path):
         ):
             fetch_assets(catalog, tmp_path / "assets", hub, POLICY, log=ignore)
     assert not (tmp_path / "assets" / "cup.glb").exists()
+
+
+def test_per_object_keeps_several_models_that_pass_every_check(tmp_path):
+    """`--per-object 3`: the first model as before, then the next candidates that pass (a refused one is
+    skipped), as `name/1`, `name/2` in the manifest's looks and the lock, each with its credits."""
+    fixture = serve({"one": gm.plain_box(), "nc": gm.plain_box(), "two": gm.plain_box(extents=(2, 1, 1)), "three": gm.plain_box()}, {"nc": "by-nc"})
+    catalog = load_catalog(write_catalog(tmp_path / "c.yaml", [{"name": "mug", "size_m": 0.1, "candidates": [uid_of(n) for n in ("one", "nc", "two", "three")]}]))
+    log: list[str] = []
+    with HubServer(fixture) as server, session(server.url, tmp_path / "cache", FAST) as hub:
+        report = fetch_assets(catalog, tmp_path / "assets", hub, POLICY, log=ignore, per_object=3)
+        again = fetch_assets(catalog, tmp_path / "again", hub, POLICY, log=log.append, per_object=5)
+    manifest, lock = load_manifest(tmp_path / "assets"), load_lock(tmp_path / "assets")
+    assert [e.uid for e in report.fetched] == [uid_of("one")] and [e.uid for e in report.more] == [uid_of("two"), uid_of("three")]
+    assert {k: e.uid for k, e in manifest.looks.items()} == {"mug/1": uid_of("two"), "mug/2": uid_of("three")}
+    assert {k: v.uid for k, v in lock.objects.items()} == {"mug": uid_of("one"), "mug/1": uid_of("two"), "mug/2": uid_of("three")}
+    assert not check_assets(catalog, tmp_path / "assets", ["mug"], POLICY.max_triangles)
+    assert len(again.more) == 2 and "mug: 3 of the 5 models asked for passed the checks" in log

@@ -81,7 +81,7 @@ def test_worker_builds_its_scene_without_pydantic():
     code = """
 import sys
 from tabletest.config import load_config
-setup = {"config": load_config().model_dump(mode="json"), "resolution": [32, 24], "engine": "cycles", "samples": 1, "device": "cpu"}
+setup = {"config": load_config().model_dump(mode="json"), "resolution": [32, 24], "engine": "cycles", "samples": 1, "device": "cpu", "max_models": 8}
 for name in [m for m in sys.modules if m.startswith(("pydantic", "yaml", "tabletest"))]:
     del sys.modules[name]
 from tabletest.render.worker import Worker

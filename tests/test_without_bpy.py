@@ -29,6 +29,7 @@ NEEDS_RENDER_EXTRA = {
     "tabletest.render.sheet_worker",
     "tabletest.render.random_stage",
     "tabletest.render.rays",
+    "tabletest.render.tint",
     "tabletest.render.model_cache",
     "tabletest.assets.objaverse.hub",
     "tabletest.assets.objaverse.fetch",

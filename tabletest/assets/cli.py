@@ -127,6 +127,9 @@ def sheet(
     assets: AssetsOpt = DEFAULT_ASSETS_DIR,
     cell: Annotated[int, typer.Option("--cell", min=16, help="Pixels per object render.")] = 256,
     columns: Annotated[Optional[int], typer.Option("--columns", min=1, help="Grid columns (default: square).")] = None,
+    looks: Annotated[
+        int, typer.Option("--looks", min=1, max=64, help="Looks of each object, side by side (model n in its palette's colour n; 1: the catalog model).")
+    ] = 1,
     catalog: CatalogOpt = None,
 ) -> None:
     """Render a labelled contact sheet, each object alone in three-quarter view (Blender Workbench)."""
@@ -135,7 +138,7 @@ def sheet(
     require_render_extra("assets sheet", "bpy")
     cat = load_catalog(catalog)
     start = time.perf_counter()
-    render_sheet(cat, assets, out, parse_only(only), cell, columns)
+    render_sheet(cat, assets, out, parse_only(only), cell, columns, looks)
     typer.echo(f"wrote {out} in {time.perf_counter() - start:.1f} s", err=True)
 
 
@@ -151,6 +154,9 @@ def fetch(
     cache: Annotated[Optional[Path], typer.Option("--cache", help="Download cache (default: objaverse's own, hf-objaverse-v1 in ~/.objaverse).")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds without data before a try fails.")] = 60.0,
     tries: Annotated[int, typer.Option("--tries", min=1, help="Tries per file, waiting 1 s after the first failure, then twice as long after each.")] = 4,
+    per_object: Annotated[
+        int, typer.Option("--per-object", min=1, max=64, help="Models kept per object, each passing every check: random scenes with looks.models draw among them.")
+    ] = 1,
     catalog: CatalogOpt = None,
 ) -> None:
     """Download real models from Objaverse, check, pin (objaverse.lock.json), normalise and store them."""
@@ -164,8 +170,9 @@ def fetch(
     names = parse_only(only)
     policy = Policy(parse_licenses(licenses), int(max_mb * 1e6), max_triangles)
     with session(mirror, cache, Network(timeout_s=timeout, tries=tries)) as hub:
-        report = fetch_assets(cat, out, hub, policy, names, jobs, log=lambda line: typer.echo(line, err=True))
-    _finish(f"fetched {len(report.fetched)} objects into {out} (pinned in {lock_path(out)})", report.failed)
+        report = fetch_assets(cat, out, hub, policy, names, jobs, log=lambda line: typer.echo(line, err=True), per_object=per_object)
+    more = f" and {len(report.more)} more models of them" if per_object > 1 else ""
+    _finish(f"fetched {len(report.fetched)} objects{more} into {out} (pinned in {lock_path(out)})", report.failed)
 
 
 @assets_app.command("import")

@@ -1,8 +1,10 @@
 """`tabletest assets import DIR`: your own model files, one per catalog object, for machines without internet.
 
 Each GLB / glTF / OBJ / PLY file in the folder is named after a catalog object (`wine_bottle.glb`,
-`Wine Bottle.obj`); companion files (`.bin`, `.mtl`, textures) sit beside it. Every file goes through
-the same normalisation as an Objaverse download and lands through the same store, as source `dir`.
+`Wine Bottle.obj`); companion files (`.bin`, `.mtl`, textures) sit beside it. A subfolder named after an
+object holds more models of it (`mug/blue.glb`, `mug/tall.glb`), in name order after its file (the first
+of them is its model when it has none): random scenes with `looks.models` draw among them. Every file goes
+through the same normalisation as an Objaverse download and lands through the same store, as source `dir`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from tabletest.assets.manifest import AssetEntry, load_manifest, save_manifest
 from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES, MODEL_SUFFIXES, ModelError, normalise
 from tabletest.assets.objrefs import dropped_references
 from tabletest.assets.store import store_asset
+from tabletest.assets.variants import SEPARATOR
 from tabletest.config import Catalog, CatalogObject, slugify, unknown_name_message
 from tabletest.errors import UserError
 
@@ -25,6 +28,20 @@ class ImportReport:
     imported: list[AssetEntry]
     failed: dict[str, str]
     dropped: dict[str, list[str]]  # object -> what its file named that the import left out, and why
+
+
+def more_files(catalog: Catalog, folder: Path, found: dict[str, Path]) -> dict[str, list[Path]]:
+    """Each object's subfolder's model files in name order, less the one `found` takes as its model."""
+    by_slug = {obj.slug: obj for obj in catalog.objects}
+    more: dict[str, list[Path]] = {}
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and slugify(p.name) in by_slug):
+        files = sorted(p for p in sub.iterdir() if p.is_file() and p.suffix.lower() in MODEL_SUFFIXES)
+        slug = slugify(sub.name)
+        if files and slug not in found:
+            found[slug] = files.pop(0)
+        if files:
+            more[slug] = files
+    return more
 
 
 def model_files(catalog: Catalog, folder: Path, only: Sequence[str] | None = None) -> list[tuple[CatalogObject, Path]]:
@@ -51,20 +68,19 @@ def model_files(catalog: Catalog, folder: Path, only: Sequence[str] | None = Non
                 f"{found[slug].name} and {path.name} are both models of {by_slug[slug].name!r}; keep one of them in {folder}"
             )
         found[slug] = path
+    more = more_files(catalog, folder, found)
     if not found:
         raise UserError(
             f"no model files ({', '.join(MODEL_SUFFIXES)}) in {folder}; name each after a catalog object, "
             f"e.g. {catalog.objects[0].slug}.glb"
         )
-    if only is None:
-        return [(obj, found[obj.slug]) for obj in catalog.objects if obj.slug in found]
-    wanted = catalog.select(only)
+    wanted = catalog.objects if only is None else catalog.select(only)
     absent = [obj.name for obj in wanted if obj.slug not in found]
-    if absent:
+    if absent and only is not None:
         raise UserError(
             f"no model file for {', '.join(repr(n) for n in absent)} in {folder}; add one named like {wanted[0].slug}.glb"
         )
-    return [(obj, found[obj.slug]) for obj in wanted]
+    return [(obj, path) for obj in wanted if obj.slug in found for path in (found[obj.slug], *more.get(obj.slug, ()))]
 
 
 def import_folder(
@@ -81,24 +97,28 @@ def import_folder(
     matched = model_files(catalog, folder, only)
     manifest = load_manifest(assets_dir)
     report = ImportReport([], {}, {})
+    numbers: dict[str, int] = {}
     for obj, path in matched:
+        number = numbers.get(obj.name, 0)  # 0: its model; then its other models, `name/1`, ..., numbered as stored
+        key = obj.name if number == 0 else f"{obj.name}{SEPARATOR}{number}"
         try:
             scene = normalise(path, obj, max_triangles)
         except ModelError as err:
-            report.failed[obj.name] = f"{path} {err}, or move {path.name} out of {folder}"  # err: problem; fix
-            log(f"{obj.name}: not imported: {report.failed[obj.name]}")
+            report.failed[key] = f"{path} {err}, or move {path.name} out of {folder}"  # err: problem; fix
+            log(f"{key}: not imported: {report.failed[key]}")
             continue
-        entry = store_asset(assets_dir, obj.name, obj.slug, scene, "dir")
+        entry = store_asset(assets_dir, obj.name, obj.slug if number == 0 else f"{obj.slug}__{number}_{slugify(path.stem)}", scene, "dir")
         if problems := check_entry(obj, entry, Path(assets_dir), max_triangles):  # normalised, so never expected
-            report.failed[obj.name] = f"{path} was stored, but {problems[0]}"
-            log(f"{obj.name}: not imported: {report.failed[obj.name]}")
+            report.failed[key] = f"{path} was stored, but {problems[0]}"
+            log(f"{key}: not imported: {report.failed[key]}")
             continue
         if path.suffix.lower() == ".obj" and (dropped := dropped_references(path)):
             report.dropped[obj.name] = dropped
             for reason in dropped:
                 log(f"{obj.name}: warning: {reason}")
-        manifest.objects[obj.name] = entry
+        (manifest.looks if number else manifest.objects)[key] = entry
+        numbers[obj.name] = number + 1
         save_manifest(assets_dir, manifest)
         report.imported.append(entry)
-        log(f"{obj.name}: {path} -> {Path(assets_dir) / entry.file}")
+        log(f"{key}: {path} -> {Path(assets_dir) / entry.file}")
     return report

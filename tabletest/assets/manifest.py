@@ -46,6 +46,8 @@ class AssetEntry(BaseModel):
     triangles: int
     materials: tuple[MaterialInfo, ...]
     rest_pose: int = 0  # the `REST_POSE` rule the model was put at rest by; 0: none (it is used only once made again)
+    # a look's model that is its kind's model under this 3x4 map (row by row): the render draws it from that model
+    drawn_from: tuple[float, float, float, float, float, float, float, float, float, float, float, float] | None = None
 
     @property
     def size_m(self) -> tuple[float, float, float]:
@@ -58,6 +60,11 @@ class Manifest(BaseModel):
 
     version: int = 1
     objects: dict[str, AssetEntry] = {}
+    looks: dict[str, AssetEntry] = {}  # a kind's other models (`mug/3`: `assets/variants.py`), built as a random set needs them
+
+    def model(self, key: str) -> AssetEntry | None:
+        """The entry of a model key: a catalog name (its model), or a kind's other model (`mug/3`)."""
+        return (self.looks if "/" in key else self.objects).get(key)
 
 
 def load_manifest(assets_dir: Path) -> Manifest:
@@ -80,6 +87,13 @@ def save_manifest(assets_dir: Path, manifest: Manifest) -> None:
     """Write atomically, objects sorted by name, so reruns give the same bytes."""
     data = manifest.model_dump(mode="json")
     data["objects"] = dict(sorted(data["objects"].items()))
+    for entry in [*data["objects"].values(), *data["looks"].values()]:
+        if entry["drawn_from"] is None:
+            del entry["drawn_from"]  # only a look's model has it: the other entries keep the bytes they always had
+    if data["looks"]:
+        data["looks"] = dict(sorted(data["looks"].items()))
+    else:
+        del data["looks"]  # a folder without looks keeps the bytes it always had
     atomic_bytes(Path(assets_dir) / MANIFEST_NAME, (json.dumps(data, indent=1, sort_keys=False) + "\n").encode())
 
 

@@ -11,7 +11,7 @@ so a fresh machine renders without any download.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tabletest.assets import verdicts
@@ -19,7 +19,8 @@ from tabletest.assets.manifest import REST_POSE, UNRESTED, AssetEntry, load_mani
 from tabletest.files.digest import sha256_of
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.cache import check_run_folders
-from tabletest.config import Catalog
+from tabletest.assets.variants import ModelLook
+from tabletest.config import Catalog, CatalogObject
 from tabletest.errors import UserError
 
 REMAKE = {"builtin": "tabletest assets build", "objaverse": "tabletest assets fetch", "dir": "tabletest assets import DIR"}
@@ -55,9 +56,43 @@ def needed_assets(
     return {name: manifest.objects[name] for name in names}
 
 
-def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry) -> None:
+def needed_looks(catalog: Catalog, assets_dir: Path, looks: Sequence[ModelLook]) -> dict[str, AssetEntry]:
+    """The models of these looks (`mug/3`), by key: each built from its kind's recipe the first time (or when
+    its parameters changed), then checked like any model at the look's own size; another model file of a kind
+    (`assets fetch --per-object`) is taken as it is."""
+    manifest = load_manifest(assets_dir)
+    stale = [look for look in looks if not look.file and f"{look.slug}.glb" != getattr(manifest.model(look.key), "file", None)]
+    if stale:
+        from tabletest.assets.builtin.build import build_looks
+
+        print(f"building {len(stale)} model(s) of other looks into {assets_dir}/ (once)", file=sys.stderr, flush=True)
+        manifest = build_looks(catalog, assets_dir, stale)
+    for look in looks:
+        obj = catalog.by_name(look.kind)
+        entry = manifest.looks.get(look.key)
+        if entry is None:
+            raise UserError(f"no model {look.key!r} in {assets_dir}/manifest.json; fetch it again with `tabletest assets fetch --per-object N`")
+        refuse_unusable(catalog, assets_dir, entry, obj.model_copy(update={"size_m": obj.size_m * look.size}))
+    return {look.key: manifest.looks[look.key] for look in looks}
+
+
+def model_files(assets_dir: Path, kinds: Iterable[str]) -> dict[str, int]:
+    """The kinds whose model is a file (fetched or imported), and how many files each has in a row (`mug`,
+    `mug/1`, `mug/2`, ...)."""
+    manifest = load_manifest(assets_dir)
+    counts = {}
+    for kind in kinds:
+        if kind in manifest.objects and manifest.objects[kind].source != "builtin":
+            counts[kind] = 1
+            while f"{kind}/{counts[kind]}" in manifest.looks:
+                counts[kind] += 1
+    return counts
+
+
+def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry, obj: CatalogObject | None = None) -> None:
     """A UserError, before any Blender work, for a model whose file is missing, differs from its pin, or
-    fails the checks (checked now unless this machine's checks accepted these bytes before)."""
+    fails the checks (checked now unless this machine's checks accepted these bytes before). `obj`: what
+    it is checked as (a look's model: its kind at the look's size), else its catalog entry."""
     name, path = entry.name, Path(assets_dir) / entry.file
     fix = f"{REMAKE[entry.source]} --only '{name}' --out {assets_dir}"
     if not path.is_file():
@@ -66,7 +101,7 @@ def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry) -> No
         raise UserError(f"model file for {name!r} does not match its manifest sha256: {path}; make it again with `{fix}`")
     if entry.rest_pose != REST_POSE:
         raise UserError(f"model file for {name!r} {UNRESTED}: {path}; make it again with `{fix}`")
-    obj = catalog.by_name(name)
+    obj = obj or catalog.by_name(name)
     if not verdicts.accepted(obj, entry.sha256):
         from tabletest.assets.check import check_entry  # trimesh: only for bytes not yet accepted here
 

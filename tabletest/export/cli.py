@@ -51,10 +51,10 @@ def export(
         str, typer.Option("--types", help="Prompt types to ask, comma-separated, e.g. 1,4,5.")
     ] = "1,2,3,4,5,6,7,8",
     split_by: Annotated[
-        Literal["object", "scene", "appearance"] | None,
+        Literal["object", "scene", "appearance", "look"] | None,
         typer.Option(
             "--split-by",
-            help="Hold out a validation split: unseen objects, random scenes, or (random scenes) unseen tables and HDRIs.",
+            help="Hold out a validation split: unseen objects, random scenes, or (random scenes) unseen tables and HDRIs, or unseen object looks.",
         ),
     ] = None,
     val_fraction: Annotated[

@@ -111,6 +111,15 @@ def _counted(items: dict[str, list]) -> dict:
     return {**items, "counts": dict(items["counts"])} if "counts" in items else items
 
 
+VARIANT = pa.struct(
+    [
+        ("look", pa.string()),
+        ("model", pa.int64()),
+        ("seed", pa.string()),
+        ("shape", pa.struct([("height", F64), ("width", F64), ("size", F64)])),
+        ("colour", pa.string()),
+    ]
+)
 RANDOM_OBJECT = pa.struct(
     [
         *((OBJECT.field(i).name, OBJECT.field(i).type) for i in range(OBJECT.num_fields)),
@@ -119,6 +128,7 @@ RANDOM_OBJECT = pa.struct(
         ("depth_m", F64),
         ("visible_fraction", F64),
         ("covered_by", pa.list_(pa.string())),
+        ("variant", VARIANT),  # its look, with the random config's `looks` on; null: its catalog model in its own colours
     ]
 )
 ITEM_KEYS = (  # the relations listed as items; the contact keys null for a set without arrangements

@@ -22,7 +22,7 @@ from tabletest.export import card
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
-from tabletest.layout.split import TEST, TRAIN, Split, SplitBy, looks, make_split
+from tabletest.layout.split import BY_LABEL, TEST, TRAIN, Split, SplitBy, labels, make_split
 from tabletest.export.png import png_problem
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
@@ -66,8 +66,8 @@ class Job:
             for record in dataset.records():
                 self._family_objects.setdefault(record.made_from or record.id, set()).update(record.names)
         objects = (n for family in self._family_objects.values() for n in family)
-        if options.split_by == "appearance":
-            objects = (label for r in dataset.records() for label in looks(r.raw))
+        if options.split_by in BY_LABEL:
+            objects = (label for r in dataset.records() for label in labels(options.split_by, r.raw))
         whole = TEST if options.evaluation else TRAIN
         self.split: Split = make_split(options.split_by, options.val_fraction, options.seed, objects, whole)
         if self.split.by is not None:
@@ -107,7 +107,7 @@ class Job:
         object (a replace partner brings in another), as a table or sky they share holds them all out."""
         scene = record.made_from or record.id
         objects = tuple(self._family_objects[scene]) if self.split.by == "object" else record.names
-        return self.split.of(scene, objects, looks(record.raw) if self.split.by == "appearance" else ())
+        return self.split.of(scene, objects, labels(self.split.by, record.raw))
 
     def scenes(self) -> Iterator[tuple[str, RenderRecord]]:
         """(split, record) for every scene of the render, in file order."""
@@ -206,7 +206,7 @@ class Job:
             "",
             *(f"- {split}: {self.counted(self.image_counts, self.scene_counts, split)}" for split in self.split.names),
         ]
-        if self.split.by in ("object", "appearance"):
+        if self.split.by in ("object", *BY_LABEL):
             lines.append(f"- held out of training (validation only): {', '.join(self.split.held_out)}")
         elif self.split.by == "scene":
             lines.append(

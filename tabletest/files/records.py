@@ -63,6 +63,22 @@ class SceneObject(Closed):
         return box
 
 
+class LookShape(Closed):
+    height: float = Field(description="its recipe's height stretched by this")
+    width: float = Field(description="its recipe's footprint stretched by this")
+    size: float = Field(description="its largest extent: the catalog's size_m times this")
+
+
+class Look(Closed):
+    """Which of its kind's looks an object takes: a model (0: the catalog's) and a colour."""
+
+    look: str = Field(description="kind/model/colour, what to group or split by (mug/2/red)")
+    model: int = Field(ge=0, description="the kind's model: 0 the catalog's, n the recipe drawn from the seed kind/n")
+    seed: str | None = Field(description="the seed its model's parameters were drawn from (mug/2); null for model 0")
+    shape: LookShape
+    colour: str | None = Field(description="its colour's name (its kind's palette, configs/looks.yaml); null: a kind without one")
+
+
 class RandomSceneObject(SceneObject):
     instance: str | None = Field(
         None,
@@ -74,6 +90,7 @@ class RandomSceneObject(SceneObject):
     depth_m: float = Field(description="the box centre's z in the camera frame")
     visible_fraction: float = Field(ge=0, le=1, description="the seen share of the object's whole silhouette; the part outside the frame counts as unseen")
     covered_by: list[str] = Field(description="the objects that hide part of it")
+    variant: Look | None = Field(None, description="its look, with the random config's `looks` on; none: its catalog model in its own colours")
 
 
 class Relations(Closed):

@@ -98,6 +98,25 @@ class Arrangements(Strict):
         return self.stack + self.contain + self.touch > 0
 
 
+class Looks(Strict):
+    """Many of a kind: each object drawn in one of its kind's looks, a model (`models` per kind: the catalog's
+    and others stretched and sized within the kind's ranges, `configs/looks.yaml`) and, with `colours`, a colour
+    of the kind's palette (no model is made for a colour). `held_out` looks (`mug/2`: a model, `red`: a colour,
+    `mug/red`: a kind in a colour, `mug/2/red`) are never drawn while `split` is `train`; with `validation`
+    each object is drawn in one of them, and kinds without one are not drawn. The default: the catalog's
+    models in their own colours, as before looks existed."""
+
+    models: int = Field(1, ge=1, le=64, description="models per kind: the catalog's, then others drawn from the seeds kind/1, kind/2, ...")
+    colours: bool = Field(False, strict=True, description="recolour each object from its kind's palette (configs/looks.yaml)")
+    size_spread: float = Field(1.0, ge=0, le=1, description="how far the models' sizes spread over the kind's real range (0: the catalog size)")
+    held_out: tuple[str, ...] = Field((), description="looks never drawn in training: mug/2 (a model), red (a colour), mug/red, mug/2/red")
+    split: Literal["train", "validation"] = Field("train", description="train: never a held-out look; validation: only held-out looks")
+
+    @property
+    def enabled(self) -> bool:
+        return self.models > 1 or self.colours
+
+
 class Surface(Strict):
     name: str
     kind: Literal["wood", "painted", "stone", "cloth"]
@@ -204,6 +223,7 @@ class RandomConfig(Strict):
     backdrop: BackdropRanges
     relations: RelationMargins
     arrangements: Arrangements = Arrangements()
+    looks: Looks = Looks()
 
     @cached_property
     def digest(self) -> str:
@@ -211,7 +231,7 @@ class RandomConfig(Strict):
         came later and only decides which labels a render keeps: at its default it is left out, so the sets
         drawn before it existed keep their scenes; any other value is in the digest. So are `arrangements`
         while none is enabled (every object apart on the table, as before they existed), and `objects.repeats`
-        while its chance is 0 (every kind once)."""
+        while its chance is 0 (every kind once), and `looks` while off (the catalog's models in their own colours)."""
         content = self.model_dump(mode="json")
         if content["relations"]["min_visible_fraction"] == MIN_VISIBLE_FRACTION:
             del content["relations"]["min_visible_fraction"]
@@ -219,6 +239,8 @@ class RandomConfig(Strict):
             del content["arrangements"]
         if self.objects.repeats.chance == 0:
             del content["objects"]["repeats"]
+        if not self.looks.enabled:
+            del content["looks"]
         text = json.dumps(content, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 

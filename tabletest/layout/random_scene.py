@@ -25,6 +25,7 @@ from tabletest.files.family import view_id
 from tabletest.layout.instances import kind_of, numbered
 from tabletest.layout.meshes import close_gap
 from tabletest.layout.random_config import RandomConfig
+from tabletest.layout.variants import Variant, draw_variants, model_key
 
 EDGE_M = 0.05  # objects keep this far from the table's edge
 NEAR_M = 0.1  # every box corner at least this far in front of the camera
@@ -36,6 +37,12 @@ class PlacedObject:
     position_m: Vec3  # its origin: footprint centre on the table top
     yaw_deg: float
     size_m: Vec3  # its box in its own frame (dx, dy, dz)
+    variant: Variant | None = None  # its look (config `looks`); None: its kind's catalog model in its own colours
+
+    @property
+    def model(self) -> str:
+        """The key of its model in the size, shape and asset maps: `mug`, or another model of the kind, `mug/2`."""
+        return model_key(self.name, self.variant)
 
     def footprint(self) -> np.ndarray:
         """The 4 corners (x, y) of its footprint on the table, turned with it."""
@@ -185,10 +192,12 @@ def sample_scene(
     resolution: tuple[int, int],
     shapes: Mapping[str, Shape] | None = None,
     work: Work | None = None,
+    variants: Mapping[str, tuple[Variant, ...]] | None = None,
 ) -> RandomScene:
-    """Scene `index` of the set (`pool`: the names it may draw, in catalog order; `sizes`: their boxes;
-    `shapes`: their models, needed when the config's arrangements put objects on or beside others; `work`:
-    the meter its draws are charged to, for a caller that wants to read what they cost)."""
+    """Scene `index` of the set (`pool`: the names it may draw, in catalog order; `sizes`: their models' boxes,
+    by model key; `shapes`: their models, needed when the config's arrangements put objects on or beside others;
+    `work`: the meter its draws are charged to, for a caller that wants to read what they cost; `variants`:
+    the looks each kind may take, with the config's `looks` on)."""
     stream = f"{config.digest}:{seed}:{index}"
     look = random.Random(f"{stream}:look")
     table = _table(config, look)
@@ -197,7 +206,8 @@ def sample_scene(
         rng = random.Random(f"{stream}:{draw}")
         arrange = _Arranger(config, random.Random(f"{stream}:{draw}:arrange"), shapes, table_height_m) if config.arrangements.enabled else None
         repeat = random.Random(f"{stream}:{draw}:repeat") if config.objects.repeats.chance else None
-        objects = _place(config, rng, pool, sizes, table, table_height_m, work, arrange, repeat)
+        looks = (variants, random.Random(f"{stream}:{draw}:looks")) if variants else None
+        objects = _place(config, rng, pool, sizes, table, table_height_m, work, arrange, repeat, looks)
         if objects is None:
             continue
         camera = _camera(config, rng, objects, sensor_width_mm, resolution, work)
@@ -293,12 +303,15 @@ def _kinds(config: RandomConfig, rng: random.Random, pool: Sequence[str], repeat
 def _place(
     config: RandomConfig, rng: random.Random, pool: Sequence[str], sizes: Mapping[str, Vec3], table: TableLook, top: float,
     work: Work, arrange: _Arranger | None = None, repeat: random.Random | None = None,
+    looks: tuple[Mapping[str, tuple[Variant, ...]], random.Random] | None = None,
 ) -> list[PlacedObject] | None:
-    """Draw how many objects, which, and where; None when one of them finds no free spot. With `arrange`,
-    an object may instead go on, into or beside one already placed (drawn from its own stream, so a config
-    without arrangements draws exactly the scenes it always did). Objects of one kind get labels (numbered
-    in the order drawn here, renumbered left to right once the camera is chosen)."""
+    """Draw how many objects, which, in which look, and where; None when one of them finds no free spot. With
+    `arrange`, an object may instead go on, into or beside one already placed (drawn from its own stream, so a
+    config without arrangements draws exactly the scenes it always did; so with `looks`, the looks' stream).
+    Objects of one kind get labels (numbered in the order drawn here, renumbered left to right once the camera
+    is chosen)."""
     names = numbered(_kinds(config, rng, pool, repeat))
+    drawn = dict(zip(names, draw_variants(names, *looks))) if looks is not None else {}
     area_w, area_d = placement_bounds(config, table.width_m, table.depth_m)
     gap = config.placement.min_gap_m
     placed: list[PlacedObject] = []
@@ -306,8 +319,9 @@ def _place(
     if arrange is not None:  # what can carry or hold others is placed first, so anything drawn after may go on it
         names.sort(key=arrange.carries_nothing)
     for name in names:
-        size = tuple(sizes[kind_of(name)])
-        arranged = arrange.place(name, placed, (area_w, area_d), work) if arrange is not None and placed else None
+        variant = drawn.get(name)
+        size = tuple(sizes[model_key(name, variant)])
+        arranged = arrange.place(name, variant, placed, (area_w, area_d), work) if arrange is not None and placed else None
         if arranged is not None:
             placed.append(arranged)
             if arranged.position_m[2] == top:
@@ -326,7 +340,7 @@ def _place(
                 math.hypot(x - ox, y - oy) >= reach + other_reach + gap or rects_apart(foot, other, gap)
                 for ox, oy, other_reach, other in feet
             ):
-                placed.append(PlacedObject(name, (x, y, top), yaw, size))
+                placed.append(PlacedObject(name, (x, y, top), yaw, size, variant))
                 feet.append((x, y, reach, foot))
                 break
         else:
@@ -348,7 +362,7 @@ class _Arranger:
         shape = self.shapes[kind_of(name)] if self.shapes is not None else None
         return shape is None or (shape.support is None and shape.container is None)
 
-    def place(self, name: str, placed: list[PlacedObject], bounds: tuple[float, float], work: Work) -> PlacedObject | None:
+    def place(self, name: str, variant: Variant | None, placed: list[PlacedObject], bounds: tuple[float, float], work: Work) -> PlacedObject | None:
         for obj in placed:
             self.levels.setdefault(obj.name, 0)
         a = self.config.arrangements
@@ -359,23 +373,24 @@ class _Arranger:
         if self.shapes is None:
             raise ValueError("arrangements need the models' shapes")
         poses = {o.name: Pose(*o.position_m, o.yaw_deg) for o in placed}
-        shape = self.shapes[kind_of(name)]
+        shape = self.shapes[model_key(name, variant)]
         if kind == "touching":
-            return self._touching(name, shape, placed, poses, bounds, work)
-        carriers = [o for o in placed if self.shapes[kind_of(o.name)].region(kind) is not None and self.levels[o.name] < a.max_levels]
+            return self._touching(name, variant, shape, placed, poses, bounds, work)
+        carriers = [o for o in placed if self.shapes[o.model].region(kind) is not None and self.levels[o.name] < a.max_levels]
         if not carriers:
             return None
         carrier = self.rng.choice(carriers)
         work.spend(a.attempts * len(placed))
-        others = [(self.shapes[kind_of(o.name)], poses[o.name]) for o in placed if o is not carrier]
-        pose = carry(self.rng, kind, shape, self.shapes[kind_of(carrier.name)], poses[carrier.name], self.config.objects.yaw_deg, a.attempts, others, 2 * a.contact_m)
+        others = [(self.shapes[o.model], poses[o.name]) for o in placed if o is not carrier]
+        pose = carry(self.rng, kind, shape, self.shapes[carrier.model], poses[carrier.name], self.config.objects.yaw_deg, a.attempts, others, 2 * a.contact_m)
         if pose is None:
             return None
         self.levels[name] = self.levels[carrier.name] + 1
-        return PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
+        return PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m, variant)
 
     def _touching(
-        self, name: str, shape: Shape, placed: list[PlacedObject], poses: dict[str, Pose], bounds: tuple[float, float], work: Work
+        self, name: str, variant: Variant | None, shape: Shape, placed: list[PlacedObject], poses: dict[str, Pose],
+        bounds: tuple[float, float], work: Work,
     ) -> PlacedObject | None:
         """Beside a neighbour on the table, their meshes a third of `contact_m` apart (slid in by their columns,
         then closed by the meshes); clear of the rest by `min_gap_m`."""
@@ -386,12 +401,12 @@ class _Arranger:
             neighbour = self.rng.choice(neighbours)
             yaw = round(_uniform(self.rng, self.config.objects.yaw_deg), 3)
             angle = self.rng.uniform(0.0, 360.0)
-            beside = self.shapes[kind_of(neighbour.name)]
+            beside = self.shapes[neighbour.model]
             pose = slide_to(shape, yaw, self.top, beside, poses[neighbour.name], angle, work.column_test)
             if pose is None:
                 continue
             pose = close_gap(shape, pose, beside, poses[neighbour.name], angle, a.contact_m / 3)
-            candidate = PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m)
+            candidate = PlacedObject(name, (pose.x, pose.y, pose.z), pose.yaw_deg, shape.size_m, variant)
             corners = candidate.footprint()
             if np.any(np.abs(corners[:, 0]) > bounds[0]) or np.any(np.abs(corners[:, 1]) > bounds[1]):
                 continue
@@ -406,7 +421,7 @@ class _Arranger:
         if self.levels[other.name] == 0:
             return rects_apart(corners.tolist(), other.footprint().tolist(), self.config.placement.min_gap_m)
         work.column_test(column_cost(shape))
-        return clear(shape, pose, self.shapes[kind_of(other.name)], other_pose, 2 * self.config.arrangements.contact_m)
+        return clear(shape, pose, self.shapes[other.model], other_pose, 2 * self.config.arrangements.contact_m)
 
 
 def _camera(

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tabletest.assets.manifest import AssetEntry, load_manifest
+from tabletest.assets.variants import ModelLook, model_of_key
 from tabletest.config import MIN_REGION_M, Catalog, Region
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Contact, Shape, region_m, support_heights, within
@@ -19,6 +20,7 @@ from tabletest.layout.counterfactuals import Candidates, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
 from tabletest.layout.selection import Selection, Shard
+from tabletest.layout.variants import Variant, kind_variants
 
 FLAT_M = 0.002  # a support's top may vary this much across its region (a book's cover does not at all)
 MAX_VIEWS = 99  # views of one scene (ids end -view2 ... -view99)
@@ -38,6 +40,24 @@ class RandomSet:
     catalog_sizes: tuple[tuple[str, float], ...] = ()  # (name, size_m) of every object a container could be meant for
     counterfactuals: tuple[str, ...] = ()  # the kinds of partner each scene gets (`--counterfactuals`)
     views: int = 1  # the views each scene is rendered from (`--views`): 1 is the scene alone
+    variants: tuple[tuple[str, tuple[Variant, ...]], ...] = ()  # (kind, the looks it may take) with the config's `looks` on
+
+    def with_look_models(self, catalog: Catalog, assets_dir: Path) -> tuple[RandomSet, dict[str, AssetEntry]]:
+        """The set as the assets folder lets it draw (a kind whose model is a file draws among its files, `assets
+        fetch --per-object`), and the models of its looks beyond the catalog's, built from recipes as needed."""
+        from tabletest.assets.needed import model_files, needed_looks
+
+        chosen = self
+        files = model_files(assets_dir, self.pool) if self.config.looks.enabled else {}
+        if files:
+            chosen = replace(self, variants=tuple(kind_variants(self.pool, self.config.looks, files).items()))
+        looks = chosen.model_looks()
+        return chosen, (needed_looks(catalog, assets_dir, looks) if looks else {})
+
+    def model_looks(self) -> list[ModelLook]:
+        """The models other than the catalog's the set's looks draw (`mug/2`), in pool order."""
+        seen = {v.model.key: v.model for _, variants in self.variants for v in variants if v.model.number}
+        return list(seen.values())
 
     @property
     def per_scene(self) -> int:
@@ -61,9 +81,10 @@ class RandomSet:
             return None
         models = {**load_manifest(assets_dir).objects, **entries}
         roles = {name: (support, container) for name, support, container in self.carriers}
+        keys = [*self.pool, *(look.key for look in self.model_looks())]
         shapes = {
-            name: Shape(entries[name].size_m, str(assets_dir / entries[name].file), entries[name].sha256, *roles.get(name, (None, None)))
-            for name in self.pool
+            key: Shape(entries[key].size_m, str(assets_dir / entries[key].file), entries[key].sha256, *roles.get(model_of_key(key)[0], (None, None)))
+            for key in keys
         }
         for name, shape in shapes.items():
             _refuse_unusable_regions(name, shape)
@@ -109,7 +130,10 @@ class RandomSet:
         """The selected scenes, sampled one at a time as they are needed (ids in `skip` are not sampled)."""
         for index in self.indices():
             if random_scene_id(self.seed, index) not in skip:
-                yield sample_scene(self.config, self.pool, sizes, self.seed, index, table_height_m, sensor_width_mm, resolution, shapes)
+                yield sample_scene(
+                    self.config, self.pool, sizes, self.seed, index, table_height_m, sensor_width_mm, resolution, shapes,
+                    variants=dict(self.variants) or None,
+                )
 
     def settings(self) -> dict:
         """What decides the set's scenes, for the output folder's settings guard (count, shard and limit
@@ -133,6 +157,7 @@ class RandomSet:
             "count": self.count,
             "pool": list(self.pool),
             "held_out": list(self.config.objects.held_out),
+            **({"looks": self.config.looks.model_dump(mode="json")} if self.config.looks.enabled else {}),
             "shard": str(self.shard) if self.shard else None,
             "limit": self.limit,
             **({"counterfactuals": list(self.counterfactuals)} if self.counterfactuals else {}),
@@ -182,7 +207,12 @@ def make_random_set(
     if views is not None and views > MAX_VIEWS:
         raise UserError(f"--views {views} is more than {MAX_VIEWS} views of one scene; render more scenes instead")
     sizes = tuple((o.name, o.size_m) for o in catalog.objects) if carriers else ()
-    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1)
+    variants = tuple(kind_variants(pool, config.looks).items()) if config.looks.enabled else ()
+    if config.looks.enabled:
+        pool = tuple(kind for kind, _ in variants)
+        if not pool:
+            raise UserError("looks.split validation: no object has a held-out look; name some in looks.held_out")
+    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants)
 
 
 def random_set_for(

@@ -11,9 +11,11 @@ from pathlib import Path
 
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Config
-from tabletest.layout.instances import kind_of
+from tabletest.assets.variants import load_looks
 from tabletest.layout.placement import place
-from tabletest.layout.random_scene import RandomScene
+from tabletest.layout.instances import kind_of
+from tabletest.layout.random_scene import PlacedObject, RandomScene
+from tabletest.layout.variants import Variant
 from tabletest.layout.selection import Scene
 
 
@@ -27,6 +29,8 @@ class SpecObject:
     position_m: tuple[float, float, float]
     yaw_deg: float
     size_m: tuple[float, float, float]
+    tint: tuple[tuple[str, tuple[float, float, float]], ...] = ()  # (material, factor): a look's colour (`render.tint`)
+    transform: tuple[float, ...] = ()  # a look's model drawn from its kind's: the 3x4 map, row by row (empty: none)
 
 
 @dataclass(frozen=True)
@@ -67,13 +71,28 @@ def random_spec(scene: RandomScene, seed: int, entries: dict[str, AssetEntry], a
         SpecObject(
             name=o.name,
             slot=None,
-            source=entries[kind_of(o.name)].source,
-            uid=entries[kind_of(o.name)].uid,
-            asset=str((assets_dir / entries[kind_of(o.name)].file).resolve()),
+            source=entries[o.model].source,
+            uid=entries[o.model].uid,
+            asset=str((assets_dir / _shown(entries, o).file).resolve()),
             position_m=o.position_m,
             yaw_deg=o.yaw_deg,
             size_m=o.size_m,
+            tint=_tint(o.variant),
+            transform=entries[o.model].drawn_from or (),
         )
         for o in scene.objects
     )
     return SceneSpec(scene.id, scene.index, len(objects), objects, (seed + scene.index) % (2**31), scene)
+
+
+def _tint(variant: Variant | None) -> tuple[tuple[str, tuple[float, float, float]], ...]:
+    """What the render multiplies each of the object's recoloured materials by for its look's colour."""
+    if variant is None or variant.colour is None:
+        return ()
+    return tuple(load_looks().of(variant.model.kind).tint(variant.colour).items())
+
+
+def _shown(entries: dict[str, AssetEntry], placed: PlacedObject) -> AssetEntry:
+    """The model the render loads for an object: its kind's where its look's model is drawn from it (no mesh
+    of its own to hold), else its own."""
+    return entries[kind_of(placed.name)] if entries[placed.model].drawn_from else entries[placed.model]

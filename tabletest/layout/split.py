@@ -5,7 +5,9 @@ the choice streams and never depends on the order or on the other scenes). `obje
 of the dataset's objects is held out; validation gets every scene showing one of them, training
 the rest, so a model trained on it has never seen a validation object. `appearance` (random
 scenes): that fraction of the dataset's table surfaces and of its HDRIs is held out; validation gets
-every scene on a held-out table or under a held-out sky, training only scenes with neither.
+every scene on a held-out table or under a held-out sky, training only scenes with neither. `look` (random
+scenes with looks): that fraction of the dataset's object looks (`mug/2/red`) is held out; validation gets
+every scene showing one of them, so no training image shows a held-out look.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Literal
 
 from tabletest.errors import UserError
 
-SplitBy = Literal["object", "scene", "appearance"]
+SplitBy = Literal["object", "scene", "appearance", "look"]
+BY_LABEL = ("appearance", "look")  # the splits that hold out labels of a record (`labels`), not objects
 TRAIN, VALIDATION, TEST = "train", "validation", "test"
 
 
@@ -34,10 +37,10 @@ class Split:
         return (self.whole,) if self.by is None else (TRAIN, VALIDATION)
 
     def of(self, scene_id: str, objects: tuple[str, ...], looks: tuple[str, ...] = ()) -> str:
-        """`looks`: the scene's `looks(record)`, needed only by the appearance split."""
+        """`looks`: the scene's `labels(by, record)`, needed only by the appearance and look splits."""
         if self.by is None:
             return self.whole
-        if self.by in ("object", "appearance"):
+        if self.by in ("object", *BY_LABEL):
             return VALIDATION if set(objects if self.by == "object" else looks) & set(self.held_out) else TRAIN
         return VALIDATION if random.Random(f"{self.seed}:{scene_id}").random() < self.val_fraction else TRAIN
 
@@ -46,7 +49,7 @@ class Split:
             "by": self.by,
             "val_fraction": self.val_fraction,
             "seed": self.seed,
-            ("held_out_looks" if self.by == "appearance" else "held_out_objects"): list(self.held_out),
+            {"appearance": "held_out_looks", "look": "held_out_object_looks"}.get(self.by or "", "held_out_objects"): list(self.held_out),
         }
 
 
@@ -70,6 +73,20 @@ def looks(record: dict) -> tuple[str, ...]:
     return (f"table:{scene['table']['surface']}", f"hdri:{scene['world']['hdri']}")
 
 
+def labels(by: SplitBy | None, record: dict) -> tuple[str, ...]:
+    """What the appearance or look split holds out of a record: its table and sky, or its objects' looks."""
+    if by == "appearance":
+        return looks(record)
+    if by != "look":
+        return ()
+    shown = tuple(o["variant"]["look"] for o in record.get("objects", ()) if o.get("variant"))
+    if not shown and not str(record.get("id", "")).startswith("rnd"):
+        raise UserError(
+            f"--split-by look needs random scenes rendered with looks (random config `looks`); {record.get('id')} is the benchmark's"
+        )
+    return shown
+
+
 def make_split(by: SplitBy | None, val_fraction: float, seed: int, objects: Iterable[str], whole: str = TRAIN) -> Split:
     """`objects`: every object name of the dataset, or for `appearance` every look label (needed only to hold some out)."""
     if by == "appearance":
@@ -81,6 +98,15 @@ def make_split(by: SplitBy | None, val_fraction: float, seed: int, objects: Iter
                 raise UserError(f"--split-by appearance needs at least two {kind} looks in the dataset, and it shows {len(pool)}")
             held += rng.sample(pool, min(max(1, round(val_fraction * len(pool))), len(pool) - 1))
         return Split(by, val_fraction, seed, tuple(sorted(held)))
+    if by == "look":
+        pool = sorted(set(objects))
+        if len(pool) < 2:
+            raise UserError(
+                f"--split-by look needs at least two object looks in the dataset, and it shows {len(pool)}; render random "
+                "scenes with `looks` on in the random config (models above 1, or colours: true)"
+            )
+        count = min(max(1, round(val_fraction * len(pool))), len(pool) - 1)
+        return Split(by, val_fraction, seed, tuple(sorted(random.Random(seed).sample(pool, count))))
     if by != "object":
         return Split(by, val_fraction, seed, whole=whole)
     pool = sorted(set(objects))

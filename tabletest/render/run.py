@@ -63,6 +63,7 @@ def render_run(
     settings = dataset_settings(catalog, config, options, family)
     check_settings(options.out, settings)  # a different dataset is refused before any work
     entries = needed_assets(catalog, options.assets, family.model_names(), options.build_missing_assets, options.source)
+    entries.update(family.look_models(catalog, options.assets))
     settings["models"] = {name: entries[name].sha256 for name in sorted(entries)}
     family.check_models(entries, options.assets)
     options.out.mkdir(parents=True, exist_ok=True)

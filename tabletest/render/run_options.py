@@ -46,6 +46,9 @@ def worker_slots(options: RenderOptions) -> list[WorkerSlot]:
     return [WorkerSlot(i, None, max(1, cores // count)) for i in range(count)]
 
 
+MAX_ASSETS = 192  # models a worker holds at most (three of each of the 64 kinds): the least recently used go beyond
+
+
 def worker_setup(
     config: Config, options: RenderOptions, resolution: tuple[int, int], preload: list[tuple[str, str]] = ()
 ) -> dict:
@@ -59,13 +62,15 @@ def worker_setup(
         "samples": settings.samples,
         "device": options.device,
         "preload": [list(model) for model in preload],
+        "max_models": MAX_ASSETS,
     }
 
 
 def models_to_preload(entries: dict, assets: Path, objects_to_place: float) -> list[tuple[str, str]]:
     """The run's models, when it will place at least as many objects as it has models: then a worker
     would import most of them anyway, and importing them all before the first scene keeps every
-    scene's time down to its render. A short run imports only what its scenes use, as they come."""
-    if objects_to_place < len(entries):
+    scene's time down to its render. A short run imports only what its scenes use, as they come; so does
+    a run with more models than a worker holds (many looks of a kind)."""
+    if objects_to_place < len(entries) or len(entries) > MAX_ASSETS:
         return []
     return [(name, str(assets / entry.file)) for name, entry in sorted(entries.items())]

@@ -20,7 +20,9 @@ from PIL import Image, ImageDraw, ImageFont
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import Catalog
 from tabletest.errors import UserError
-from tabletest.assets.needed import refuse_unusable
+from tabletest.assets.needed import needed_looks, refuse_unusable
+from tabletest.assets.variants import load_looks, model_look
+from tabletest.layout.variants import Variant
 
 BACKGROUND = (236, 236, 232)
 LABEL_COLOR = (30, 30, 30)
@@ -34,8 +36,10 @@ def render_sheet(
     only: Sequence[str] | None = None,
     cell: int = 256,
     columns: int | None = None,
+    looks: int = 1,
 ) -> Path:
-    """Render the selected objects (all catalog objects by default) into one PNG grid at `out_png`."""
+    """Render the selected objects (all catalog objects by default) into one PNG grid at `out_png`; with
+    `looks` above 1, each object in that many of its looks (`sheet_looks`), a row each."""
     names = list(catalog.names) if only is None else [catalog.by_name(n).name for n in only]
     names = list(dict.fromkeys(names))
     manifest = load_manifest(assets_dir)
@@ -47,22 +51,39 @@ def render_sheet(
         raise UserError(f"not built in {assets_dir}: {shown}; run `{build}` first")
     for name in names:
         refuse_unusable(catalog, Path(assets_dir), manifest.objects[name])
+    shown = [(n, manifest.objects[n], {}) for n in names]
+    if looks > 1:
+        variants = [v for n in names for v in sheet_looks(n, looks)]
+        entries = needed_looks(catalog, Path(assets_dir), list({v.model.key: v.model for v in variants if v.model.number}.values()))
+        entries.update((n, manifest.objects[n]) for n in names)
+        palette = load_looks()
+        shown = [
+            (f"{v.label} {max(entries[v.model.key].size_m) * 100:.0f} cm", entries[v.model.key], palette.of(v.model.kind).tint(v.colour))
+            for v in variants
+        ]
+        columns = columns or looks
     with tempfile.TemporaryDirectory(prefix="tabletest-sheet-") as tmp:
         items = [
-            {"glb": str((Path(assets_dir) / manifest.objects[n].file).resolve()), "png": str(Path(tmp) / f"{i:03d}.png")}
-            for i, n in enumerate(names)
+            {"glb": str((Path(assets_dir) / entry.file).resolve()), "png": str(Path(tmp) / f"{i:03d}.png"), "tint": tint}
+            for i, (_, entry, tint) in enumerate(shown)
         ]
         job = Path(tmp) / "job.json"
         job.write_text(json.dumps({"cell": cell, "items": items}), encoding="utf-8")
         _run_worker(job)
         renders = [Image.open(item["png"]).convert("RGBA") for item in items]
-        sheet = compose(renders, names, cell, columns)
+        sheet = compose(renders, [label for label, _, _ in shown], cell, columns)
     out_png = Path(out_png)
     out_png.parent.mkdir(parents=True, exist_ok=True)
     tmp_png = out_png.with_name(f".{out_png.name}.tmp")
     sheet.save(tmp_png, format="PNG", optimize=True)
     tmp_png.replace(out_png)
     return out_png
+
+
+def sheet_looks(kind: str, count: int) -> list[Variant]:
+    """`count` looks of a kind that show what it may take: model i in colour i of its palette (its own first)."""
+    colours = load_looks().of(kind).colour_names
+    return [Variant(model_look(kind, i), colours[i % len(colours)] if colours else None) for i in range(count)]
 
 
 def _run_worker(job: Path) -> None:

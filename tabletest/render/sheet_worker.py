@@ -12,6 +12,7 @@ import math
 import sys
 
 import bpy
+import numpy as np
 from mathutils import Vector
 
 AZIMUTH_DEG = 35.0  # to the right of the front (−Y) direction
@@ -80,6 +81,28 @@ def setup_workbench(scene: bpy.types.Scene, pixels: int) -> bpy.types.Object:
     return camera
 
 
+def tint_materials(objects: list[bpy.types.Object], tint: dict[str, list[float]]) -> None:
+    """A look's colour as Workbench shows it: the named materials' colour and image pixels times their factor."""
+    from tabletest.render.tint import material_name
+
+    materials = {slot.material for o in objects for slot in o.material_slots if slot.material is not None}
+    for material in (m for m in materials if material_name(m) in tint):
+        factor = [*tint[material_name(material)], 1.0]
+        material.diffuse_color = [min(1.0, c * f) for c, f in zip(material.diffuse_color, factor)]
+        for node in material.node_tree.nodes if material.node_tree else ():
+            if node.type == "TEX_IMAGE" and node.image is not None:
+                pixels = np.empty(len(node.image.pixels), dtype=np.float32)
+                node.image.pixels.foreach_get(pixels)
+                channels = node.image.channels
+                encoded = node.image.colorspace_settings.name == "sRGB"  # the factor is linear: near enough, its 2.2 root
+                scale = np.array(factor[:channels], dtype=np.float32) ** (1 / 2.2 if encoded else 1.0)
+                pixels = (pixels.reshape(-1, channels) * scale).clip(0, 1)
+                node.image.pixels.foreach_set(pixels.ravel())
+            elif node.type == "BSDF_PRINCIPLED" and not node.inputs["Base Color"].links:
+                base = node.inputs["Base Color"]
+                base.default_value = [min(1.0, c * f) for c, f in zip(base.default_value, factor)]
+
+
 def render_items(job: dict) -> None:
     scene = reset_scene()
     camera = setup_workbench(scene, int(job["cell"]))
@@ -91,6 +114,7 @@ def render_items(job: dict) -> None:
             raise SystemExit(f"error: {item['glb']} does not import: {str(err).strip()}") from None
         if not objects:
             raise SystemExit(f"error: {item['glb']} has no mesh")
+        tint_materials(objects, item.get("tint") or {})
         aim_three_quarter(camera, *world_bounds(objects))
         scene.render.filepath = item["png"]
         bpy.ops.render.render(write_still=True)

@@ -16,6 +16,7 @@ import os
 import sys
 import time
 import traceback
+from collections import OrderedDict
 from pathlib import Path
 from types import SimpleNamespace
 from typing import IO
@@ -50,22 +51,24 @@ class Worker:
         bpy.context.preferences.filepaths.use_scripts_auto_execute = False
         self.camera = base_scene.build(self.config)
         self.device = engine.configure(bpy.context.scene, setup)
-        self.assets: dict[str, bpy.types.Collection] = {}
+        self.assets: OrderedDict[str, bpy.types.Collection] = OrderedDict()  # by `_key`, the least recently used first
         self.parts: dict[str, list[bpy.types.Object]] = {}  # each asset's objects, its root first
         self.meshes: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # by mesh object: vertices (n, 3), triangles' corners
         self.shown: set[str] = set()
         self.poses: dict[str, tuple] = {}  # where each asset's root was last put: (position, yaw)
+        self.max_models = setup["max_models"]
         self.by_rays = setup["engine"] == "cycles"  # hide by ray visibility (Cycles), else by collection
         self.stage = None  # the random scenes' stage, built on the first random scene
         for name, path in setup.get("preload", []):
             try:
-                self._asset(name, path)
+                self._asset(_key(name, path), path)
             except ValueError:  # the scenes that hold it fail with this error, one by one
                 pass
 
     def _asset(self, name: str, path: str):
         """The asset's collection, made on first use only (from the model cache, else its GLB)."""
         if name in self.assets:
+            self.assets.move_to_end(name)
             return self.assets[name]
         from tabletest.render.model_cache import import_model
 
@@ -90,6 +93,54 @@ class Worker:
         self.parts[name] = [root, *(obj for obj in collection.all_objects if obj is not root)]
         self._hide(name, True)
         return collection
+
+    def _forget_unused(self, keep: set[str]) -> bool:
+        """Drop the least recently used assets beyond the setup's `max_models` (none of `keep`): with many looks of
+        a kind, a worker would otherwise hold every model it ever showed. Whether it dropped any."""
+        bpy = self.bpy
+        unused = [n for n in self.assets if n not in keep][: max(0, len(self.assets) - self.max_models)]
+        for name in unused:
+            parts = self.parts.pop(name)
+            for part in parts:
+                self.meshes.pop(part.name, None)
+            data = {p.data for p in parts if p.data is not None}
+            materials = {slot.material for p in parts for slot in p.material_slots if slot.material is not None}
+            images = {n.image for m in materials if m.node_tree for n in m.node_tree.nodes if getattr(n, "image", None)}
+            bpy.data.batch_remove([*parts, *data, *materials, *images, self.assets.pop(name)])
+            self.shown.discard(name)
+            self.poses.pop(name, None)
+        return bool(unused)
+
+    def _drawn_as(self, name: str, transform: tuple[float, ...]) -> None:
+        """A look's model drawn from its kind's: the 3x4 map between the two, in the parts' parent inverse (the one
+        matrix of an object that may stretch along any axis), so the look costs no mesh of its own."""
+        from mathutils import Matrix
+
+        rows = [transform[i : i + 4] for i in range(0, 12, 4)] if transform else [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 1, 0)]
+        matrix = Matrix([*rows, (0.0, 0.0, 0.0, 1.0)])
+        root = self.parts[name][0]
+        for part in self.parts[name][1:]:
+            if part.parent is root:
+                part.matrix_parent_inverse = matrix
+
+    def _tintable(self, name: str, tint: dict[str, list[float]]) -> bool:
+        """Make the materials a tint names take the object's colour (once per asset, `tint.py`): whether any changed."""
+        from tabletest.render.tint import material_name, tintable
+
+        materials = {slot.material for part in self.parts[name] for slot in part.material_slots if slot.material is not None}
+        return any([tintable(m) for m in materials if material_name(m) in tint])
+
+    def _tint(self, name: str, tint: dict[str, list[float]]) -> None:
+        """A look's colour: each part whose material a tint names is multiplied by it, by the object's colour; a
+        part of no tinted material keeps white, which leaves its colour as it is."""
+        from tabletest.render.tint import material_name
+
+        for part in self.parts[name]:
+            names = [material_name(slot.material) for slot in part.material_slots if slot.material is not None]
+            factor = next((tint[n] for n in names if n in tint), None)
+            colour = (*factor, 1.0) if factor is not None else (1.0, 1.0, 1.0, 1.0)
+            if tuple(part.color) != colour:  # an unchanged value set again still tags the object
+                part.color = colour
 
     def _hide(self, name: str, hidden: bool) -> None:
         """Cycles by ray visibility (see `rays`); EEVEE and Workbench, which ignore it, by collection."""
@@ -129,7 +180,7 @@ class Worker:
         if staged is not None:
             job["silhouettes"] = f"{out_path}.silhouettes.npz"
             with open(job["silhouettes"], "wb") as fh:
-                np.savez(fh, *(self._silhouette(obj["name"]) for obj in facts["objects"]))
+                np.savez(fh, *(self._silhouette(_key(obj["name"], obj["asset"])) for obj in spec["objects"]))
         facts["finish"] = job
         facts["busy_s"] = time.perf_counter() - start  # all the worker spent on it, the render call included
         return facts
@@ -147,19 +198,27 @@ class Worker:
         bpy = self.bpy
         scene = bpy.context.scene
         importing = time.perf_counter()
-        for obj in spec["objects"]:
-            self._asset(obj["name"], obj["asset"])
+        wanted = {_key(o["name"], o["asset"]): o for o in spec["objects"]}
+        held = len(self.assets)
+        for name, obj in wanted.items():
+            self._asset(name, obj["asset"])
+        changed = [self._tintable(name, dict(obj["tint"])) for name, obj in wanted.items() if obj.get("tint")]
+        if self._forget_unused(set(wanted)) or any(changed) or len(self.assets) != held:
+            bpy.context.view_layer.update()  # what a new model or material costs once, kept out of the scene's set-up
         start, start_cpu = time.perf_counter(), time.process_time()
         if staged is not None:
             self._stage().apply(staged)
-        wanted = {o["name"]: o for o in spec["objects"]}
+        for name, obj in wanted.items():
+            self._tint(name, dict(obj.get("tint") or ()))
         self._show_only(set(wanted))
         for position, (name, obj) in enumerate(wanted.items()):
-            pose = (tuple(obj["position_m"]), obj["yaw_deg"])
+            pose = (tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj.get("transform") or ()))
             if self.poses.get(name) != pose:  # set again, an unchanged pose still makes Cycles update the object
                 root = self.parts[name][0]
                 root.location = obj["position_m"]
                 root.rotation_euler = (0.0, 0.0, math.radians(obj["yaw_deg"]))
+                if self.poses.get(name, (None, None, ()))[2] != pose[2]:
+                    self._drawn_as(name, pose[2])
                 self.poses[name] = pose
             for part in self.parts[name]:
                 if part.pass_index != position + 1:  # an unchanged value set again still tags the object
@@ -177,7 +236,7 @@ class Worker:
         render_s, render_cpu_s = time.perf_counter() - rendering, time.process_time() - rendering_cpu
         depsgraph = bpy.context.evaluated_depsgraph_get()
         self._look(depsgraph)
-        objects = [self._measure(wanted[o["name"]], o["name"], depsgraph) for o in spec["objects"]]
+        objects = [self._measure(obj, name, depsgraph) for name, obj in wanted.items()]
         return {
             "objects": objects, "render_s": render_s, "render_cpu_s": render_cpu_s, "setup_s": rendering - start,
             "setup_cpu_s": rendering_cpu - start_cpu,
@@ -216,7 +275,7 @@ class Worker:
         x, y, z = obj["position_m"]
         cu, cv = self._project(np.array([[x, y, z + obj["size_m"][2] / 2]]))
         return {
-            "name": name,
+            "name": obj["name"],
             "center_px": [round(float(cu[0]), 3), round(float(cv[0]), 3)],
             "bbox_px": [round(float(u.min()), 2), round(float(v.min()), 2), round(float(u.max()), 2), round(float(v.max()), 2)],
         }
@@ -255,6 +314,11 @@ class Worker:
         clip = np.c_[points, np.ones(len(points))] @ self.camera_matrix.T
         ndc = clip[:, :2] / clip[:, 3:4]
         return (ndc[:, 0] + 1) / 2 * width, (1 - ndc[:, 1]) / 2 * height
+
+
+def _key(name: str, asset: str) -> str:
+    """An asset's name in the worker: the object's label and its model file (a label may show another look next)."""
+    return f"{name}|{asset}"
 
 
 def _ocio_config() -> str:

@@ -74,6 +74,8 @@ def vignettes(
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:
         entries = needed_assets(cat, assets, random_set.pool, assets == DEFAULT_ASSETS_DIR)
+        random_set, looks = random_set.with_look_models(cat, assets)
+        entries.update(looks)
         records = random_vignette_records(
             random_set,
             {name: entry.size_m for name, entry in entries.items()},

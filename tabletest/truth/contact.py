@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from tabletest.layout.arrangements import Pose, Shape, near, region_m, to_own, vertical_gap, within
-from tabletest.layout.instances import kind_of
 from tabletest.layout.meshes import mesh_distance
 from tabletest.layout.random_config import Arrangements
 from tabletest.layout.random_scene import PlacedObject
@@ -29,7 +28,7 @@ def contact_relations(
     """The relations among `objs` (those not hidden) and the pairs withheld inside a margin."""
     c = arrangements.contact_m
     poses = [Pose(*o.position_m, o.yaw_deg) for o in objs]
-    shape = [shapes[kind_of(o.name)] for o in objs]
+    shape = [shapes[o.model] for o in objs]
     names = [o.name for o in objs]
     rel: dict[str, list] = {key: [] for key in CONTACT_KEYS}
     ambiguous: list[list[str]] = []
@@ -70,7 +69,7 @@ def gaps(objs: Sequence[PlacedObject], shapes: Mapping[str, Shape]) -> list[list
     (0 where they touch), what "how far apart are their surfaces" and "how far would one move to touch the
     other" answer. Rounded to 0.1 mm, the models' own precision."""
     poses = [Pose(*o.position_m, o.yaw_deg) for o in objs]
-    shape = [shapes[kind_of(o.name)] for o in objs]
+    shape = [shapes[o.model] for o in objs]
     return [
         [objs[i].name, objs[j].name, round(mesh_distance(shape[i], poses[i], shape[j], poses[j]), 4)]
         for i, j in itertools.combinations(range(len(objs)), 2)

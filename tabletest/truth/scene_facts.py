@@ -65,6 +65,7 @@ class Thing:
     covered_by: tuple[str, ...] | None = None  # what the render saw covering it (random renders since `covered_by`)
     label: str = ""  # its label where the scene holds several of its kind (apple#2; `layout.instances`), else its name
     carries: frozenset[str] = frozenset()  # how the catalog says it can carry others: `on` (a support), `inside` (a container)
+    colour: str | None = None  # its look's colour (a random render with looks), what tells it from others of its kind
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -456,6 +457,7 @@ def _thing(record: dict, obj: dict, has_front: bool, carries: frozenset[str]) ->
         tuple(obj["covered_by"]) if isinstance(obj.get("covered_by"), list) else None,
         _label(obj),
         carries,
+        (obj.get("variant") or {}).get("colour"),
     )
 
 

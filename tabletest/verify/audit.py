@@ -29,6 +29,7 @@ from tabletest.files.family import family_problem
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
+from tabletest.layout.variants import Variant
 from tabletest.files.family import made_from
 from tabletest.files.reading import read_records
 from tabletest.files.records import render_record
@@ -684,7 +685,7 @@ def _box_corners(obj: dict) -> np.ndarray:
 def _placed(obj: dict) -> PlacedObject:
     """The object as placed: its origin on the table under its 3D box's centre."""
     center, size, yaw = _box3d(obj)
-    return PlacedObject(label_of(obj), tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size))
+    return PlacedObject(label_of(obj), tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size), Variant.of_record(obj))
 
 
 def _box3d(obj: dict) -> tuple[np.ndarray, np.ndarray, float]:

@@ -23,6 +23,7 @@ from tabletest.assets.manifest import load_manifest
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import label_of
+from tabletest.layout.variants import model_key_of
 from tabletest.truth.visibility import SUPERSAMPLE, visibility
 
 # Measured again from the model file and the record's camera, the fraction differs from the recorded one by
@@ -31,7 +32,7 @@ from tabletest.truth.visibility import SUPERSAMPLE, visibility
 # the silhouette inside the image.
 TOLERANCE = 0.02
 
-Models = Mapping[str, tuple[str, str]]  # object name -> (model file, sha256)
+Models = Mapping[str, tuple[str, str]]  # model key (`mug`, `mug/2`) -> (model file, sha256)
 
 
 def model_files(settings: Mapping, assets: Path) -> dict[str, tuple[str, str]] | None:
@@ -40,12 +41,12 @@ def model_files(settings: Mapping, assets: Path) -> dict[str, tuple[str, str]] |
     if not settings.get("models"):
         return None
     try:
-        manifest = load_manifest(assets).objects
+        manifest = load_manifest(assets)
     except UserError:
         return None
     files = {}
     for name, sha in settings["models"].items():
-        entry = manifest.get(name)
+        entry = manifest.model(name)
         if entry is None or entry.sha256 != sha:
             return None
         files[name] = (str(assets / entry.file), sha)
@@ -61,11 +62,12 @@ def check_fractions(
     pixels = [mask == position + 1 for position in range(len(objects))]
     for position, obj in enumerate(objects):
         recorded = obj.get("visible_fraction")
-        if not isinstance(recorded, (int, float)) or obj.get("name") not in models:
+        key = model_key_of(obj) if "name" in obj else None
+        if not isinstance(recorded, (int, float)) or key not in models:
             continue
         measured = _alone(pixels, position, camera.project(corners(obj)), mask.shape)
         if measured is None:
-            measured = _measured(obj, models[obj["name"]], camera, mask, position + 1)
+            measured = _measured(obj, models[key], camera, mask, position + 1)
         if measured is None:
             continue  # part of it behind the camera: no silhouette to compare
         fraction, covering = measured

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from tabletest.assets.manifest import load_manifest
+from tabletest.assets.variants import model_of_key
 from tabletest.config import Config, excerpt
 from tabletest.errors import UserError
 from tabletest.layout.arrangements import Contact, Shape
@@ -26,6 +27,7 @@ from tabletest.layout.instances import label_of
 from tabletest.layout.placement import place
 from tabletest.layout.random_config import Arrangements, RelationMargins
 from tabletest.layout.random_scene import PlacedObject
+from tabletest.layout.variants import Variant
 from tabletest.truth.contact import gaps
 from tabletest.truth.described import boxed
 from tabletest.truth.geometry import camera_record, object_geometry, pinhole_record, scene_relations
@@ -63,16 +65,16 @@ def recorded_contact(settings: Mapping, arrangements: Arrangements, assets: Path
     found in `assets`, with the carriers its settings name; else None and why."""
     why = f"relations of a set with objects off the table plane ({assets} does not hold the models the render used; pass --assets)"
     try:
-        manifest = load_manifest(assets).objects
+        manifest = load_manifest(assets)
     except UserError:
         return None, why
     carriers = (settings.get("scenes") or {}).get("carriers") or {}
     shapes = {}
     for name, sha in (settings.get("models") or {}).items():
-        entry = manifest.get(name)
+        entry = manifest.model(name)
         if entry is None or entry.sha256 != sha:
             return None, why
-        role = carriers.get(name) or {}
+        role = carriers.get(model_of_key(name)[0]) or {}
         support, container = (tuple(role[k]) if role.get(k) else None for k in ("support", "container"))
         shapes[name] = Shape(entry.size_m, str(assets / entry.file), sha, support, container)
     return Contact(shapes, arrangements), ""
@@ -110,7 +112,7 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
     yield from _compare("camera", {k: record["camera"][k] for k in ("K", "world_to_camera", "resolution")}, camera_record(camera))
     sensor_mm = derivation.config.camera.sensor_width_mm if derivation.config is not None else None
     yield from _pose_angles(record["camera"], camera, (record.get("scene") or {}).get("key_light"), sensor_mm)
-    placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
+    placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"]), Variant.of_record(o)) for o in objects]
     for obj, item in zip(objects, placed):
         yield from _compare_fields(label_of(obj), obj, object_geometry(camera, item))
     yield from _centers(objects, camera, [(p.position_m, p.size_m) for p in placed])
@@ -162,7 +164,7 @@ def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0
     if derivation.margins is None or not derivation.ground or derivation.unmeasured or not isinstance(record.get("camera"), dict):
         return None
     objects = record["objects"]
-    placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"])) for o in objects]
+    placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"]), Variant.of_record(o)) for o in objects]
     kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
     camera = PinholeCamera.from_record(record["camera"])
     return scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)

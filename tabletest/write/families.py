@@ -53,6 +53,10 @@ class SceneFamily(ABC):
     def model_names(self) -> set[str]:
         """The catalog names of the models its scenes may hold."""
 
+    def look_models(self, catalog: Catalog, assets_dir: Path) -> dict[str, AssetEntry]:
+        """The models its scenes may show beyond the catalog's (`mug/2`), built as needed, by key."""
+        return {}
+
     @abstractmethod
     def images(self) -> int:
         """How many images it asks for (at most: a random scene may allow no view or partner of a kind)."""
@@ -183,6 +187,10 @@ class RandomScenes(SceneFamily):
 
     def model_names(self) -> set[str]:
         return set(self.random_set.pool)
+
+    def look_models(self, catalog: Catalog, assets_dir: Path) -> dict[str, AssetEntry]:
+        self.random_set, entries = self.random_set.with_look_models(catalog, assets_dir)
+        return entries
 
     def images(self) -> int:
         return self.random_set.selected() * self.random_set.per_scene

@@ -71,6 +71,8 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
     objects = _objects(spec, measured)
     for obj, placed, facts in zip(objects, scene.objects, measured):
         obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"], covered_by=facts["covered_by"])
+        if placed.variant is not None:
+            obj["variant"] = placed.variant.record()
     hidden = frozenset(label_of(o) for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
     text = random_truth(scene, tuple(render["resolution"]), truth.margins, truth.kinds, hidden, truth.nouns, truth.contact)
     pose = scene.camera

@@ -21,6 +21,7 @@ from tabletest.assets.builtin.parts import Part
 from tabletest.assets.builtin.recipes import RECIPES
 from tabletest.assets.manifest import AssetEntry, Manifest, load_manifest, save_manifest
 from tabletest.assets.store import store_asset
+from tabletest.assets.variants import ModelLook
 from tabletest.config import Catalog, CatalogObject
 from tabletest.errors import UserError
 
@@ -72,8 +73,9 @@ def _ramps(lengths: np.ndarray) -> np.ndarray:
     return np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
-def canonical_scene(obj: CatalogObject) -> trimesh.Scene:
-    """One catalog object built from its recipe, in the canonical frame at its catalog size."""
+def canonical_scene(obj: CatalogObject, look: ModelLook | None = None) -> trimesh.Scene:
+    """One catalog object built from its recipe, in the canonical frame at its catalog size; with `look`, stretched
+    in height and footprint and scaled to the look's size."""
     recipe = RECIPES[obj.name]
     parts = recipe()
     triangles = sum(len(p.mesh.faces) for p in parts)
@@ -82,12 +84,36 @@ def canonical_scene(obj: CatalogObject) -> trimesh.Scene:
             f"recipe {obj.name!r} makes {triangles} triangles, more than the {MAX_TRIANGLES} a built-in model "
             f"may have; use fewer segments or parts in {recipe.__module__}.{recipe.__name__}"
         )
-    return canonical.to_canonical(canonical.bake(part_scene(parts)), obj.size_m, obj.yaw_deg)
+    meshes = canonical.bake(part_scene(parts))
+    if look is None:
+        return canonical.to_canonical(meshes, obj.size_m, obj.yaw_deg)
+    stretch = (look.width, look.width, look.height)  # after the edges are split: the same vertices, only moved
+    return canonical.to_canonical([(name, mesh.copy().apply_scale(stretch)) for name, mesh in meshes], obj.size_m * look.size, obj.yaw_deg)
 
 
-def _build_one(obj: CatalogObject, out_dir: Path) -> AssetEntry:
-    """Build, write and describe one object (runs in a worker process)."""
-    return store_asset(out_dir, obj.name, obj.slug, canonical_scene(obj), "builtin")
+def _build_one(obj: CatalogObject, out_dir: Path, look: ModelLook | None = None) -> AssetEntry:
+    """Build, write and describe one object, or one of its looks' models (runs in a worker process): a look's
+    model that is its kind's model moved by one linear map (a stretch, and the other turn its rest pose took) says
+    so (`drawn_from`), so a render shows it with that model, transformed, rather than hold another mesh."""
+    scene = canonical_scene(obj, look)
+    entry = store_asset(out_dir, obj.name, obj.slug if look is None else look.slug, scene, "builtin")
+    mapped = affine_from(canonical_scene(obj), scene) if look is not None else None
+    return entry if mapped is None else entry.model_copy(update={"drawn_from": mapped})
+
+
+def affine_from(model: trimesh.Scene, look: trimesh.Scene, tolerance_m: float = 1e-6) -> tuple[float, ...] | None:
+    """The 3x4 map (row by row) that takes every vertex of `model` to the same vertex of `look`, to
+    `tolerance_m`; None where none does (the stretch split its edges otherwise)."""
+    names = list(look.geometry)
+    if sorted(names) != sorted(model.geometry) or any(model.geometry[n].vertices.shape != look.geometry[n].vertices.shape for n in names):
+        return None
+    source = np.concatenate([model.geometry[n].vertices for n in names])
+    target = np.concatenate([look.geometry[n].vertices for n in names])
+    homogeneous = np.c_[source, np.ones(len(source))]
+    solution = np.linalg.lstsq(homogeneous, target, rcond=None)[0]  # (4, 3): target = homogeneous @ solution
+    if np.abs(homogeneous @ solution - target).max() > tolerance_m:
+        return None
+    return tuple(round(float(v), 9) for v in solution.T.ravel())
 
 
 def select(catalog: Catalog, only: Sequence[str] | None) -> list[CatalogObject]:
@@ -127,13 +153,33 @@ def build_assets(
     return manifest
 
 
-def _built(objects: list[CatalogObject], out_dir: Path, jobs: int) -> Iterator[AssetEntry]:
+def build_looks(
+    catalog: Catalog, out_dir: Path, looks: Sequence[ModelLook], jobs: int | None = None,
+    progress: Callable[[AssetEntry], None] | None = None,
+) -> Manifest:
+    """Build the models of these looks into `out_dir` and record them under the manifest's `looks` (kept on failure)."""
+    manifest = load_manifest(out_dir)
+    objects = [catalog.by_name(look.kind) for look in looks]
+    try:
+        for look, entry in zip(looks, _built(objects, Path(out_dir), max(1, min(jobs or os.cpu_count() or 1, len(looks))), looks)):
+            manifest.looks[look.key] = entry
+            if progress:
+                progress(entry)
+    finally:
+        save_manifest(out_dir, manifest)
+    return manifest
+
+
+def _built(
+    objects: list[CatalogObject], out_dir: Path, jobs: int, looks: Sequence[ModelLook | None] | None = None
+) -> Iterator[AssetEntry]:
+    looks = list(looks) if looks is not None else [None] * len(objects)
     if jobs == 1:
-        yield from (_build_one(obj, out_dir) for obj in objects)
+        yield from (_build_one(obj, out_dir, look) for obj, look in zip(objects, looks))
         return
     # Not fork: the caller may hold threads (a progress bar's), and a forked copy of them can deadlock.
     # A fork server that has imported this module once forks the workers cheaply.
     context = get_context("forkserver")
     context.set_forkserver_preload([__name__])
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        yield from pool.map(_build_one, objects, [out_dir] * len(objects))
+        yield from pool.map(_build_one, objects, [out_dir] * len(objects), looks)

@@ -14,6 +14,7 @@ from pathlib import Path
 from tabletest.assets.manifest import load_manifest
 from tabletest.assets.objaverse.lock import load_lock, lock_path
 from tabletest.assets.objaverse.policy import describe
+from tabletest.assets.variants import model_of_key
 from tabletest.config import Catalog
 from tabletest.errors import UserError, not_one_of
 
@@ -25,20 +26,21 @@ def credit_rows(catalog: Catalog, assets_dir: Path) -> list[dict[str, str]]:
     """One row per object whose model came from Objaverse, in catalog order."""
     manifest, lock = load_manifest(assets_dir), load_lock(assets_dir)
     rows = []
-    for obj in catalog.objects:
-        entry = manifest.objects.get(obj.name)
+    keys = [key for obj in catalog.objects for key in (obj.name, *sorted(k for k in manifest.looks if model_of_key(k)[0] == obj.name))]
+    for key in keys:
+        entry = manifest.model(key)
         if entry is None or entry.source != "objaverse":
             continue
-        locked = lock.objects.get(obj.name)
+        locked = lock.objects.get(key)
         if locked is None or locked.uid != entry.uid:
             raise UserError(
-                f"{obj.name!r} uses Objaverse model {entry.uid} but {lock_path(assets_dir)} does not record it; "
-                f'run `tabletest assets fetch --only "{obj.name}"` to restore its credits'
+                f"{key!r} uses Objaverse model {entry.uid} but {lock_path(assets_dir)} does not record it; "
+                f'run `tabletest assets fetch --only "{entry.name}"` to restore its credits'
             )
         license = describe(locked.license)
         rows.append(
             {
-                "object": obj.name,
+                "object": key,
                 "title": locked.title,
                 "author": locked.author,
                 "license": license.title,

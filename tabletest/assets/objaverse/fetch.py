@@ -13,7 +13,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import trimesh
@@ -25,6 +25,7 @@ from tabletest.assets.objaverse.hub import Hub, HubFileError
 from tabletest.assets.objaverse.lock import Locked, load_lock, lock_path, save_lock
 from tabletest.assets.objaverse.policy import Policy, describe, license_slug
 from tabletest.assets.store import store_asset
+from tabletest.assets.variants import SEPARATOR
 from tabletest.config import Catalog, CatalogObject
 
 MAX_CANDIDATES = 24  # per object; LVIS categories list hundreds of uids, and each costs a download
@@ -84,6 +85,25 @@ class Resolver:
             f"none of {tried} uids from {where} passed the checks; pin a uid in the catalog, "
             "allow more licences (--licenses), or import your own file with `tabletest assets import DIR`"
         )
+
+    def another(self, obj: CatalogObject, locked: Locked | None, taken: set[str]) -> tuple[Locked, trimesh.Scene] | None:
+        """One more model of `obj` (`--per-object`): the one its lock names, else the first candidate not `taken`
+        that passes every check; None when none is left."""
+        if locked is not None and locked.uid not in taken:
+            try:
+                return self.accept(obj, locked.uid, locked)
+            except Refused as refused:
+                self.log(f"{obj.name}: locked {locked.uid} refused: {refused}; choosing another")
+        tried = 0
+        for uid in (u for u in self.candidates(obj) if u not in taken):
+            if tried == MAX_CANDIDATES:
+                break
+            tried += 1
+            try:
+                return self.accept(obj, uid, None)
+            except Refused as refused:
+                self.log(f"{obj.name}: skipped {uid}: {refused}")
+        return None
 
     def candidates(self, obj: CatalogObject) -> Iterator[str]:
         """The catalog's candidates, then the object's LVIS category, each uid once."""
@@ -185,6 +205,7 @@ def _mb(size: int) -> str:
 class FetchReport:
     fetched: list[AssetEntry]
     failed: dict[str, str]
+    more: list[AssetEntry] = field(default_factory=list)  # the other models of each (`--per-object`)
 
 
 def fetch_assets(
@@ -196,9 +217,12 @@ def fetch_assets(
     jobs: int = 4,
     *,
     log: Callable[[str], None],
+    per_object: int = 1,
 ) -> FetchReport:
     """Fetch the selected objects (all by default) into `assets_dir`; manifest and lock are saved after
-    each object, so a kill loses at most the objects in flight and a rerun completes the rest."""
+    each object, so a kill loses at most the objects in flight and a rerun completes the rest. With
+    `per_object` N, up to N models of each (the first as before, the others `name/1` ... in the manifest's
+    looks and the lock), each passing every check: what random scenes with `looks.models` draw among."""
     objects = catalog.select(only)
     assets_dir = Path(assets_dir)
     lock, manifest = load_lock(assets_dir), load_manifest(assets_dir)
@@ -206,9 +230,19 @@ def fetch_assets(
     locked_uids = {name: entry.uid for name, entry in lock.objects.items()}
     resolver.annotate([u for o in objects for u in (o.uid, locked_uids.get(o.name), *o.candidates) if u])
 
-    def one(obj: CatalogObject) -> tuple[Locked, AssetEntry]:
+    def one(obj: CatalogObject) -> list[tuple[str, Locked, AssetEntry]]:
         locked, scene = resolver.resolve(obj, lock.objects.get(obj.name))
-        return locked, store_asset(assets_dir, obj.name, obj.slug, scene, "objaverse", locked.uid, locked.license)
+        got = [(obj.name, locked, store_asset(assets_dir, obj.name, obj.slug, scene, "objaverse", locked.uid, locked.license))]
+        for number in range(1, per_object):
+            key = f"{obj.name}{SEPARATOR}{number}"
+            more = resolver.another(obj, lock.objects.get(key), {taken.uid for _, taken, _ in got})
+            if more is None:
+                log(f"{obj.name}: {number} of the {per_object} models asked for passed the checks")
+                break
+            locked, scene = more
+            slug = f"{obj.slug}__{number}_{locked.uid[:8]}"
+            got.append((key, locked, store_asset(assets_dir, obj.name, slug, scene, "objaverse", locked.uid, locked.license)))
+        return got
 
     report = FetchReport([], {})
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -217,19 +251,19 @@ def fetch_assets(
             for future in as_completed(futures):
                 obj = futures[future]
                 try:
-                    locked, entry = future.result()
+                    got = future.result()
                 except Refused as refused:
                     report.failed[obj.name] = str(refused)
                     log(f"{obj.name}: not fetched: {refused}")
                     continue
-                manifest.objects[obj.name] = entry
-                lock.objects[obj.name] = locked
+                for key, locked, entry in got:
+                    (manifest.looks if SEPARATOR in key else manifest.objects)[key] = entry
+                    lock.objects[key] = locked
+                    log(f"{key}: {locked.uid} ({describe(locked.license).title}, {_mb(locked.bytes)}) -> {assets_dir / entry.file}")
                 save_manifest(assets_dir, manifest)
                 save_lock(assets_dir, lock)
-                report.fetched.append(entry)
-                log(
-                    f"{obj.name}: {locked.uid} ({describe(locked.license).title}, {_mb(locked.bytes)}) -> {assets_dir / entry.file}"
-                )
+                report.fetched.append(got[0][2])
+                report.more += [entry for _, _, entry in got[1:]]
         finally:
             pool.shutdown(cancel_futures=True)
     stored = [e.name for e in report.fetched]

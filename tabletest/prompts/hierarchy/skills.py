@@ -49,13 +49,18 @@ def named(geometry: SceneGeometry) -> list[Thing]:
 
 
 def placed_by_side(geometry: SceneGeometry) -> list[Thing]:
-    """`named`, and of each kind the scene holds several of (none hidden), the leftmost and the rightmost where
-    the scene decides them, named so ("leftmost apple"): left (right) of each other one of its kind, and
-    clearly apart from it in the image (`SceneGeometry.ordinal_lateral`)."""
+    """`named`, and of each kind the scene holds several of (none hidden): each by its colour where their looks'
+    colours tell them apart ("the red mug"), else the leftmost and the rightmost where the scene decides them,
+    named so ("leftmost apple"): left (right) of each other one of its kind, and clearly apart from it in the
+    image (`SceneGeometry.ordinal_lateral`)."""
     counts, hidden = geometry.kinds(), {kind_of(h) for h in geometry.hidden_names}
     extra = []
     for kind in (k for k, n in counts.items() if n > 1 and k not in hidden):
         same = [t for t in geometry.things if t.name == kind]
+        colours = [t.colour for t in same]
+        if None not in colours and len(set(colours)) == len(colours):
+            extra += [replace(t, name=f"{t.colour} {kind}") for t in same]
+            continue
         for t in same:
             others = [u for u in same if u is not t]
             sides = {geometry.ordinal_lateral(t, u) for u in others}
@@ -74,7 +79,7 @@ def position_pairs(ask: Asker, g: SceneGeometry, relate: Callable[[Thing, Thing]
     for i, j in itertools.combinations(range(len(things)), 2):
         a, b = things[i], things[j]
         rel = relate(a, b)
-        if rel is None or (kind == "lr" and kind_of(a.label) == kind_of(b.label)):  # the leftmost apple is left of the rightmost
+        if rel is None or (kind == "lr" and kind_of(a.label) == kind_of(b.label) and a.colour is None):  # the leftmost apple is left of the rightmost
             continue
         inv = OTHER[rel]
         fact = [a.name, FACT[rel], b.name]
