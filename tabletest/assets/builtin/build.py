@@ -140,17 +140,7 @@ def build_assets(
     The manifest is saved even when a recipe fails, keeping every object built before the failure.
     """
     objects = select(catalog, only)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    manifest = load_manifest(out_dir)
-    try:
-        for entry in _built(objects, out_dir, max(1, min(jobs or os.cpu_count() or 1, len(objects)))):
-            manifest.objects[entry.name] = entry
-            if progress:
-                progress(entry)
-    finally:
-        save_manifest(out_dir, manifest)
-    return manifest
+    return _build_into(Path(out_dir), objects, [None] * len(objects), jobs, progress)
 
 
 def build_looks(
@@ -158,11 +148,22 @@ def build_looks(
     progress: Callable[[AssetEntry], None] | None = None,
 ) -> Manifest:
     """Build the models of these looks into `out_dir` and record them under the manifest's `looks` (kept on failure)."""
+    return _build_into(Path(out_dir), [catalog.by_name(look.kind) for look in looks], list(looks), jobs, progress)
+
+
+def _build_into(
+    out_dir: Path, objects: list[CatalogObject], looks: list[ModelLook | None], jobs: int | None,
+    progress: Callable[[AssetEntry], None] | None,
+) -> Manifest:
+    """Build each object (or look's model) and record it in the manifest as it comes, saved even on a failure."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     manifest = load_manifest(out_dir)
-    objects = [catalog.by_name(look.kind) for look in looks]
     try:
-        for look, entry in zip(looks, _built(objects, Path(out_dir), max(1, min(jobs or os.cpu_count() or 1, len(looks))), looks)):
-            manifest.looks[look.key] = entry
+        for look, entry in zip(looks, _built(objects, out_dir, max(1, min(jobs or os.cpu_count() or 1, len(objects))), looks)):
+            if look is None:
+                manifest.objects[entry.name] = entry
+            else:
+                manifest.looks[look.key] = entry
             if progress:
                 progress(entry)
     finally:
@@ -170,10 +171,7 @@ def build_looks(
     return manifest
 
 
-def _built(
-    objects: list[CatalogObject], out_dir: Path, jobs: int, looks: Sequence[ModelLook | None] | None = None
-) -> Iterator[AssetEntry]:
-    looks = list(looks) if looks is not None else [None] * len(objects)
+def _built(objects: list[CatalogObject], out_dir: Path, jobs: int, looks: list[ModelLook | None]) -> Iterator[AssetEntry]:
     if jobs == 1:
         yield from (_build_one(obj, out_dir, look) for obj, look in zip(objects, looks))
         return

@@ -69,15 +69,9 @@ class Resolver:
                     else f"delete the {obj.name!r} entry from {self.lock_file} to choose again"
                 )
                 raise Refused(f"uid {uid}, pinned by {pinned_by}, {refused}; {fix}") from None
-        tried = 0
-        for uid in self.candidates(obj):
-            if tried == MAX_CANDIDATES:
-                break
-            tried += 1
-            try:
-                return self.accept(obj, uid, None)
-            except Refused as refused:
-                self.log(f"{obj.name}: skipped {uid}: {refused}")
+        found, tried = self.first_passing(obj, self.candidates(obj))
+        if found is not None:
+            return found
         where = (
             f"its candidates and LVIS category {obj.lvis!r}" if obj.lvis else "its candidates (it has no LVIS category)"
         )
@@ -94,16 +88,21 @@ class Resolver:
                 return self.accept(obj, locked.uid, locked)
             except Refused as refused:
                 self.log(f"{obj.name}: locked {locked.uid} refused: {refused}; choosing another")
+        return self.first_passing(obj, (u for u in self.candidates(obj) if u not in taken))[0]
+
+    def first_passing(self, obj: CatalogObject, uids: Iterator[str]) -> tuple[tuple[Locked, trimesh.Scene] | None, int]:
+        """The first of up to `MAX_CANDIDATES` uids whose model passes every check (each refusal logged), and how
+        many were tried."""
         tried = 0
-        for uid in (u for u in self.candidates(obj) if u not in taken):
+        for uid in uids:
             if tried == MAX_CANDIDATES:
                 break
             tried += 1
             try:
-                return self.accept(obj, uid, None)
+                return self.accept(obj, uid, None), tried
             except Refused as refused:
                 self.log(f"{obj.name}: skipped {uid}: {refused}")
-        return None
+        return None, tried
 
     def candidates(self, obj: CatalogObject) -> Iterator[str]:
         """The catalog's candidates, then the object's LVIS category, each uid once."""
