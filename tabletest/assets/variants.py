@@ -22,6 +22,7 @@ from tabletest.config import CONFIG_DIR, Strict, load_validated, slugify
 
 DEFAULT_LOOKS = CONFIG_DIR / "looks.yaml"
 SEPARATOR = "/"  # a model key: `mug/3`; never in a catalog name (the catalog refuses it)
+BUILD = 1  # how a look's model is made from its recipe (`builtin/build.py`): bump when that changes
 
 Channel = Annotated[float, Field(ge=0.0, le=1.0)]
 Rgb = tuple[Channel, Channel, Channel]
@@ -66,7 +67,7 @@ class KindLooks(Strict):
 
     @property
     def colour_names(self) -> tuple[str, ...]:
-        """Every colour a look of the kind may name: its own first (None when it has no palette)."""
+        """Every colour a look of the kind may name: its own first (none when it has no palette)."""
         return ((self.own.name, *self.colours) if self.own is not None else ())
 
     def tint(self, colour: str | None) -> dict[str, tuple[float, float, float]]:
@@ -110,8 +111,9 @@ class ModelLook:
 
     @property
     def digest(self) -> str:
-        """Of its parameters: a model built from other parameters (another looks.yaml) is made again."""
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:8]
+        """Of its parameters and the way it is built: a model built otherwise (another looks.yaml, `size_spread` or
+        `BUILD`) is made again."""
+        return hashlib.sha256(json.dumps({**asdict(self), "build": BUILD}, sort_keys=True).encode()).hexdigest()[:8]
 
     @property
     def slug(self) -> str:

@@ -1,6 +1,6 @@
 """Which look each object of a random scene takes (config `looks`): a model of its kind and a colour.
 
-Every look a kind may take is listed once per set (`KindVariants`), less the held-out ones (or only them, for
+Every look a kind may take is listed once per set (`kind_variants`), less the held-out ones (or only them, for
 validation). A scene draws each object's look from its own stream; several of one kind in one scene take
 different looks while the kind has enough of them.
 """
