@@ -49,8 +49,8 @@ MEASURED_S = {
 @functools.cache
 def lane_files(lane: str, pace: str = "") -> set[str]:
     """The test files lane "I/N" (scripts/test.sh's TABLETEST_LANE) runs: each file goes, slowest first, to the
-    lane expected to end first (`MEASURED_S`, `TEST_S`, each lane's time by its `pace`, TABLETEST_LANE_PACE: "1,1.17"
-    where the second lane's Python runs the same tests a sixth slower), so the lanes take about as long and each
+    lane expected to end first (`MEASURED_S`, `TEST_S`, each lane's time by its `pace`, TABLETEST_LANE_PACE: "1,1.11"
+    where the second lane's Python runs the same tests about 11 % slower), so the lanes take about as long and each
     file runs once."""
     index, count = (int(part) for part in lane.split("/"))
     paces = [float(p) for p in pace.split(",")] if pace else [1.0] * count
