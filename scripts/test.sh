@@ -24,7 +24,7 @@ read -ra PYTHON_LIST <<<"$PYTHONS"
 LANES=${#PYTHON_LIST[@]}
 [[ ${TABLETEST_SPLIT:-1} != 0 ]] || LANES=1  # every lane the whole suite
 # Each lane's pace, for sharing the suite out: Python 3.13 with bpy 5.2 runs the same tests about 11 % slower
-# than Python 3.11 with bpy 5.0.1; shared out so, on a quiet 2-core machine the lanes took 838 s and 785 s.
+# than Python 3.11 with bpy 5.0.1; shared out so, on a quiet 2-core machine the lanes took 868 s and 857 s.
 PACE=""
 for version in "${PYTHON_LIST[@]}"; do
     PACE+="${PACE:+,}$([[ $version == 3.13 ]] && echo 1.11 || echo 1)"
