@@ -225,3 +225,9 @@ def test_a_worker_holds_at_most_its_share_of_models_and_shows_a_dropped_one_agai
     assert json.loads(done.stdout.strip().splitlines()[-1]) == [["mug"], ["apple", "mug"], ["apple", "banana"], ["banana", "mug"]]
     first, again = (np.asarray(Image.open(tmp_path / f"{i}.png.tif")) for i in (0, 3))
     assert np.array_equal(first, again)
+
+
+def test_held_out_looks_without_looks_are_refused_when_the_config_is_read(tmp_path):
+    with pytest.raises(UserError) as err:
+        load_random_config(looks_config(tmp_path, held_out=["red"]))
+    assert "held_out needs looks" in str(err.value) and "\n" not in str(err.value)

@@ -18,7 +18,7 @@ from tabletest.assets.manifest import AssetEntry, load_manifest, save_manifest
 from tabletest.assets.normalize import DEFAULT_MAX_TRIANGLES, MODEL_SUFFIXES, ModelError, normalise
 from tabletest.assets.objrefs import dropped_references
 from tabletest.assets.store import store_asset
-from tabletest.assets.variants import SEPARATOR
+from tabletest.assets.variants import SEPARATOR, model_slug
 from tabletest.config import Catalog, CatalogObject, slugify, unknown_name_message
 from tabletest.errors import UserError
 
@@ -107,7 +107,7 @@ def import_folder(
             report.failed[key] = f"{path} {err}, or move {path.name} out of {folder}"  # err: problem; fix
             log(f"{key}: not imported: {report.failed[key]}")
             continue
-        entry = store_asset(assets_dir, obj.name, obj.slug if number == 0 else f"{obj.slug}__{number}_{slugify(path.stem)}", scene, "dir")
+        entry = store_asset(assets_dir, obj.name, obj.slug if number == 0 else model_slug(obj.name, number, path.stem), scene, "dir")
         if problems := check_entry(obj, entry, Path(assets_dir), max_triangles):  # normalised, so never expected
             report.failed[key] = f"{path} was stored, but {problems[0]}"
             log(f"{key}: not imported: {report.failed[key]}")

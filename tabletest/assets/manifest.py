@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tabletest.assets.variants import SEPARATOR
 from tabletest.errors import UserError
 from tabletest.files.digest import sha256_of
 from tabletest.files.jsonl import atomic_bytes
@@ -64,7 +65,7 @@ class Manifest(BaseModel):
 
     def model(self, key: str) -> AssetEntry | None:
         """The entry of a model key: a catalog name (its model), or a kind's other model (`mug/3`)."""
-        return (self.looks if "/" in key else self.objects).get(key)
+        return (self.looks if SEPARATOR in key else self.objects).get(key)
 
 
 def load_manifest(assets_dir: Path) -> Manifest:

@@ -118,7 +118,7 @@ class ModelLook:
     @property
     def slug(self) -> str:
         """Its model file's name, less `.glb`: `mug__3_<digest>`."""
-        return f"{slugify(self.kind)}__{self.number}_{self.digest}"
+        return model_slug(self.kind, self.number, self.digest)
 
     def shape(self) -> dict[str, float]:
         return {"height": self.height, "width": self.width, "size": self.size}
@@ -133,6 +133,12 @@ def model_look(kind: str, number: int, size_spread: float = 1.0) -> ModelLook:
     rng = random.Random(f"{kind}{SEPARATOR}{number}")
     height, width, size = (round(rng.uniform(*span), 3) for span in (looks.height, looks.width, looks.size))
     return ModelLook(kind, number, height, width, round(1 + size_spread * (size - 1), 3))
+
+
+def model_slug(kind: str, number: int, tag: str) -> str:
+    """The file name (less `.glb`) of a kind's model `number` beyond its first: `mug__3_<tag>`, where the tag tells
+    its source's models apart (a digest of its parameters, an Objaverse uid's start, an imported file's name)."""
+    return f"{slugify(kind)}__{number}_{slugify(tag)}"
 
 
 def model_of_key(key: str) -> tuple[str, int]:

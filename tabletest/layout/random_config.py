@@ -112,6 +112,12 @@ class Looks(Strict):
     held_out: tuple[str, ...] = Field((), description="looks never drawn in training: mug/2 (a model), red (a colour), mug/red, mug/2/red")
     split: Literal["train", "validation"] = Field("train", description="train: never a held-out look; validation: only held-out looks")
 
+    @model_validator(mode="after")
+    def _held_out_needs_looks(self) -> Looks:
+        if self.held_out and not self.enabled:
+            raise ValueError("held_out needs looks: set models above 1 or colours: true, or leave held_out empty")
+        return self
+
     @property
     def enabled(self) -> bool:
         return self.models > 1 or self.colours

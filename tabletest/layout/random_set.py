@@ -45,10 +45,10 @@ class RandomSet:
     def with_look_models(self, catalog: Catalog, assets_dir: Path) -> tuple[RandomSet, dict[str, AssetEntry]]:
         """The set as the assets folder lets it draw (a kind whose model is a file draws among its files, `assets
         fetch --per-object`), and the models of its looks beyond the catalog's, built from recipes as needed."""
-        from tabletest.assets.needed import model_files, needed_looks
+        from tabletest.assets.needed import file_model_counts, needed_looks
 
         chosen = self
-        files = model_files(assets_dir, self.pool) if self.config.looks.enabled else {}
+        files = file_model_counts(assets_dir, self.pool) if self.config.looks.enabled else {}
         if files:
             chosen = replace(self, variants=tuple(kind_variants(self.pool, self.config.looks, files).items()))
         looks = chosen.model_looks()

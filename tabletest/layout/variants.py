@@ -67,8 +67,6 @@ def kind_variants(pool: Sequence[str], looks: Looks, files: Mapping[str, int] | 
     only they for validation); a kind left with none is not in the map. `files`: the kinds whose models are files
     (fetched or imported, not built from a recipe), and how many each has: those are drawn among, uncoloured. A
     held-out spec naming no look of the pool is refused."""
-    if looks.held_out and not looks.enabled:
-        raise UserError("looks.held_out needs looks: set looks.models above 1 or looks.colours: true, or empty held_out")
     every = {kind: _every(kind, looks, (files or {}).get(kind)) for kind in pool}
     named = {name for variants in every.values() for v in variants for name in v.names}
     if unknown := [spec for spec in looks.held_out if spec not in named]:

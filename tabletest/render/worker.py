@@ -57,6 +57,7 @@ class Worker:
         self.shown: set[str] = set()
         self.poses: dict[str, tuple] = {}  # where each asset's root was last put: (position, yaw)
         self.max_models = setup["max_models"]
+        self.tinted: set[str] = set()  # the assets a look's colour was ever set on
         self.by_rays = setup["engine"] == "cycles"  # hide by ray visibility (Cycles), else by collection
         self.stage = None  # the random scenes' stage, built on the first random scene
         for name, path in setup.get("preload", []):
@@ -108,6 +109,7 @@ class Worker:
             images = {n.image for m in materials if m.node_tree for n in m.node_tree.nodes if getattr(n, "image", None)}
             bpy.data.batch_remove([*parts, *data, *materials, *images, self.assets.pop(name)])
             self.shown.discard(name)
+            self.tinted.discard(name)
             self.poses.pop(name, None)
         return bool(unused)
 
@@ -141,6 +143,7 @@ class Worker:
             colour = (*factor, 1.0) if factor is not None else (1.0, 1.0, 1.0, 1.0)
             if tuple(part.color) != colour:  # an unchanged value set again still tags the object
                 part.color = colour
+        self.tinted.add(name)
 
     def _hide(self, name: str, hidden: bool) -> None:
         """Cycles by ray visibility (see `rays`); EEVEE and Workbench, which ignore it, by collection."""
@@ -209,7 +212,8 @@ class Worker:
         if staged is not None:
             self._stage().apply(staged)
         for name, obj in wanted.items():
-            self._tint(name, dict(obj.get("tint") or ()))
+            if obj.get("tint") or name in self.tinted:  # an asset never tinted keeps its own colours: nothing to set
+                self._tint(name, dict(obj.get("tint") or ()))
         self._show_only(set(wanted))
         for position, (name, obj) in enumerate(wanted.items()):
             pose = (tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj.get("transform") or ()))

@@ -7,6 +7,7 @@ unique node names, and the manifest is saved sorted. Objects build in parallel p
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -97,8 +98,14 @@ def _build_one(obj: CatalogObject, out_dir: Path, look: ModelLook | None = None)
     so (`drawn_from`), so a render shows it with that model, transformed, rather than hold another mesh."""
     scene = canonical_scene(obj, look)
     entry = store_asset(out_dir, obj.name, obj.slug if look is None else look.slug, scene, "builtin")
-    mapped = affine_from(canonical_scene(obj), scene) if look is not None else None
+    mapped = affine_from(_catalog_scene(obj), scene) if look is not None else None
     return entry if mapped is None else entry.model_copy(update={"drawn_from": mapped})
+
+
+@functools.lru_cache(maxsize=8)
+def _catalog_scene(obj: CatalogObject) -> trimesh.Scene:
+    """A kind's catalog model, built once per process for all of its looks' models (they come in kind order)."""
+    return canonical_scene(obj)
 
 
 def affine_from(model: trimesh.Scene, look: trimesh.Scene, tolerance_m: float = 1e-6) -> tuple[float, ...] | None:

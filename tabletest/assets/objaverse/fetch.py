@@ -25,7 +25,7 @@ from tabletest.assets.objaverse.hub import Hub, HubFileError
 from tabletest.assets.objaverse.lock import Locked, load_lock, lock_path, save_lock
 from tabletest.assets.objaverse.policy import Policy, describe, license_slug
 from tabletest.assets.store import store_asset
-from tabletest.assets.variants import SEPARATOR
+from tabletest.assets.variants import SEPARATOR, model_slug
 from tabletest.config import Catalog, CatalogObject
 
 MAX_CANDIDATES = 24  # per object; LVIS categories list hundreds of uids, and each costs a download
@@ -239,7 +239,7 @@ def fetch_assets(
                 log(f"{obj.name}: {number} of the {per_object} models asked for passed the checks")
                 break
             locked, scene = more
-            slug = f"{obj.slug}__{number}_{locked.uid[:8]}"
+            slug = model_slug(obj.name, number, locked.uid[:8])
             got.append((key, locked, store_asset(assets_dir, obj.name, slug, scene, "objaverse", locked.uid, locked.license)))
         return got
 
