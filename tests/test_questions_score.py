@@ -40,7 +40,7 @@ def q(answer_type: str, answer, options=None, scene=("mug", "lamp", "banana")) -
         (q("number", 2), "Yes.", "unparsed"),
         (q("choice", "left", ["left", "right"]), "It is on the left.", "correct"),
         (q("choice", "left", ["left", "right"]), "It is not to the right.", "correct"),
-        (q("choice", "left", ["left", "right"]), "Left or right?", "unparsed"),
+        (q("choice", "left", ["left", "right"]), "Left or right?", "wrong"),  # a hedge: the worse of the two
         (q("choice", "left", ["left", "right"]), "That's right, it is to the right.", "wrong"),
         (q("choice", "behind", ["in front", "behind"]), "Behind it.", "correct"),
         (q("choice", "in front", ["in front", "behind"]), "In front of the lamp.", "correct"),
@@ -60,6 +60,60 @@ def q(answer_type: str, answer, options=None, scene=("mug", "lamp", "banana")) -
 )
 def test_reader_handles_every_answer_type(question, response, status):
     assert judge_question(question, response, LEXICON).status == status
+
+
+def quantity(truth_m: float, unit: str = "cm") -> dict:
+    stated = round(truth_m * 100, 1) if unit == "cm" else truth_m
+    return {**q("quantity", stated), "unit": unit, "exact": {"value": truth_m, "unit": "deg" if unit == "deg" else "m"}}
+
+
+@pytest.mark.parametrize(
+    ("question", "response"),
+    [
+        (q("yes/no", True), "Yes and no."),
+        (q("yes/no", True), "Yes. Or no."),
+        (q("yes/no", False), "True, or false."),
+        (q("number", 1), "1, 2, 3, 4, 5"),
+        (q("number", 5), "-5"),
+        (q("number", 5), "5.5"),
+        (q("number", 5), "5 or 11 o'clock"),
+        (q("number", 11), "5 or 11 o'clock"),
+        (q("number", 2), "Two, maybe three."),
+        (q("choice", "right", ["left", "right"]), "It did not go to the right."),
+        (q("choice", "left", ["left", "right"]), "Left, or perhaps right."),
+        (q("choice", "in front", ["in front", "behind"]), "It is in front or behind."),
+        (q("choice", "mug", ["mug", "lamp"]), "The mug or the lamp."),
+        (quantity(0.234), "0 cm or 47 cm"),
+        (quantity(0.234), "between 1 and 46 cm"),
+        (quantity(0.234), "-977 to 1024 cm"),
+        (quantity(0.234), "23 cm, 50 cm, 80 cm"),
+        (quantity(0.234), "23 cm ± 400 cm"),
+        (quantity(0.234), "23 cm, or 47"),
+        (quantity(14, "deg"), "0 to 28 degrees"),
+    ],
+)
+def test_a_hedge_scores_as_the_worst_of_the_values_it_names(question, response):
+    judged = judge_question(question, response, LEXICON)
+    assert judged.status == "wrong", judged
+    if question["answer_type"] == "quantity":
+        assert judged.mra == 0.0 or judged.mra < 0.5 and not judged.within_2x, judged
+
+
+@pytest.mark.parametrize(
+    ("question", "response"),
+    [
+        (q("yes/no", True), "Yes, that is correct."),
+        (q("yes/no", False), "No, it is not."),
+        (q("number", 5), "5 o'clock."),
+        (q("number", 2), "Two. The one on the left is red."),
+        (q("choice", "left", ["left", "right"]), "It did not go to the right."),
+        (q("choice", "left", ["left", "right"]), "It isn't on the right, it is on the left."),
+        (quantity(0.234), "About 23 cm (0.23 m)."),
+        (quantity(0.234), "<think>It could be 10 cm or 40 cm; the mug is wider.</think><answer>23 cm</answer>"),
+    ],
+)
+def test_one_committed_answer_is_still_read_as_it_is_meant(question, response):
+    assert judge_question(question, response, LEXICON).status == "correct"
 
 
 def spoken(question: dict, answer, k: int) -> str:

@@ -33,8 +33,7 @@ CASES = [
     (query(1, relation="left", truth=False), "The mug is to the right of the wine bottle.", "correct"),
     (query(1, relation="left", truth=True), "True or false: I cannot say.", "unparsed"),
     (query(1, relation="left", truth=True), "The statement is false.", "wrong"),
-    # a true/false word outranks yes/no/correct; "the correct answer" is no verdict; only a `not`
-    # that governs the verdict word flips it
+    # "the correct answer" is no verdict; only a `not` that governs the verdict word flips it
     (query(1, relation="left", truth=True), "The correct answer is: False.", "wrong"),
     (query(1, relation="left", truth=True), "The correct answer is no.", "wrong"),
     (query(1, relation="left", truth=True), "No doubt, true.", "correct"),
@@ -44,6 +43,11 @@ CASES = [
     (query(1, relation="left", truth=True), "That is not at all true.", "wrong"),
     (query(1, relation="left", truth=False), "No, it is not.", "correct"),
     (query(1, relation="left", truth=True), "Neither true nor false.", "unparsed"),
+    # a hedge scores as the worse of its verdicts
+    (query(1, relation="left", truth=True), "True and false.", "wrong"),
+    (query(1, relation="left", truth=False), "Yes and no.", "wrong"),
+    (query(1, relation="left", truth=True), "True. Then again, it is false.", "wrong"),
+    (query(1, relation="left", truth=True), "<think>Is it false? No.</think><answer>True</answer>", "correct"),
     # prompts 4, 5, 8: the relation of the first-named object to the second
     (query(4, object_order="AB", relation_order="right_first"), "It is to the left.", "correct"),
     (query(4, object_order="AB", relation_order="left_first"), "**Left**", "correct"),

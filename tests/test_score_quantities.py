@@ -12,7 +12,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.record import INSTRUCTION, gold_text
 from tabletest.score.lexicon import load_lexicon
-from tabletest.score.quantities import closeness, read_quantity
+from tabletest.score.quantities import closeness, read_numbers, read_quantities
 from tabletest.score.questions import Judged, ScoredQuestion, judge_question, score_questions
 from tabletest.score.questions_report import cells, consistency, markdown
 
@@ -57,18 +57,9 @@ LEXICON = load_lexicon(load_catalog())
         ("5'6\"", "m", 1.6764),
         ("5 ft 6 in", "m", 1.6764),
         ("1 m 20 cm", "m", 1.2),
-        ("20-25 cm", "cm", 0.225),
-        ("20 - 25 cm", "cm", 0.225),
-        ("20 -25 cm", "cm", 0.225),  # a dash touching the second number joins, it is no sign
-        ("20 to 25 centimetres", "cm", 0.225),
-        ("between 20 and 25 centimetres", "cm", 0.225),
-        ("20 cm to 25 cm", "m", 0.225),
-        ("between 0.5 and 1 m", "m", 0.75),
-        ("twenty or thirty", "cm", 0.25),
         ("The 2 objects are 30 cm apart.", "cm", 0.3),
         ("3 objects, each 10 cm", "cm", 0.1),
         ("The taller one is 12.", "cm", 0.12),
-        ("About 23cm (0.23 m).", "m", 0.23),
         ("45°", "deg", 45),
         ("approximately 45 °", "deg", 45),
         ("thirty-five degrees clockwise", "deg", 35),
@@ -85,7 +76,53 @@ LEXICON = load_lexicon(load_catalog())
     ],
 )
 def test_reads_a_number_with_its_unit(response, asked, metres_or_degrees):
-    assert read_quantity(response, asked) == pytest.approx(metres_or_degrees)
+    assert read_quantities(response, asked) == pytest.approx((metres_or_degrees,))
+
+
+@pytest.mark.parametrize(
+    ("response", "asked", "values"),
+    [
+        ("20-25 cm", "cm", (0.20, 0.25)),
+        ("20 - 25 cm", "cm", (0.20, 0.25)),
+        ("20 -25 cm", "cm", (0.20, 0.25)),  # a dash touching the second number joins, it is no sign
+        ("20 to 25 centimetres", "cm", (0.20, 0.25)),
+        ("between 20 and 25 centimetres", "m", (0.20, 0.25)),  # the lone 20 takes the range's unit, not the asked one
+        ("20 cm to 25 cm", "m", (0.20, 0.25)),
+        ("between 0.5 and 1 m", "m", (0.5, 1.0)),
+        ("twenty or thirty", "cm", (0.20, 0.30)),
+        ("0 cm or 47 cm", "cm", (0.0, 0.47)),
+        ("-977 to 1024 cm", "cm", (-9.77, 10.24)),
+        ("0 to 28 degrees", "deg", (0, 28)),
+        ("23 cm, 50 cm, 80 cm", "cm", (0.23, 0.50, 0.80)),
+        ("23 cm ± 400 cm", "cm", (-3.77, 4.23)),
+        ("23 +/- 4 cm", "m", (0.19, 0.27)),
+        ("23 cm plus or minus 4 cm", "cm", (0.19, 0.27)),
+        ("23 cm, or maybe 47", "cm", (0.23, 0.47)),  # a lone number beside one with a unit is a value too
+        ("About 23cm (0.23 m).", "m", (0.23, 0.23)),
+        ("1 m 20 cm, or 1 m", "m", (1.2, 1.0)),
+        ("Object 2 is 30 cm from object 1.", "cm", (0.3,)),  # numbers that name objects are no values
+    ],
+)
+def test_reads_every_value_an_answer_names_and_a_range_as_its_two_ends(response, asked, values):
+    assert read_quantities(response, asked) == pytest.approx(values)
+
+
+@pytest.mark.parametrize(
+    ("response", "values"),
+    [
+        ("3", (3,)),
+        ("There are three.", (3,)),
+        ("1, 2, 3, 4, 5", (1, 2, 3, 4, 5)),
+        ("5 or 11 o'clock", (5, 11)),
+        ("-5", (-5,)),
+        ("5.5", (5.5,)),
+        ("The one on the left: 2 mugs.", (2,)),  # "the one" is no count
+        ("The 1st photo shows 2.", (2,)),
+        ("None.", ()),
+    ],
+)
+def test_reads_every_number_of_a_count_or_an_hour(response, values):
+    assert read_numbers(response) == pytest.approx(values)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +142,7 @@ def test_reads_a_number_with_its_unit(response, asked, metres_or_degrees):
     ],
 )
 def test_reads_nothing_where_no_quantity_of_the_asked_kind_is_said(response, asked):
-    assert read_quantity(response, asked) is None
+    assert read_quantities(response, asked) == ()
 
 
 @pytest.mark.parametrize(

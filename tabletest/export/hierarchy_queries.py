@@ -12,10 +12,12 @@ import re
 from collections.abc import Iterator
 
 from tabletest.prompts.hierarchy.record import gold_text
-from tabletest.score.questions import NUMBER_WORDS
 from tabletest.truth.nouns import Nouns
 
-SPOKEN = {n: w for w, n in NUMBER_WORDS.items()}
+SPOKEN = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty"
+).split()
 
 
 def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:

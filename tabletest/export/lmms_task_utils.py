@@ -1,4 +1,4 @@
-"""lmms-eval hooks of the TableTest tasks: the image, the study's question, and the study's scoring.
+"""lmms-eval hooks of the TableTest tasks: the image, the study's question, and `tabletest score`'s judge.
 
 `tabletest export --format lmms-eval` copies this file beside the task YAML files as `utils.py`;
 lmms-eval imports it from there (`!function utils.process_results`), so TableTest must be installed
@@ -32,9 +32,8 @@ _require_tabletest()
 
 from tabletest.config import load_catalog  # noqa: E402  (after the check: its error is the one to see)
 from tabletest.files.reading import images_asked  # noqa: E402
-from tabletest.score.judge import judge  # noqa: E402
+from tabletest.score.answer import judge_answer  # noqa: E402
 from tabletest.score.lexicon import Lexicon, load_lexicon  # noqa: E402
-from tabletest.score.questions import judge_question  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -83,12 +82,10 @@ def doc_to_text(doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str
 
 def process_results(doc: dict, results: list[str]) -> dict[str, float]:
     """`accuracy`: the answer is correct; `unparsed`: it could not be read as any answer (counted wrong); for a
-    length or an angle also `mra` (mean relative accuracy) and `within_2x` (within half to twice the truth)."""
-    if "answer_type" in doc:  # a question of the hierarchy (`--questions hierarchy`)
-        outcome = judge_question(doc, results[0], lexicon())
-    else:
-        outcome = judge(doc, results[0], lexicon())
-    scores = {"accuracy": float(outcome.status == "correct"), "unparsed": float(outcome.status == "unparsed")}
-    if doc.get("answer_type") == "quantity":
-        scores |= {"mra": outcome.mra, "within_2x": outcome.within_2x}
+    length or an angle also `mra` (mean relative accuracy) and `within_2x` (within half to twice the truth).
+    Judged by `tabletest score`'s own judge; a doc it cannot judge stops the run, naming the problem."""
+    judged = judge_answer(doc, results[0], lexicon())
+    scores = {"accuracy": float(judged.correct), "unparsed": float(judged.status == "unparsed")}
+    if judged.mra is not None:
+        scores |= {"mra": judged.mra, "within_2x": judged.within_2x}
     return scores

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from tabletest.errors import UserError
 from tabletest.files.reading import read_user_records, require
-from tabletest.score.judge import Outcome, judge
+from tabletest.score.judge import Outcome, judge, query_problem
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.predictions import is_prediction_file, read_predictions
 
@@ -102,6 +102,8 @@ def _join(path: Path, pending: dict[str, list[Answer]]) -> Iterator[tuple[dict, 
     """Each query of a prompts file with its answers (taken out of `pending`; none if no model answered)."""
     for line, record in read_user_records(path, "prompts file"):
         require(record, PROMPT_FIELDS, path, line, "pass a file written by `tabletest prompts`")
+        if problem := query_problem(record):
+            raise UserError(f"{path}: line {line}: {problem}; pass a file written by `tabletest prompts`")
         yield record, pending.pop(record["qid"], [])
 
 

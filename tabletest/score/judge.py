@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from tabletest.config import excerpt
 from tabletest.prompts.templates import OPTION_HOLDS, OPTION_ROLES
 from tabletest.score.lexicon import Lexicon
-from tabletest.score.parse import FLIP, NOT_HOLDING, Reading
+from tabletest.score.parse import FLIP, NOT_HOLDING, Reading, answer_part
 
 SLOT_POSITION = {"left": 0, "middle": 1, "right": 2}
 
@@ -57,7 +58,8 @@ class Scene:
 
 
 def judge(record: dict, response: str | None, lexicon: Lexicon) -> Outcome:
-    if not response or not response.strip():
+    response = answer_part(response or "")
+    if not response.strip():
         return _unparsed("empty answer")
     scene = Scene(record)
     return JUDGES[record["prompt_type"]](record, scene, Reading(response, lexicon, scene.names))
@@ -137,9 +139,11 @@ def _said(left: str, right: str) -> str:
 
 
 def _true_false(record: dict, scene: Scene, reading: Reading) -> Outcome:
-    said = reading.verdict
-    if said is not None:
-        return _outcome("true" if said == record["answer"]["truth"] else "mirror", "true" if said else "false")
+    said = reading.verdicts
+    if len(said) > 1:
+        return _outcome(None, "both true and false")  # a hedge scores as the worse of its verdicts
+    if said:
+        return _outcome("true" if said[0] == record["answer"]["truth"] else "mirror", "true" if said[0] else "false")
     orders = [o for o in _orders(reading) if set(o) == {scene.a, scene.b}]
     return _from_worlds({scene.world(*o) for o in orders}, _said(*orders[0]) if orders else "")
 
@@ -270,3 +274,27 @@ JUDGES = {
     7: _side_blank,
     8: _relation_word,
 }
+
+
+def query_problem(query: dict) -> str | None:
+    """What makes one of the study's queries unjudgeable, or None."""
+    if query.get("prompt_type") not in JUDGES or isinstance(query.get("prompt_type"), bool):
+        return f"prompt_type {excerpt(query.get('prompt_type'))} is none of 1-8"
+    objects, answer = query.get("objects"), query.get("answer")
+    if not (isinstance(objects, dict) and all(isinstance(objects.get(role), str) for role in "AB")):
+        return 'objects is not {"A": <name>, "B": <name>}'
+    if not isinstance(answer, dict):
+        return f"answer {excerpt(answer)} is not a JSON object"
+    kind = query["prompt_type"]
+    if kind == 1 and not isinstance(answer.get("truth"), bool):
+        return f"the answer's truth {excerpt(answer.get('truth'))} is not true or false"
+    order = (query.get("variation") or {}).get("option_order") if isinstance(query.get("variation"), dict) else None
+    if kind in (2, 3) and not (isinstance(order, str) and sorted(order) == list("0123")):
+        return f"variation.option_order {excerpt(order)} is not an order of the options 0-3, e.g. \"2031\""
+    if kind >= 4 and answer.get("relation") not in ("left", "right"):
+        return f"the answer's relation {excerpt(answer.get('relation'))} is neither left nor right"
+    names = answer.get("names")
+    two_names = isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names)
+    if kind in (4, 5, 8) and not two_names:
+        return f"the answer's names {excerpt(names)} are not the two objects asked about"
+    return None

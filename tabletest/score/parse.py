@@ -128,9 +128,9 @@ class Reading:
         return _claims(self.text, self.mentions) if RELATION.search(self.text) else []
 
     @cached_property
-    def verdict(self) -> bool | None:
-        """True or false as the answer says it; None if it says neither."""
-        return _verdict(self.text)
+    def verdicts(self) -> tuple[bool, ...]:
+        """Each verdict the answer says (true or false, yes or no), once, in order: a hedge says both."""
+        return _verdicts(self.text)
 
     @cached_property
     def describes(self) -> bool:
@@ -146,7 +146,7 @@ class Reading:
         pieces = []
         for piece in PIECE_BREAK.split(text):
             words = re.findall(r"[a-z][a-z'-]*", piece)
-            if any(w in NO_NAME for w in words) or DESCRIPTION.search(piece) or _verdict(piece) is not None:
+            if any(w in NO_NAME for w in words) or DESCRIPTION.search(piece) or _verdicts(piece):
                 continue  # a refusal, a description of the picture, a true or false: no name an object goes by
             words = [w for w in words if w not in FILLERS]
             if 0 < len(words) <= MAX_NAME_WORDS:
@@ -157,6 +157,19 @@ class Reading:
     def numbers(self) -> list[tuple[int, int]]:
         """(position in the text, option number 1-4) for every option named by its number."""
         return _numbers(self.text)
+
+
+ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
+THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
+
+
+def answer_part(response: str) -> str:
+    """What a response answers with: the last `<answer>...</answer>` where it has one, else the response
+    without its `<think>...</think>` reasoning (an unclosed one runs to the end), as reasoning models write."""
+    tagged = ANSWER_TAG.findall(response)
+    if tagged:
+        return tagged[-1]
+    return THINKING.sub(" ", response) if "<think>" in response.lower() else response
 
 
 def normalize(response: str) -> str:
@@ -219,16 +232,16 @@ def _sentence_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in BREAK.finditer(text))]
 
 
-def _verdict(text: str) -> bool | None:
-    """The first true/false said; failing that, the first yes/no/correct/wrong. A governing `not` flips it."""
+def _verdicts(text: str) -> tuple[bool, ...]:
+    """Every true/false and yes/no/correct/wrong said, each flipped by a governing `not`; distinct, in order."""
     text = VERDICT_ECHO.sub(" ", text)
-    match = TRUTH.search(text) or ASSENT.search(text)
-    if match is None:
-        return None
     starts = _sentence_starts(text)
-    floor = starts[bisect_right(starts, match.start()) - 1]
-    said = match.group(1) in {"true", "yes", "correct"}
-    return said != bool(NEGATED_VERDICT.search(text, max(floor, match.start() - 40), match.start()))
+    said = []
+    for match in sorted([*TRUTH.finditer(text), *ASSENT.finditer(text)], key=lambda m: m.start()):
+        floor = starts[bisect_right(starts, match.start()) - 1]
+        negated = bool(NEGATED_VERDICT.search(text, max(floor, match.start() - 40), match.start()))
+        said.append((match.group(1) in {"true", "yes", "correct"}) != negated)
+    return tuple(dict.fromkeys(said))
 
 
 def _numbers(text: str) -> list[tuple[int, int]]:

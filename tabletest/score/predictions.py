@@ -26,6 +26,9 @@ LETTER = re.compile(
     re.IGNORECASE,
 )
 
+MARK = r"[(\[]?[A-Z][)\].:]?"
+SEVERAL_LETTERS = re.compile(rf"^\s*{MARK}(?:\s*(?:[,;/&]|\bor\b|\band\b)?\s*{MARK})+\s*$", re.IGNORECASE)
+
 
 def in_folders(paths: list[Path]) -> list[Path]:
     """`paths` with each folder replaced by the prediction files under it (a VLMEvalKit output folder, e.g.
@@ -77,9 +80,14 @@ def read_predictions(path: Path) -> Iterator[tuple[int, dict]]:
 
 
 def response(row: dict) -> str:
-    """The prediction, or the text of the option it names by letter."""
+    """The prediction, or the text of the option it names by letter; several letters ("A or B", "A, B") name
+    every one of their options, so the judge scores the hedge as the worst of them."""
     prediction = _text(row.get("prediction"))
     options = {c: _text(row.get(c)) for c in string.ascii_uppercase if _text(row.get(c))}
+    if options and SEVERAL_LETTERS.match(prediction):
+        named = dict.fromkeys(letter.upper() for letter in re.findall(r"\b[A-Za-z]\b", prediction))
+        if len(named) > 1 and all(letter in options for letter in named):
+            return " and ".join(options[letter] for letter in named)
     match = LETTER.match(prediction) if options else None
     if match and match.group(1).upper() in options:
         letter = match.group(1).upper()

@@ -1,18 +1,20 @@
-"""Reading a length or an angle from a free-text answer, and how close it comes to the exact value.
+"""Reading lengths, angles and counts from a free-text answer, and how close a value comes to the exact one.
 
 Number words become digits through `text2num` ("twenty-three", "one hundred and five", "two point five");
-halves and quarters are read here ("half a metre", "a metre and a half", "a quarter of a metre"). Which
-number is the answer:
+halves and quarters are read here ("half a metre", "a metre and a half", "a quarter of a metre").
 
-- the first that carries a unit of the asked kind (a length for cm and m, an angle for degrees), so
-  "the 2 objects are 30 cm apart" reads 30 cm;
-- none, where numbers carry only units of another kind ("30 degrees" to a length question);
-- else the first lone number, in the asked unit ("23", "about 23."); a number that counts or labels
-  something else ("2 objects", "1st", "50%") is no answer.
+An answer may name several values, and a hedge must not pay: every value it names is read, and the judge
+scores the worst of them. The values of a length or an angle are
 
-A range ("20-25 cm", "between 20 and 25 centimetres", "20 cm to 25 cm") reads as its midpoint; two lengths
-in a row add up ("1 m 20 cm", `5'6"`); a sign is read from a `-` touching the number, `minus` or `negative`.
-Hedges ("about", "roughly", "~", "30-ish") are read past.
+- every number that carries a unit of the asked kind (a length for cm and m, an angle for degrees), so
+  "the 2 objects are 30 cm apart" reads 30 cm and "2 m tall and turned 30 degrees" reads 30 degrees;
+- and every lone number that stands as an answer, in the asked unit ("23", "about 23.", "23 cm or 47");
+  a number that counts or labels something else ("2 objects", "1st", "50%", "object 2") is no value;
+- none, where numbers carry only units of another kind ("30 degrees" to a length question).
+
+A range ("20-25 cm", "between 20 and 25 centimetres", "20 cm to 25 cm", "23 cm ± 5 cm") is read as its two
+ends; two lengths in a row add up to one ("1 m 20 cm", `5'6"`); a sign is read from a `-` touching the
+number, `minus` or `negative`. Words around a value ("about", "roughly", "~", "30-ish") are read past.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ ANSWER_FOLLOWS = re.compile(
 )
 PRONOUN_ONE = re.compile(r"\b(?:the|this|that|which|each|every|any|another|no)\s+(?:[a-z\d]+\s+)?$")  # the taller one
 RANGE_JOIN = re.compile(r"\s*(?:-|to|or)\s*")
+PLUS_MINUS = re.compile(r"\+\s*/?\s*-|\bplus\s+or\s+minus\b")  # written as "±" before the numbers are read
+# a number that names a thing rather than a value: "object 2", "image 1", "step 3", "#2"
+LABEL = re.compile(
+    r"(?:\b(?:objects?|images?|photos?|pictures?|views?|options?|numbers?|no\.|marks?|steps?|frames?|items?)|#)\s*$"
+)
 BETWEEN = re.compile(r"\bbetween\s+$")
 COMPOUND_JOIN = re.compile(r"\s*(?:,|and)?\s*")
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -82,7 +89,7 @@ THRESHOLDS = tuple((10 - k) / 20 for k in range(10))  # MRA's 1 - θ for θ = 0.
 class _Mention:
     start: int
     end: int
-    value: float  # in SI where `unit` is set, else as written
+    values: tuple[float, ...]  # in SI where `unit` is set, else as written; a range's two ends
     unit: str | None
     answer_like: bool  # without a unit: stands as an answer, not as a count or label of something
     joined: bool = False  # a range or a sum already: joins nothing more
@@ -102,19 +109,32 @@ class Closeness:
         return self.error < CORRECT_WITHIN
 
 
-def read_quantity(response: str, asked: Asked) -> float | None:
-    """The answer's value in SI (metres, or degrees), or None where it states no quantity of the asked kind."""
+def read_quantities(response: str, asked: Asked) -> tuple[float, ...]:
+    """Every value of the asked kind the answer names, in SI (metres, or degrees), in order; a range's two ends
+    each; empty where it states no quantity of the asked kind."""
     kind, scale = UNITS[asked]
     text = _digits(response)
-    mentions = _merged(text, _mentions(text))
-    with_unit = [m for m in mentions if m.unit is not None]
-    for mention in with_unit:
-        if UNITS[mention.unit][0] == kind:
-            return mention.value
-    if with_unit:
-        return None
-    lone = next((m for m in mentions if m.answer_like), None)
-    return None if lone is None else lone.value * scale
+    values: list[float] = []
+    for mention in _merged(text, _mentions(text)):
+        if mention.unit is not None and UNITS[mention.unit][0] == kind:
+            values += mention.values
+        elif mention.unit is None and mention.answer_like:
+            values += (value * scale for value in mention.values)
+    return tuple(values)
+
+
+def read_numbers(response: str) -> tuple[float, ...]:
+    """Every number the answer names, in digits or words, signed and with decimals as written ("-5", "5.5"),
+    except ordinals ("1st") and the pronoun "one" ("the one on the left"): the values of a count or an hour."""
+    text = _digits(response)
+    return tuple(value for mention in _mentions(text, units=False) for value in mention.values)
+
+
+def worst(values: tuple[float, ...], truth: float, kind: str) -> tuple[float, Closeness]:
+    """Of the values an answer names, the one judged worst against `truth` (least MRA, then largest error):
+    an answer that names several values scores as the worst of them."""
+    judged = [(value, closeness(value, truth, kind)) for value in values]
+    return min(judged, key=lambda pair: (pair[1].mra, -pair[1].error))
 
 
 def closeness(value: float, truth: float, kind: str) -> Closeness:
@@ -141,9 +161,10 @@ def as_asked(value: float, asked: Asked) -> str:
 
 
 def _digits(response: str) -> str:
-    """Lower case, numbers in digits, halves and quarters as decimals, "a metre" as 1 metre."""
+    """Lower case, numbers in digits, halves and quarters as decimals, "a metre" as 1 metre, "+/-" as "±"."""
     text = THOUSANDS.sub("", response.lower().translate(SIMPLE))
     text = ONE_UNIT.sub("1 ", alpha2digit(text, "en", threshold=0))
+    text = PLUS_MINUS.sub(" ± ", text)
     if "half" in text or "quarter" in text:  # "1 and a half" first: its "a half" is no half on its own
         text = AND_A_FRACTION.sub(_add_fraction, text)
         text = FRACTION_OF.sub(lambda m: f"{FRACTIONS[m[1]]} ", text)
@@ -157,25 +178,30 @@ def _add_fraction(match: re.Match[str]) -> str:
     return f"{float(match[1]) + part:g}{match[2] or ''}"
 
 
-def _mentions(text: str) -> list[_Mention]:
-    """Every number, with the unit right after it (a quote mark only touching it, and not closing a quote)."""
+def _mentions(text: str, units: bool = True) -> list[_Mention]:
+    """Every number, with the unit right after it (a quote mark only touching it, and not closing a quote);
+    with `units` False every number stands alone, as a count's or an hour's do."""
     out = []
     for match in NUMBER.finditer(text):
         end = match.end()
         if end < len(text) and (text[end].isalpha() and not UNIT.match(text, end) or text[end].isdigit()):
             continue  # 1st, 3d, 2x, a digit of a longer token
         value = float(match["number"]) * (-1 if match["sign"] else 1)
+        pronoun = value == 1 and PRONOUN_ONE.search(text, max(0, match.start() - 40), match.start())
+        if not units:
+            if not pronoun:
+                out.append(_Mention(match.start(), end, (value,), None, True))
+            continue
         unit = UNIT.match(text, end) or UNIT.match(text, _after_spaces(text, end))
         opened = text[match.start() - 1 : match.start()]
         if unit and unit[0] in QUOTES and (unit.start() != end or opened == unit[0][0]):
             unit = None  # '30' or "30": a number in quotes, not feet or inches
         if unit:
-            out.append(_Mention(match.start(), unit.end(), value * UNITS[unit.lastgroup][1], unit.lastgroup, True))
+            out.append(_Mention(match.start(), unit.end(), (value * UNITS[unit.lastgroup][1],), unit.lastgroup, True))
             continue
-        answer_like = bool(ANSWER_FOLLOWS.match(text, end)) and not (
-            value == 1 and PRONOUN_ONE.search(text, max(0, match.start() - 40), match.start())
-        )
-        out.append(_Mention(match.start(), end, value, None, answer_like))
+        label = LABEL.search(text, max(0, match.start() - 12), match.start())
+        answer_like = bool(ANSWER_FOLLOWS.match(text, end)) and not (pronoun or label)
+        out.append(_Mention(match.start(), end, (value,), None, answer_like))
     return out
 
 
@@ -186,7 +212,7 @@ def _after_spaces(text: str, at: int) -> int:
 
 
 def _merged(text: str, mentions: list[_Mention]) -> list[_Mention]:
-    """Ranges as their midpoint and lengths in a row as their sum (`1 m 20 cm`), read from the text between."""
+    """Ranges as their two ends and lengths in a row as their sum (`1 m 20 cm`), read from the text between."""
     out: list[_Mention] = []
     for mention in mentions:
         joined = _join(text, out[-1], mention) if out and not out[-1].joined else None
@@ -200,18 +226,20 @@ def _merged(text: str, mentions: list[_Mention]) -> list[_Mention]:
 def _join(text: str, first: _Mention, then: _Mention) -> _Mention | None:
     gap = text[first.end : then.start]
     if text.startswith("-", then.start) and not gap.strip():  # "20 -25": the dash joins a range, it is no sign
-        then = _Mention(then.start, then.end, -then.value, then.unit, then.answer_like)
+        then = _Mention(then.start, then.end, (-then.values[0],), then.unit, then.answer_like)
         gap = "-"
     units = {u for u in (first.unit, then.unit) if u}
     if len({UNITS[u][0] for u in units}) > 1:
         return None
+    (low,), (high,) = first.values, then.values
     if first.unit and then.unit and UNITS[then.unit][1] < UNITS[first.unit][1] and COMPOUND_JOIN.fullmatch(gap):
-        return _Mention(first.start, then.end, first.value + then.value, first.unit, True, True)
+        return _Mention(first.start, then.end, (low + high,), first.unit, True, True)
     between = gap.strip() == "and" and BETWEEN.search(text, max(0, first.start - 20), first.start)
-    if not (RANGE_JOIN.fullmatch(gap) or between) or not (then.unit or then.answer_like):
+    plus_minus = gap.strip() == "±"
+    if not (RANGE_JOIN.fullmatch(gap) or between or plus_minus) or not (then.unit or then.answer_like):
         return None
     scale = UNITS[next(iter(units))][1] if len(units) == 1 else 1.0
-    low = first.value if first.unit or not units else first.value * scale
-    high = then.value if then.unit or not units else then.value * scale
-    unit = then.unit or first.unit
-    return _Mention(first.start, then.end, (low + high) / 2, unit, then.answer_like or bool(unit), True)
+    low = low if first.unit or not units else low * scale
+    high = high if then.unit or not units else high * scale
+    ends = (low - high, low + high) if plus_minus else (low, high)
+    return _Mention(first.start, then.end, ends, then.unit or first.unit, then.answer_like or bool(units), True)

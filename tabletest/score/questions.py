@@ -1,12 +1,19 @@
 """Reading and judging answers to the question hierarchy (`tabletest questions`), for every answer type.
 
+An answer is read as every value it names, and scores as the worst of them, so a hedge never pays: "yes and
+no", "left or right", "5 or 11", "1, 2, 3", "the mug or the lamp", "20-25 cm" (a range as its two ends) are
+each as wrong as their wrongest value. A value the answer rules out (`not to the right`, `the mug, not the
+lamp`) is not named.
+
 - yes/no: the study's verdict reading (`Yes.`, `true`, `It is not.` ... see `parse`);
-- number: the first number, in digits or words (`3`, `three`, `none`, `no objects`: 0);
-- choice of relations (`left`/`right`, `in front`/`behind`): the one option the answer says, a
-  governed `not` ruling an option out (`not to the left` picks `right`); an echo of both is unread;
-- choice of objects and names: the objects the answer names, through the synonym table, an
-  object set aside (`the mug, not the lamp`) left out;
-- quantity: a length or an angle with its unit (`quantities`), judged against the record's exact value.
+- number: every number, in digits or words, signed and with decimals as written (`3`, `three`, `-5`, `5.5`;
+  `none`, `no objects`: 0);
+- choice of relations (`left`/`right`, `in front`/`behind`): every option the answer says; a governed `not`
+  rules an option out (`not to the left`, `it did not go to the left`), and of two options, ruling one out
+  picks the other;
+- choice of objects and names: the objects the answer names, through the synonym table, an object set
+  aside (`the mug, not the lamp`) left out;
+- quantity: every length or angle of the asked kind (`quantities`), judged against the record's exact value.
 """
 
 from __future__ import annotations
@@ -20,41 +27,12 @@ from pathlib import Path
 from tabletest.config import excerpt
 from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.record import QUESTION_FIELDS
-from tabletest.files.reading import read_user_records, require
+from tabletest.files.reading import read_user_records
 from tabletest.score.collect import read_responses
 from tabletest.score.lexicon import Lexicon
-from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, normalize
-from tabletest.score.quantities import UNITS, as_asked, closeness, read_quantity
+from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, normalize
+from tabletest.score.quantities import UNITS, as_asked, closeness, read_numbers, read_quantities, worst
 
-NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
-NUMBER = re.compile(r"\b(\d+|" + "|".join(NUMBER_WORDS) + r")\b")
 NONE = re.compile(r"\b(?:none|nothing|no\s+(?:objects?|ones?|things?|items?|[a-z]+s)\b|there\s+(?:are|is)\s+no\b)")
 OPTION = {
     "left": r"\bleft\b",
@@ -78,7 +56,11 @@ OPTION = {
     "replaced": r"\breplaced?\b",
     "taken off": r"\btaken\s+(?:off|out)\b|\blifted\b",
 }
-NEGATED = re.compile(NEGATOR + r"(?:(?:to|on|at|in)\s+)?(?:(?:the|its)\s+)?$")
+# `not` governing an option: right before it, or before the verb of its clause ("it did not go to the left",
+# "isn't on the left"), never across a comma or a `but`
+NEGATED = re.compile(
+    NEGATOR + r"(?:(?!but\b|and\b|or\b)[a-z]+\s+){0,2}?(?:(?:to|on|at|in|towards?)\s+)?(?:(?:the|its|their)\s+)?$"
+)
 
 
 @dataclass(frozen=True)
@@ -98,68 +80,77 @@ class ScoredQuestion:
 
 
 def judge_question(question: dict, response: str | None, lexicon: Lexicon) -> Judged:
+    """One answer against its question's gold: every value it names is read, and it scores as the worst."""
     kind = question["answer_type"]
+    response = answer_part(response or "")
     if kind == "quantity":
-        return _judge_quantity(question, response or "")
+        return _judge_quantity(question, response)
     if not response or not response.strip():
         return Judged("unparsed", "empty answer")
-    value = READERS[kind](question, response, lexicon)
-    if value is None:
+    values = READERS[kind](question, response, lexicon)
+    if not values:
         return Judged("unparsed", "no answer found")
     gold = question["answer"]
+    ok = all(_agrees(value, gold, kind) for value in values)
+    return Judged("correct" if ok else "wrong", " or ".join(_shown(value, kind) for value in values))
+
+
+def _agrees(value: object, gold: object, kind: str) -> bool:
+    return sorted(value) == sorted(gold) if kind == "names" else value == gold  # type: ignore[type-var]
+
+
+def _shown(value: object, kind: str) -> str:
     if kind == "names":
-        ok = sorted(value) == sorted(gold)
-        shown = ", ".join(value) or "none"
-    else:
-        ok, shown = value == gold, str(value).lower()
-    return Judged("correct" if ok else "wrong", shown)
+        return ", ".join(value) or "none"  # type: ignore[arg-type]
+    return f"{value:g}" if kind == "number" else str(value).lower()
 
 
 def _judge_quantity(question: dict, response: str) -> Judged:
-    """Against the exact value (`exact`), not the rounded one the question states; an unread answer is unparsed,
-    with MRA and within-2x 0, as accuracy counts it wrong."""
-    value = read_quantity(response, question["unit"])
-    if value is None:
+    """Against the exact value (`exact`), not the rounded one the question states, and the worst of the values the
+    answer names; an unread answer is unparsed, with MRA and within-2x 0, as accuracy counts it wrong."""
+    values = read_quantities(response, question["unit"])
+    if not values:
         return Judged("unparsed", "no quantity found" if response.strip() else "empty answer", 0.0, 0.0)
     exact = question["exact"]
-    near = closeness(value, exact["value"], UNITS[exact["unit"]][0])
+    _, near = worst(values, exact["value"], UNITS[exact["unit"]][0])
     status = "correct" if near.correct else "wrong"
-    return Judged(status, as_asked(value, question["unit"]), near.mra, float(near.within_2x))
+    shown = " or ".join(as_asked(v, question["unit"]) for v in values)
+    return Judged(status, shown, near.mra, float(near.within_2x))
 
 
-def _yes_no(question: dict, response: str, lexicon: Lexicon) -> bool | None:
-    return Reading(response, lexicon, ()).verdict
+def _yes_no(question: dict, response: str, lexicon: Lexicon) -> tuple[bool, ...]:
+    return Reading(response, lexicon, ()).verdicts
 
 
-def _number(question: dict, response: str, lexicon: Lexicon) -> int | None:
-    text = normalize(response)
-    match = NUMBER.search(text)
-    if match:
-        word = match.group(1)
-        return int(word) if word.isdigit() else NUMBER_WORDS[word]
-    return 0 if NONE.search(text) else None
+def _number(question: dict, response: str, lexicon: Lexicon) -> tuple[float, ...]:
+    values = read_numbers(normalize(response))
+    if values:
+        return values
+    return (0,) if NONE.search(normalize(response)) else ()
 
 
-def _choice(question: dict, response: str, lexicon: Lexicon) -> str | None:
+def _choice(question: dict, response: str, lexicon: Lexicon) -> tuple[str, ...]:
     options = question["options"]
     if all(o in question["scene_objects"] for o in options):
-        named = _named(response, lexicon, tuple(options))
-        return named[0] if named is not None and len(named) == 1 else None
+        return tuple(_named(response, lexicon, tuple(options)) or ())
     text = normalize(response)
-    said, denied = set(), set()
+    said, denied = [], set()
     for option in options:
         for match in re.finditer(OPTION[option], text):
-            (denied if NEGATED.search(text, max(0, match.start() - 40), match.start()) else said).add(option)
+            if NEGATED.search(text, max(0, match.start() - 40), match.start()):
+                denied.add(option)
+            else:
+                said.append((match.start(), option))
     if not said and len(denied) == 1 and len(options) == 2:
-        said = set(options) - denied
-    return said.pop() if len(said) == 1 else None
+        return tuple(set(options) - denied)
+    return tuple(dict.fromkeys(option for _, option in sorted(said)))
 
 
-def _names(question: dict, response: str, lexicon: Lexicon) -> list[str] | None:
+def _names(question: dict, response: str, lexicon: Lexicon) -> tuple[list[str], ...]:
     named = _named(response, lexicon, tuple(question["scene_objects"]))
-    if named == [] and not NONE.search(normalize(response)):
-        return None
-    return named
+    if named is None or named == [] and not NONE.search(normalize(response)):
+        return ()
+    return (named,)
 
 
 def _named(response: str, lexicon: Lexicon, names: tuple[str, ...]) -> list[str] | None:
@@ -212,8 +203,7 @@ def score_questions(
 def _questions(paths: list[Path]) -> Iterator[tuple[Path, int, dict]]:
     for path in paths:
         for line, record in read_user_records(path, "questions file"):
-            require(record, QUESTION_FIELDS, path, line, "pass a file written by `tabletest questions`")
-            if problem := _shape_problem(record):
+            if problem := question_problem(record):
                 raise UserError(f"{path}: line {line}: {problem}; pass a file written by `tabletest questions`")
             yield path, line, record
 
@@ -222,8 +212,10 @@ ANSWERS = {"yes/no": bool, "number": int, "choice": str, "names": list, "quantit
 ASKED_IN = {"cm": "m", "m": "m", "deg": "deg"}  # the unit a quantity question asks in -> its exact value's unit
 
 
-def _shape_problem(question: dict) -> str | None:
-    """What makes a question record unjudgeable (a field of the wrong kind), or None."""
+def question_problem(question: dict) -> str | None:
+    """What makes a question record unjudgeable (a field missing or of the wrong kind), or None."""
+    if missing := [name for name in QUESTION_FIELDS if name not in question]:
+        return f"no field {', '.join(map(repr, missing))}"
     kind = question["answer_type"]
     if kind not in ANSWERS:
         return f"answer_type {excerpt(kind)} is none of {', '.join(ANSWERS)}"
