@@ -20,12 +20,11 @@ from functools import cached_property
 from tabletest.score.lexicon import Lexicon, Mention
 
 RELATION = re.compile(r"\b(left|right|inside)\b")
-TRUTH = re.compile(r"\b(true|false)\b")
-# yes/no words count only where no true/false is said; `no` not as in "no doubt", `correct` not as in
+# a verdict word: true or false, yes or no, correct or wrong; `no` not as in "no doubt", `correct` not as in
 # "the correct answer is ..."
 NOUNS = r"(?!\s+(?:answer|option|statement|choice|response|one|relationship|relation)\b)"
-ASSENT = re.compile(
-    rf"\b(yes|no(?!\s+(?!(?:it|that|this|the|i)\b)[a-z])|(?<!the )correct|correct{NOUNS}"
+VERDICT = re.compile(
+    rf"\b(true|false|yes|no(?!\s+(?!(?:it|that|this|the|i)\b)[a-z])|(?<!the )correct|correct{NOUNS}"
     rf"|(?<!the )incorrect|incorrect{NOUNS}|wrong)\b"
 )
 VERDICT_ECHO = re.compile(r"\b(?:neither\s+)?(?:true\s+n?or\s+false|false\s+n?or\s+true)\b|\byes\s+or\s+no\b")
@@ -166,6 +165,8 @@ THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
 def answer_part(response: str) -> str:
     """What a response answers with: the last `<answer>...</answer>` where it has one, else the response
     without its `<think>...</think>` reasoning (an unclosed one runs to the end), as reasoning models write."""
+    if "<" not in response:
+        return response
     tagged = ANSWER_TAG.findall(response)
     if tagged:
         return tagged[-1]
@@ -237,7 +238,7 @@ def _verdicts(text: str) -> tuple[bool, ...]:
     text = VERDICT_ECHO.sub(" ", text)
     starts = _sentence_starts(text)
     said = []
-    for match in sorted([*TRUTH.finditer(text), *ASSENT.finditer(text)], key=lambda m: m.start()):
+    for match in VERDICT.finditer(text):
         floor = starts[bisect_right(starts, match.start()) - 1]
         negated = bool(NEGATED_VERDICT.search(text, max(floor, match.start() - 40), match.start()))
         said.append((match.group(1) in {"true", "yes", "correct"}) != negated)

@@ -34,27 +34,30 @@ from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, norm
 from tabletest.score.quantities import UNITS, as_asked, closeness, read_numbers, read_quantities, worst
 
 NONE = re.compile(r"\b(?:none|nothing|no\s+(?:objects?|ones?|things?|items?|[a-z]+s)\b|there\s+(?:are|is)\s+no\b)")
-OPTION = {
-    "left": r"\bleft\b",
-    "right": r"\bright\b",
-    "in front": r"\bin\s+front\b|\bfront\b",
-    "behind": r"\bbehind\b|\bin\s+back\b|\bback\b",
-    # off the table plane: on top of or under, inside or holding, above or below
-    "on top of": r"\bon\s+top\b|\b(?:resting|sitting|standing)\s+on\b",
-    "under": r"\bunder(?:neath)?\b|\bbeneath\b",
-    "inside": r"\binside\b|\bwithin\b",
-    "holding": r"\bholding\b|\bholds\b|\bcontain(?:s|ing)?\b",
-    "above": r"\babove\b|\bover\b",
-    "below": r"\bbelow\b|\bbeneath\b|\bunder(?:neath)?\b",
-    # which of two images
-    "first": r"\bfirst\b|\b1st\b|\bimage\s+(?:1|one)\b",
-    "second": r"\bsecond\b|\b2nd\b|\bimage\s+(?:2|two)\b",
-    # what changed between them
-    "swapped": r"\bswap(?:ped|s)?\b|\btraded?\s+places\b",
-    "moved": r"\bmove[ds]?\b",
-    "removed": r"\bremoved?\b|\btaken\s+away\b",
-    "replaced": r"\breplaced?\b",
-    "taken off": r"\btaken\s+(?:off|out)\b|\blifted\b",
+OPTION = {  # each option's words, as a pattern
+    option: re.compile(pattern)
+    for option, pattern in {
+        "left": r"\bleft\b",
+        "right": r"\bright\b",
+        "in front": r"\bin\s+front\b|\bfront\b",
+        "behind": r"\bbehind\b|\bin\s+back\b|\bback\b",
+        # off the table plane: on top of or under, inside or holding, above or below
+        "on top of": r"\bon\s+top\b|\b(?:resting|sitting|standing)\s+on\b",
+        "under": r"\bunder(?:neath)?\b|\bbeneath\b",
+        "inside": r"\binside\b|\bwithin\b",
+        "holding": r"\bholding\b|\bholds\b|\bcontain(?:s|ing)?\b",
+        "above": r"\babove\b|\bover\b",
+        "below": r"\bbelow\b|\bbeneath\b|\bunder(?:neath)?\b",
+        # which of two images
+        "first": r"\bfirst\b|\b1st\b|\bimage\s+(?:1|one)\b",
+        "second": r"\bsecond\b|\b2nd\b|\bimage\s+(?:2|two)\b",
+        # what changed between them
+        "swapped": r"\bswap(?:ped|s)?\b|\btraded?\s+places\b",
+        "moved": r"\bmove[ds]?\b",
+        "removed": r"\bremoved?\b|\btaken\s+away\b",
+        "replaced": r"\breplaced?\b",
+        "taken off": r"\btaken\s+(?:off|out)\b|\blifted\b",
+    }.items()
 }
 # `not` governing an option: right before it, or before the verb of its clause ("it did not go to the left",
 # "isn't on the left"), never across a comma or a `but`
@@ -136,7 +139,7 @@ def _choice(question: dict, response: str, lexicon: Lexicon) -> tuple[str, ...]:
     text = normalize(response)
     said, denied = [], set()
     for option in options:
-        for match in re.finditer(OPTION[option], text):
+        for match in OPTION[option].finditer(text):
             if NEGATED.search(text, max(0, match.start() - 40), match.start()):
                 denied.add(option)
             else:
@@ -259,4 +262,4 @@ def _number_value(value: object) -> bool:
 
 
 def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    return isinstance(value, list) and all(type(item) is str for item in value)
