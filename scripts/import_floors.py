@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tabletest"
 # extras) and files/ are the ground; the commands are the roof: each stage's `cli.py`, the entry point
 # (`tabletest/cli.py`, its help texts) and the options they share (`options.py`). A command may use any
 # stage; a command that imports another command is listed.
-FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "verify", "score", "export", "show", "farm", "commands")
+FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "verify", "score", "rewards", "export", "show", "farm", "commands")
 COMMANDS = {"tabletest.cli", "tabletest.cli_help", "tabletest.cli_examples", "tabletest.options"}
 
 
@@ -53,7 +53,7 @@ def floor_of(module: str) -> str:
     parts = module.split(".")
     if module in COMMANDS or parts[-1] == "cli":
         return "commands"
-    if len(parts) > 2:
+    if len(parts) > 2 or len(parts) == 2 and parts[1] in FLOORS:  # a stage's module, or a stage that is one package
         return "ground" if parts[1] == "files" else parts[1]
     return "ground"
 

@@ -18,6 +18,7 @@ QUESTIONS = {"variations", "types", "questions", "balance"}
 HIERARCHY = {"vlmevalkit": "hierarchy:export_vlmevalkit_hierarchy", "lmms-eval": "hierarchy:export_lmms_eval_hierarchy"}
 SPLITS = {"split_by", "val_fraction"}
 SHARDS = {"shard_size", "shard_mb"}
+RL = {"modality", "reasoning"}  # the reinforcement-learning and preference formats' own
 # format -> (module:function, the format's own options); modules load on use, so other commands stay quick
 FORMATS = {
     "imagefolder": ("huggingface:export_imagefolder", SPLITS),
@@ -29,6 +30,9 @@ FORMATS = {
     "vlmevalkit": ("vlmevalkit:export_vlmevalkit", QUESTIONS),
     "lmms-eval": ("lmms_eval:export_lmms_eval", QUESTIONS),
     "coco": ("coco:export_coco", SPLITS | {"segmentation"}),
+    "trl": ("rl:export_trl", QUESTIONS | SPLITS | SHARDS | RL),
+    "verl": ("rl:export_verl", QUESTIONS | SPLITS | SHARDS | RL),
+    "dpo": ("rl:export_dpo", QUESTIONS | SPLITS | SHARDS | {"modality"}),
 }
 EVALUATION = {"vlmevalkit", "lmms-eval"}  # every scene is a test item
 
@@ -85,6 +89,14 @@ def export(
         bool | None,
         typer.Option("--segmentation/--no-segmentation", help="COCO: RLE masks (default: when the render has masks)."),
     ] = None,
+    modality: Annotated[
+        Literal["image", "text"],
+        typer.Option(help="trl, verl, dpo: questions about each image, or (text) about each scene's description in words."),
+    ] = "image",
+    reasoning: Annotated[
+        bool,
+        typer.Option("--reasoning", help="trl, verl: ask for reasoning in <think> </think>, then the answer in <answer> </answer>."),
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Export a render to a training or evaluation format (no Blender needed)."""
@@ -95,7 +107,7 @@ def export(
     target, own = FORMATS[fmt]
     given = {
         name
-        for name in QUESTIONS | SPLITS | SHARDS | {"segmentation"}
+        for name in QUESTIONS | SPLITS | SHARDS | RL | {"segmentation"}
         if ctx.get_parameter_source(name).name != "DEFAULT"
     }
     if given - own:
@@ -118,6 +130,8 @@ def export(
         evaluation=fmt in EVALUATION,
         questions=questions,
         balance=balance,
+        modality=modality,
+        reasoning=reasoning,
     )
     if questions == "hierarchy":
         target = HIERARCHY.get(fmt, target)

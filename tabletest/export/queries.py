@@ -21,8 +21,11 @@ Variations = Literal["all", "paper", "one"]
 BLANK = "[blank]"
 
 
-def queries(scene: SceneInput, types: tuple[int, ...], variations: Variations, seed: int) -> Iterator[dict]:
-    """The image queries of one scene, each with its `gold` answer text added."""
+def queries(
+    scene: SceneInput, types: tuple[int, ...], variations: Variations, seed: int, modality: str = "image"
+) -> Iterator[dict]:
+    """The queries of one scene about its image (or, with `modality` text, its vignettes), each with its `gold`
+    answer text added."""
     if variations == "one":
         rng = random.Random(f"{seed}:{scene.id}")
         chosen = []
@@ -30,13 +33,13 @@ def queries(scene: SceneInput, types: tuple[int, ...], variations: Variations, s
             if scene.left_of is None:
                 count = paper_count(len(scene.objects), ptype)
             else:  # a random scene: how many depends on its unambiguous pairs
-                count = sum(1 for _ in scene_queries(scene, (ptype,), "paper", "image", seed))
+                count = sum(1 for _ in scene_queries(scene, (ptype,), "paper", modality, seed))
             if not count:
                 continue
             pick = rng.randrange(count)
-            chosen.append(next(itertools.islice(scene_queries(scene, (ptype,), "paper", "image", seed), pick, None)))
+            chosen.append(next(itertools.islice(scene_queries(scene, (ptype,), "paper", modality, seed), pick, None)))
     else:
-        chosen = scene_queries(scene, types, "full" if variations == "all" else "paper", "image", seed)
+        chosen = scene_queries(scene, types, "full" if variations == "all" else "paper", modality, seed)
     for query in chosen:
         query["gold"] = gold(query)
         yield query

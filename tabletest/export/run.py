@@ -52,6 +52,8 @@ class ExportOptions:
     evaluation: bool = False  # an evaluation set: its one split is `test`
     questions: str = "study"  # study: the prompt battery; hierarchy: `tabletest questions`
     balance: bool = False  # hierarchy: keep only what `tabletest questions --balance` keeps
+    modality: str = "image"  # text: questions about each scene's vignette, no image (the RL and preference formats)
+    reasoning: bool = False  # the prompt asks for reasoning in <think>, then the answer in <answer> (trl, verl)
 
 
 class Job:
@@ -142,13 +144,19 @@ class Job:
             root = self.dataset.root
             asked = self._hierarchy.of(described(record.raw, root), scene and described(scene, root))
             return hierarchy_queries(record.id, asked, self.options.variations, self.options.seed, self._hierarchy.nouns)
-        return queries(scene_input(record.raw), self.options.types, self.options.variations, self.options.seed)
+        o = self.options
+        return queries(scene_input(record.raw), o.types, o.variations, o.seed, o.modality)
 
     @cached_property
     def _hierarchy(self) -> RenderQuestions:
         """The render's questions as `tabletest questions --forms questions,captions --image-only` asks them (with
-        `--balance` and `--seed` as given): the questions about its images, which an export ships."""
-        asking = Asking(HIERARCHY_FORMS, self.options.seed, balance=self.options.balance, image_only=True)
+        `--balance` and `--seed` as given): the questions about its images, which an export ships; with
+        `--modality text`, as `tabletest questions --text-only` asks them, about each scene's vignette."""
+        o = self.options
+        if o.modality == "text":
+            asking = Asking(seed=o.seed, text_only=True, balance=o.balance)
+        else:
+            asking = Asking(HIERARCHY_FORMS, o.seed, balance=o.balance, image_only=True)
         return RenderQuestions(self._described, self.catalog, asking, drawn_from(self.dataset.root))
 
     def _described(self) -> Iterator[dict]:

@@ -28,10 +28,21 @@ class Judgment:
     score: float
     mra: float | None = None  # lengths and angles
     within_2x: float | None = None  # lengths and angles
+    hedged: bool = False  # it named several values (and scores as the worst of them)
 
     @property
     def correct(self) -> bool:
         return self.status == "correct"
+
+
+QUESTION_JUDGED = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects", "options", "unit", "exact")
+QUERY_JUDGED = ("qid", "scene_id", "prompt_type", "variation", "answer", "objects", "distractor")
+
+
+def judged_fields(record: dict) -> dict:
+    """What the judge reads of a record (not its words or images): a row's ground truth for the rewards."""
+    fields = QUESTION_JUDGED if is_question(record) else QUERY_JUDGED
+    return {name: record[name] for name in fields if name in record}
 
 
 def is_question(record: dict) -> bool:
@@ -48,9 +59,9 @@ def judge_answer(record: dict, response: str | None, lexicon: Lexicon) -> Judgme
         judged = judge_question(record, response, lexicon)
         quantity = record["answer_type"] == "quantity"
         score = judged.mra if quantity and judged.mra is not None else float(judged.status == "correct")
-        return Judgment(judged.status, judged.parsed, score, judged.mra, judged.within_2x)
+        return Judgment(judged.status, judged.parsed, score, judged.mra, judged.within_2x, judged.values > 1)
     outcome = judge(record, response, lexicon)
-    return Judgment(outcome.status, outcome.parsed, float(outcome.status == "correct"))
+    return Judgment(outcome.status, outcome.parsed, float(outcome.status == "correct"), hedged=outcome.hedged)
 
 
 def record_problem(record: object) -> str | None:

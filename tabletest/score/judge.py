@@ -27,6 +27,7 @@ class Outcome:
     choices: tuple[tuple[str, str], ...] = ()  # prompts 2 and 3: each chosen option's relation and order (AB/BA)
     # prompts 6 and 7, unread: (the object the word stood in for, or "" if that is unclear; the word)
     unknown: tuple[tuple[str, str], ...] = ()
+    hedged: bool = False  # it said several answers: true and false, or a relation and its opposite
 
 
 class Scene:
@@ -140,8 +141,8 @@ def _said(left: str, right: str) -> str:
 
 def _true_false(record: dict, scene: Scene, reading: Reading) -> Outcome:
     said = reading.verdicts
-    if len(said) > 1:
-        return _outcome(None, "both true and false")  # a hedge scores as the worse of its verdicts
+    if len(said) > 1:  # a hedge scores as the worse of its verdicts
+        return Outcome("wrong", None, "both true and false", hedged=True)
     if said:
         return _outcome("true" if said[0] == record["answer"]["truth"] else "mirror", "true" if said[0] else "false")
     orders = [o for o in _orders(reading) if set(o) == {scene.a, scene.b}]

@@ -72,6 +72,7 @@ class Judged:
     parsed: str  # what the answer was read as saying
     mra: float | None = None  # quantity questions: mean relative accuracy, 0 for an unread answer
     within_2x: float | None = None  # quantity questions: 1 where the answer is within half to twice the truth
+    values: int = 0  # how many values the answer named: more than one is a hedge
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,8 @@ def judge_question(question: dict, response: str | None, lexicon: Lexicon) -> Ju
         return Judged("unparsed", "no answer found")
     gold = question["answer"]
     ok = all(_agrees(value, gold, kind) for value in values)
-    return Judged("correct" if ok else "wrong", " or ".join(_shown(value, kind) for value in values))
+    shown = " or ".join(_shown(value, kind) for value in values)
+    return Judged("correct" if ok else "wrong", shown, values=len(values))
 
 
 def _agrees(value: object, gold: object, kind: str) -> bool:
@@ -118,7 +120,7 @@ def _judge_quantity(question: dict, response: str) -> Judged:
     _, near = worst(values, exact["value"], UNITS[exact["unit"]][0])
     status = "correct" if near.correct else "wrong"
     shown = " or ".join(as_asked(v, question["unit"]) for v in values)
-    return Judged(status, shown, near.mra, float(near.within_2x))
+    return Judged(status, shown, near.mra, float(near.within_2x), len(values))
 
 
 def _yes_no(question: dict, response: str, lexicon: Lexicon) -> tuple[bool, ...]:
