@@ -190,6 +190,9 @@ def test_a_gallery_reads_a_verify_json_of_other_types_without_a_crash(resumable,
         index = json.loads((site / "data" / "index.js").read_text().removeprefix("tabletestIndex(").removesuffix(");\n"))
         states = [index["vocab"]["verify"][k] for k in index["scenes"]["verify"]]
         assert states == ["not verified" if scene in unreadable else "disagrees" for scene in (one, other)]
+    (resumable / "verify.json").write_text("[" * 100_000 + "]" * 100_000)  # no verdict at all: nested past any reader
+    built = gallery(resumable, tmp_path / "site-deep")
+    assert built.returncode == 0 and "Traceback" not in built.stderr, built.stderr
 
 
 def fill(disk: Path, leave: int) -> Path:

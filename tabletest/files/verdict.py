@@ -115,7 +115,7 @@ def kept_verdict(root: Path, records: Iterable[Mapping]) -> KeptVerdict | None:
 def _report(root: Path) -> dict | None:
     try:
         report = json.loads((root / VERIFY_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # none, not JSON, or nested too deep for any verdict
         return None
     if not isinstance(report, dict) or report.get("metadata_sha256") != sha256_of(root / METADATA):
         return None
