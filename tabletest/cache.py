@@ -7,13 +7,18 @@ where it writes (a layer cache holds the renders composite mode needs)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 from pathlib import Path
 
 from tabletest.errors import UserError
 
 RUN_FOLDERS = ("verdicts", "rest-poses", "columns", "models")  # what a render or an assets command keeps
 MOVE = "move it aside, or set XDG_CACHE_HOME to another folder"
+# An entry of those folders: named by a sha256 (a model's bytes or triangles, a verdict's inputs), then what
+# else keys it, as a file of its kind (`<sha256>.json`, `<sha256>-<rule>.npz`, `<sha256>-blender5.0.1-v2.blend`).
+ENTRY = re.compile(r"^[0-9a-f]{64}[^/]*\.(?:json|npz|blend)$")
 
 
 def user_cache() -> Path:
@@ -36,9 +41,15 @@ def cache_folder(name: str) -> Path:
 
 def check_run_folders() -> None:
     """Refuse, before any work, a cache whose folders a render or an assets command could not write to
-    (some are written only by Blender workers, where a refusal would fail each image instead)."""
+    (some are written only by Blender workers, where a refusal would fail each image instead), or that
+    holds a folder under an entry's name: which entries a run writes is known only once it has built or
+    measured the models they are named by, so every such name is checked now."""
     for name in RUN_FOLDERS:
-        cache_folder(name)
+        folder = cache_folder(name)
+        with contextlib.suppress(FileNotFoundError), os.scandir(folder) as entries:
+            for entry in entries:
+                if ENTRY.match(entry.name) and entry.is_dir():
+                    cache_entry(Path(entry.path))
 
 
 def check_folder(folder: Path, what: str, fix: str) -> None:

@@ -29,7 +29,7 @@ MEASURED_S = {
     "test_arrangements.py": 95, "test_record_trust.py": 95, "test_balance.py": 74, "test_composite.py": 80,
     "test_random_render.py": 76, "test_render.py": 75, "test_slurm.py": 70, "test_merge.py": 61, "test_export.py": 60,
     "test_pairs_and_views.py": 52, "test_dataset_guard.py": 48, "test_verify_tampering.py": 47,
-    "test_hostile_show.py": 46, "test_multi_image_exports.py": 42, "test_counting_and_wording.py": 42,
+    "test_hostile_show.py": 46, "test_hostile_writes.py": 59, "test_multi_image_exports.py": 42, "test_counting_and_wording.py": 42,
     "test_show.py": 31, "test_random_layout.py": 30, "test_questions_score.py": 30, "test_hostile_cache.py": 30,
     "test_verify.py": 29, "test_gallery.py": 29, "test_hostile_values.py": 24, "test_nouns.py": 23,
     "test_render_startup.py": 23, "test_schema.py": 23, "test_cli_foundation.py": 22, "test_assets_builtin.py": 22,

@@ -111,14 +111,17 @@ def test_writer_finishes_or_drops_images_with_their_masks(tmp_path):
     png(output.final_image("2obj-000003"), 30), png(output.final_mask("2obj-000003"), 2)
     png(output.tmp_image("2obj-000004"), 40), png(output.tmp_mask("2obj-000004"), 1)  # never committed
     (output.images / ".2obj-000004.png.tmp.tif").write_bytes(b"a worker's hand-over, never finished")
-    png(output.final_image("2obj-000005"), 50)  # an image whose record was lost
+    png(output.final_image("2obj-000005"), 50)  # under an image's name, but no record names it: not the render's
     yours = {"holiday.png": b"photo", ".DS_Store": b"finder", "2obj-000003.png~": b"backup", "notes": b"text"}
     for name, data in yours.items():  # what the user put there: never the render's to remove
         (output.images / name).write_bytes(data)
     (tmp_path / "metadata.jsonl").write_text("\n".join(lines) + "\n")
-    done = RunOutput(tmp_path, masks=True).recover()
+    recovered = RunOutput(tmp_path, masks=True)
+    done = recovered.recover()
     assert done == {"2obj-000001", "2obj-000003"}
-    assert sorted(p.name for p in output.images.iterdir()) == sorted(["2obj-000001.png", "2obj-000003.png", *yours])
+    kept = ["2obj-000001.png", "2obj-000003.png", "2obj-000005.png.set-aside", *yours]  # 2: its record names it
+    assert sorted(p.name for p in output.images.iterdir()) == sorted(kept)
+    assert recovered.set_aside == [(output.final_image("2obj-000005"), output.images / "2obj-000005.png.set-aside")]
     assert sorted(p.name for p in output.masks.iterdir()) == ["2obj-000001.png", "2obj-000003.png"]
     assert [json.loads(line)["id"] for line in (tmp_path / "metadata.jsonl").read_text().splitlines()] == [
         "2obj-000001",

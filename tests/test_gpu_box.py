@@ -279,6 +279,21 @@ def test_a_file_where_the_cache_folder_goes_is_one_line(cycles_lib, tmp_path):
     assert cycles_lib.state(90) == "missing"
 
 
+@pytest.mark.parametrize("where", ["cached", "cached-digest", "installed", "stamp"])
+def test_a_folder_where_a_cubin_its_digest_or_its_stamp_goes_is_one_line_before_any_compile(cycles_lib, tmp_path, where):
+    cache = tmp_path / "cache"
+    cached = cache / "blender-5.0" / f"kernel_sm_90-{cycles_lib.ptx_digest()}.cubin.zst"
+    installed = cycles_lib.cubin(90)
+    folder = {"cached": cached, "cached-digest": Path(f"{cached}.sha256"), "installed": installed, "stamp": Path(f"{installed}{STAMP}")}[where]
+    (folder / "keep.txt").parent.mkdir(parents=True)
+    (folder / "keep.txt").write_text("not yours to replace")
+    said = one_line_error(kernels("--arch", "90", "--cycles-lib", str(cycles_lib.folder), "--cache", str(cache)))
+    assert f"error: {folder} is a folder where " in said and "move it aside" in said, said
+    assert (folder / "keep.txt").read_text() == "not yours to replace"
+    assert not any(cycles_lib.folder.glob(".*")) and not any(cache.rglob(".*"))  # no compile was begun
+    assert (where == "installed" or not installed.exists()) and (where == "stamp" or not Path(f"{installed}{STAMP}").exists())
+
+
 def slow_ptx(chain: int) -> bytes:
     """A valid PTX that keeps ptxas -O3 busy for seconds: one long chain of dependent multiply-adds."""
     head = [".version 7.0", ".target sm_75", ".address_size 64", ".visible .entry kernel_busy(.param .u64 out)", "{"]

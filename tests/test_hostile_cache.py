@@ -124,6 +124,19 @@ def test_a_file_where_the_cache_keeps_a_folder_or_the_reverse_is_one_line(clean,
     said = "is a folder where TableTest's cache keeps a file" if blocker.is_dir() else "is not a folder, so TableTest's cache"
     assert f"error: {blocker} {said}" in refused and refused.endswith(f"; {CACHE_MOVE}\n"), refused
     assert still_there(blocker) and not (tmp_path / "vignettes.jsonl").exists()
+    assert not (tmp_path / "assets").exists()  # refused before any model is built: no model file, no manifest
+
+
+def test_a_folder_at_any_models_rest_pose_is_refused_before_the_first_model_is_built(clean, tmp_path):
+    """Which rest poses a build writes is known only once it has built each model (they are named by its
+    triangles), whichever model comes first on this machine: every entry's name is checked before any."""
+    cache = spoiled_copy(clean, tmp_path)
+    for pose in clean.poses:
+        blocker = a_folder_at(cache / "tabletest" / "rest-poses" / pose.name)
+        refused = one_line_refusal(build(cache, tmp_path / "assets"))
+        assert f"error: {blocker} is a folder where TableTest's cache keeps a file; {CACHE_MOVE}\n" == refused
+        assert still_there(blocker) and not (tmp_path / "assets").exists()
+        shutil.rmtree(blocker)
 
 
 @pytest.mark.render

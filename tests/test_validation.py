@@ -21,6 +21,7 @@ from tabletest.errors import UserError
 from tabletest.files.jsonl import dumps
 
 from conftest import run_cli
+from golden import assert_same_records
 
 
 def config_with(tmp_path: Path, old: str, new: str) -> Path:
@@ -166,6 +167,33 @@ def test_a_non_finite_number_never_becomes_a_record():
     for bad in (math.nan, math.inf):
         with pytest.raises(ValueError):
             dumps({"center_px": [bad, 1.0]})
+
+
+def test_a_zero_is_written_without_its_sign_wherever_it_is_in_the_record():
+    """The sign of a value rounded to zero is the machine's floating-point path's, never part of a record."""
+    record = {"center_camera_m": [-0.0, -0.0, 0.9228], "camera": {"world_to_camera": [[1.0, -0.0, 0.0, -0.05]]}, "note": "-0.0"}
+    assert dumps(record) == (
+        '{"center_camera_m": [0.0, 0.0, 0.9228], "camera": {"world_to_camera": [[1.0, 0.0, 0.0, -0.05]]}, "note": "-0.0"}'
+    )
+    assert dumps({"depth_m": round(-1e-9, 6)}) == '{"depth_m": 0.0}'
+
+
+def test_golden_records_match_across_floating_point_paths_and_nothing_else():
+    """What the golden render tests accept: another CPU's last rounded decimal and a zero's sign in the golden
+    file; not a string, a key, a count or a float two units off, nor a signed zero written."""
+    golden = b'{"id": "rnd6-0000000", "center_camera_m": [-0.0, 9.3e-05, 1.67865], "bbox_px": [17.31, 22.0], "n": 3}\n'
+    assert_same_records(b'{"id": "rnd6-0000000", "center_camera_m": [0.0, 9.4e-05, 1.67864], "bbox_px": [17.32, 21.99], "n": 3}\n', golden)
+    for other in (
+        b'{"id": "rnd6-0000001", "center_camera_m": [0.0, 9.3e-05, 1.67865], "bbox_px": [17.31, 22.0], "n": 3}\n',
+        b'{"id": "rnd6-0000000", "center_camera_m": [0.0, 9.5e-05, 1.67865], "bbox_px": [17.31, 22.0], "n": 3}\n',
+        b'{"id": "rnd6-0000000", "center_camera_m": [0.0, 9.3e-05, 1.67865], "bbox_px": [17.31, 22.02], "n": 3}\n',
+        b'{"id": "rnd6-0000000", "center_camera_m": [0.0, 9.3e-05, 1.67865], "bbox_px": [17.31, 22.0], "n": 3.0}\n',
+        b'{"center_camera_m": [0.0, 9.3e-05, 1.67865], "id": "rnd6-0000000", "bbox_px": [17.31, 22.0], "n": 3}\n',
+        b'{"id": "rnd6-0000000", "center_camera_m": [-0.0, 9.3e-05, 1.67865], "bbox_px": [17.31, 22.0], "n": 3}\n',
+        golden * 2,
+    ):
+        with pytest.raises(AssertionError):
+            assert_same_records(other, golden)
 
 
 def test_version_prints_and_exits_zero():

@@ -35,6 +35,7 @@ from tabletest.errors import UserError
 from tabletest.extras import installed_bpy
 from tabletest.layout.spec import SceneSpec, SpecObject
 from tabletest.files.jsonl import atomic_output
+from tabletest.files.paths import no_link_out
 from tabletest.files.temp import clean_stale, temp_path
 
 LAYER_FORMAT = 2  # bump when the meaning of the cached files changes
@@ -102,13 +103,14 @@ class LoadedLayer:
 
 class LayerSet:
     def __init__(self, root: Path, config: Config) -> None:
-        """The set of `config`'s layers in the cache `root`; a file where its folder goes is refused now,
-        before any layer is rendered for it."""
+        """The set of `config`'s layers in the cache `root`; a file where its folder goes, or a link out of the
+        cache there (or where its colour configuration goes), is refused now, before any layer is rendered for it."""
         self.fields = set_fields(config)
         self.key = _digest(self.fields)
         self.folder = Path(root) / self.key[:16]
         self.seed = config.render.seed % (2**31)
         check_folder(self.folder, f"the layer cache {self.folder}", MOVE_LAYERS)
+        no_link_out(Path(root), self.ocio_config, "composite mode's layer cache")
 
     @property
     def ocio_config(self) -> Path:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from tabletest.errors import UserError
 from tabletest.files.jsonl import atomic_output, read_jsonl
+from tabletest.files.paths import no_link_out
+from tabletest.files.temp import temp_path
 
 MARKER = ".tabletest-export.json"
 FILES = ".tabletest-export.files.jsonl"  # the files a complete export wrote: [path, bytes] a line
@@ -52,7 +54,13 @@ class Staging:
     def open(self) -> None:
         self._finish_an_interrupted_swap()
         marker = self.path / MARKER
+        if self.path.is_symlink():  # an export makes that folder itself, never a link
+            raise UserError(
+                f"{self.path} is a link to {self.path.resolve()}, where an export keeps its unfinished files, and an "
+                "export writes nothing through a link; move the link away and rerun"
+            )
         if marker.is_file() and _read(marker).get("fingerprint") == self.fingerprint:
+            _no_link_out_of(self.path)  # an export makes none: one there was put there since, maybe out of it
             self.resumed = True
             for leftover in self.path.rglob(".*.tmp"):  # files a kill caught half-written
                 leftover.unlink()
@@ -121,6 +129,14 @@ def _read(path: Path) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         return {}
+
+
+def _no_link_out_of(root: Path) -> None:
+    """Refuse a partial export to resume through a link out of its folder (a folder of images, a shard)."""
+    for folder, folders, files in os.walk(root):
+        for name in (*folders, *files):
+            if os.path.islink(link := os.path.join(folder, name)):
+                no_link_out(root, Path(link), "an export")
 
 
 def _files(root: Path) -> dict[str, int]:
@@ -213,6 +229,9 @@ def place(source: Path, target: Path) -> None:
     except FileExistsError:
         return  # placed by an earlier run of this export
     except OSError:
-        tmp = target.with_name(f".{target.name}.tmp")
-        shutil.copyfile(source, tmp)
-        os.replace(tmp, target)
+        tmp = temp_path(target)  # this process's own name: one a kill leaves is cleaned by the next run
+        try:
+            shutil.copyfile(source, tmp)
+            os.replace(tmp, target)
+        finally:  # a full disk leaves no half copy holding the space it asks for
+            tmp.unlink(missing_ok=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -16,12 +17,29 @@ from tabletest.files.temp import temp_path
 
 MAX_LINE_BYTES = 16 << 20  # a record is a few KB; a line past this is not one, and must not fill memory
 MAX_INT_DIGITS = 20  # 2**64 has 20 digits: no index, count or seed a record holds is longer
+SIGNED_ZERO = re.compile(r"-0\.0[,\]}]")  # -0.0 as json writes it, before what may follow a number (not -0.05)
 
 
 def dumps(record: dict) -> str:
     """One record, one line; key order as built, so the same input gives the same bytes. A non-finite
-    number is a ValueError: NaN and Infinity are not JSON."""
-    return json.dumps(record, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    number is a ValueError: NaN and Infinity are not JSON. A zero is written `0.0`, never `-0.0`: which
+    sign a value rounded to zero keeps depends on the machine's floating-point path (a camera's aim
+    point at -1e-17 on one CPU, +1e-17 on another), and a record must read the same everywhere."""
+    line = json.dumps(record, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    if SIGNED_ZERO.search(line) is None:  # most lines: searched in microseconds, never walked
+        return line
+    return json.dumps(_unsigned(record), ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
+
+def _unsigned(value: object) -> object:
+    """`value` with every negative zero (in lists and dicts, at any depth) made a positive one."""
+    if isinstance(value, float):
+        return value + 0.0  # -0.0 + 0.0 is 0.0; every other float is itself
+    if isinstance(value, dict):
+        return {key: _unsigned(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_unsigned(item) for item in value]
+    return value
 
 
 @contextlib.contextmanager

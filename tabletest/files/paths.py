@@ -1,6 +1,6 @@
 """A record's paths are data, never a way out of its dataset: every path a record names (its image, mask,
 depth map) and every identifier used as a file name is checked here before any command opens, links,
-copies or deletes by it.
+copies or deletes by it; and what a command writes in its own folder never passes through a link out of it.
 
 A path must be relative, in forward slashes, without `..`, and must resolve (symbolic links followed)
 inside the dataset's own folder; an identifier must be a plain file name. Anything else is refused in
@@ -54,3 +54,21 @@ def output_outside(out: Path, dataset: Path, flag: str) -> Path:
     if target == root or root in target.parents:
         raise UserError(f"{flag} {out} is inside the dataset {dataset}, whose files it would replace; write it elsewhere")
     return Path(out)
+
+
+def no_link_out(root: Path, path: Path, writer: str) -> Path:
+    """`path` (a file or folder `writer` writes under `root`), refused in one line naming the link where one on the
+    way to it leads out of `root`: what is written there would land in a folder of someone else's, over its
+    files. A link that stays inside `root`, and `root` itself being a link, are followed as they are."""
+    inside = Path(root).resolve()
+    if path.resolve().is_relative_to(inside):
+        return path
+    step = Path(root)
+    for part in path.relative_to(root).parts:
+        step = step / part
+        if step.is_symlink() and not step.resolve().is_relative_to(inside):
+            break
+    raise UserError(
+        f"{step} is a link to {step.resolve()}, outside {root}, and {writer} writes nothing through a link out of "
+        "its folder; put a folder (or file) of its own there, moving in what the link leads to if it is this one's"
+    )

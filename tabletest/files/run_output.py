@@ -8,7 +8,8 @@ and metadata has exactly one line per image.
 
 A render deletes only what it wrote itself and can prove it: files under its own names (an image id, its
 temporary and hand-over names) in its own image folders, and only in a folder that is a render's. A
-folder holding anything else is refused before any work (`check_render_folder`).
+folder holding anything else is refused before any work (`check_render_folder`), and so is a link out of the
+folder where a render writes (`images/` a link to someone's pictures would have them replaced).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tabletest.errors import UserError
 from tabletest.files.family import IMAGE_ID
 from tabletest.files.jsonl import UnfitNumber, atomic_output, bounded_lines, dumps, loads
 from tabletest.files.lock import LOCK
+from tabletest.files.paths import no_link_out, output_outside
 from tabletest.files.settings import SETTINGS
 
 METADATA = "metadata.jsonl"
@@ -38,6 +40,8 @@ _OWN_FINAL = re.compile(rf"^(?P<id>{IMAGE_ID})\.png$")
 _OWN_TEMPORARY = re.compile(rf"^\.(?P<id>{IMAGE_ID})\.png\.tmp(?:\.tif|\.passes\.exr|\.silhouettes\.npz)?$")
 # What a render that stopped before writing its settings may have left in a new folder.
 _STARTED = frozenset({LOCK, "logs", *IMAGE_FOLDERS})
+# Every file and folder a render writes in its folder (a merge too): none may be a link out of it.
+WRITTEN = (*IMAGE_FOLDERS, "logs", METADATA, FAILURES, RUN, SETTINGS, LOCK)
 
 
 class RunOutput:
@@ -52,6 +56,7 @@ class RunOutput:
         self._metadata = None
         self._failures = None
         self._runs: list[dict] = []
+        self.set_aside: list[tuple[Path, Path]] = []  # (where, to where): files under images' names no record holds
 
     def tmp_image(self, scene_id: str) -> Path:
         return self.images / f".{scene_id}.png.tmp"
@@ -83,12 +88,15 @@ class RunOutput:
 
     def recover(self) -> set[str]:
         """Bring the folder to a consistent state after any interruption; return the ids that are complete.
-        Only the render's own files are removed: an image or temporary file under its own names whose record
-        is not whole. Anything else in its folders is left where it is."""
+        Only the render's own files are removed: a temporary file under its own names, and an image whose record
+        (which names it) is not whole. A file under an image's name that no record names was not written by a
+        render, which writes an image's file only after its record: it is set aside (`set_aside`), never
+        replaced by that image. Anything else in its folders is left where it is."""
         for folder in (self.images, *((self.masks, self.depth) if self.with_masks else ())):
             folder.mkdir(parents=True, exist_ok=True)
         kept: list[str] = []
         done: set[str] = set()
+        named: set[str] = set()  # the ids whole records name: files under their names are the render's
         changed = False
         if self.metadata_path.exists():
             with open(self.metadata_path, "rb") as fh:
@@ -98,6 +106,7 @@ class RunOutput:
                     if record is None or record["id"] in done:
                         changed = True
                         continue
+                    named.add(record["id"])
                     files = self._files(record)
                     for final, tmp in files:
                         if not final.exists() and _decodes(tmp):
@@ -115,7 +124,10 @@ class RunOutput:
             for path in folder.iterdir() if folder.is_dir() else ():
                 own = _OWN_FINAL.match(path.name)
                 if own and own["id"] not in done and path.is_file():
-                    path.unlink()
+                    if own["id"] in named:
+                        path.unlink()
+                    else:
+                        self.set_aside.append((path, _set_aside(path)))
         return done
 
     def discard_temporaries(self) -> list[Path]:
@@ -191,6 +203,8 @@ def check_render_folder(root: Path) -> None:
         return
     if not root.is_dir():
         raise UserError(f"--out {root} is a file; give a folder (new, or an earlier render to continue)")
+    for name in WRITTEN:
+        no_link_out(root, root / name, "a render")
     if (root / SETTINGS).exists() or ((root / METADATA).is_file() and last_render_run(root) is not None):
         for name in (*IMAGE_FOLDERS, "logs"):
             if (root / name).exists() and not (root / name).is_dir():
@@ -204,6 +218,15 @@ def check_render_folder(root: Path) -> None:
             f"--out {root} holds files no tabletest render wrote ({shown}{more}); a render writes only into a new or "
             "empty folder or an earlier render's: give another --out"
         )
+
+
+def output_outside_datasets(out: Path, flag: str) -> Path:
+    """`out`, refused (`output_outside`) where it lies in a dataset (a folder of records, or a render's begun) of a
+    command that reads none: what it writes must not replace an image or a record of one."""
+    for folder in (resolved := Path(out).resolve(), *resolved.parents):
+        if (folder / METADATA).is_file() or (folder / SETTINGS).is_file():
+            output_outside(out, folder, flag)
+    return Path(out)
 
 
 def _foreign_entries(root: Path, at_most: int = 4) -> list[Path]:
@@ -262,6 +285,28 @@ def _parse(line: str, path: Path, number: int) -> dict | None:
             "remove that line (or restore the file), then rerun"
         )
     return record
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename `path` to a free name beside it that no image has (`<id>.png.set-aside`, `-2`, ...); return it."""
+    number, target = 1, path.with_name(f"{path.name}.set-aside")
+    while os.path.lexists(target):
+        number += 1
+        target = path.with_name(f"{path.name}.set-aside-{number}")
+    os.rename(path, target)
+    return target
+
+
+def set_aside_note(root: Path, moved: list[tuple[Path, Path]]) -> str | None:
+    """The line that says which files a render set aside, and where (None where it set none aside)."""
+    if not moved:
+        return None
+    shown = ", ".join(f"{path.relative_to(root)} to {target.name}" for path, target in moved[:3])
+    more = f" (and {len(moved) - 3} more, each to its name and .set-aside)" if len(moved) > 3 else ""
+    return (
+        f"note: set aside {len(moved)} file(s) under the names of images no record in {root / METADATA} holds, which "
+        f"no render wrote (it writes an image only with its record) and this one would have replaced: {shown}{more}"
+    )
 
 
 def _decodes(path: Path) -> bool:

@@ -32,14 +32,20 @@ class KeptVerdict:
     disputed: dict[str, list[str]]
     partial: list[str]
     outdated: frozenset[str]
+    unreadable: tuple[str, ...] = ()  # scenes whose disagreements verify.json holds as anything but lines of text
 
     def notes(self, scene_id: str) -> list[str]:
         """What the gallery's details say of a scene's verdict: what verify disputed, and whether it is outdated."""
+        if scene_id in self.unreadable:
+            return [f"not verified: what {VERIFY_FILE} holds of it is not lines of text; run tabletest verify again"]
         outdated = ["outdated: its image, mask or depth changed since verify judged it"] if scene_id in self.outdated else []
         return outdated + self.disputed.get(scene_id, [])
 
     def state(self, scene_id: str) -> str:
-        """What the gallery shows of a scene: outdated, disagrees, partly checked or agrees."""
+        """What the gallery shows of a scene: not verified (its verdict unreadable), outdated, disagrees, partly
+        checked or agrees."""
+        if scene_id in self.unreadable:
+            return "not verified"
         if scene_id in self.outdated:
             return "outdated"
         return "disagrees" if scene_id in self.disputed else "partly checked" if self.partial else "agrees"
@@ -102,13 +108,14 @@ def kept_verdict(root: Path, records: Iterable[Mapping]) -> KeptVerdict | None:
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         now = list(pool.map(lambda record: files_digest(root, record), records))
     outdated = frozenset(r["id"] for r, digest in zip(records, now) if judged.get(r["id"]) != digest)
-    return KeptVerdict(disputed, _partial(report), outdated)
+    lines = {scene: what for scene, what in disputed.items() if isinstance(what, list) and all(isinstance(x, str) for x in what)}
+    return KeptVerdict(lines, _partial(report), outdated, tuple(scene for scene in disputed if scene not in lines))
 
 
 def _report(root: Path) -> dict | None:
     try:
         report = json.loads((root / VERIFY_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # none, not JSON, or nested too deep for any verdict
         return None
     if not isinstance(report, dict) or report.get("metadata_sha256") != sha256_of(root / METADATA):
         return None

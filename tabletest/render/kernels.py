@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabletest.cache import user_cache
+from tabletest.cache import cache_entry, user_cache
 from tabletest.errors import UserError
 from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.temp import clean_stale, temp_path
@@ -254,6 +254,22 @@ def check_writable(kernels: CyclesKernels, archs: Iterable[int]) -> None:
         )
 
 
+def cached_path(cache: Path, arch: int, digest: str) -> Path:
+    """A compiled cubin in the cache, named by its architecture and its PTX's digest (its own digest beside it)."""
+    return cache / f"kernel_sm_{arch}-{digest}.cubin.zst"
+
+
+def check_no_folder_in_the_way(kernels: CyclesKernels, cache: Path, archs: Iterable[int], digest: str) -> None:
+    """Refuse before compiling for minutes a folder where a cubin, its digest or its stamp is to be written."""
+    for arch in archs:
+        cached, installed = cached_path(cache, arch, digest), kernels.cubin(arch)
+        for path in (cached, Path(f"{cached}{DIGEST}")):
+            cache_entry(path, "move it aside, or give another folder for compiled kernels with --cache")
+        for path in (installed, Path(f"{installed}{STAMP}")):
+            if path.is_dir():
+                raise UserError(f"{path} is a folder where Cycles' kernel folder keeps a file (a kernel or its stamp); move it aside")
+
+
 def prepare(kernels: CyclesKernels, archs: list[int], cache_root: Path | None = None, jobs: int | None = None) -> dict[int, str]:
     """Compile and install a cubin for each architecture that needs one, several at once; what happened to each."""
     cache = kernel_cache(kernels, cache_root)
@@ -263,12 +279,14 @@ def prepare(kernels: CyclesKernels, archs: list[int], cache_root: Path | None = 
     if not todo:
         return results
     check_writable(kernels, todo)
-    ptxas, digest = find_ptxas(), kernels.ptx_digest()
+    digest = kernels.ptx_digest()
+    check_no_folder_in_the_way(kernels, cache, todo, digest)
+    ptxas = find_ptxas()
     for folder in (cache, kernels.folder):  # what runs killed before this one left behind
         clean_stale(folder)
 
     def one(arch: int) -> str:
-        cached = cache / f"kernel_sm_{arch}-{digest}.cubin.zst"
+        cached = cached_path(cache, arch, digest)
         started = time.perf_counter()
         cubin = cached_cubin(cached)
         took = "from the cache"

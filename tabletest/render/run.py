@@ -34,7 +34,7 @@ from tabletest.render.hdris import check_hdris
 from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
 from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
 from tabletest.files.lock import output_lock
-from tabletest.files.run_output import RunOutput, check_render_folder
+from tabletest.files.run_output import RunOutput, check_render_folder, set_aside_note
 from tabletest.files.settings import OUTPUT_VERSION, check_records_agree, check_settings, read_settings, write_settings
 
 if TYPE_CHECKING:  # the rest of a run is imported once its workers are started (`_locked_run`)
@@ -131,6 +131,15 @@ def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, f
     }
 
 
+def _recovered(output: RunOutput) -> set[str]:
+    """`output.recover()`, saying which files it set aside."""
+    done = output.recover()
+    if note := set_aside_note(output.root, output.set_aside):
+        print(note, file=sys.stderr)
+        output.set_aside.clear()
+    return done
+
+
 def _locked_run(
     catalog: Catalog,
     config: Config,
@@ -146,7 +155,7 @@ def _locked_run(
     made_before_the_guard = read_settings(options.out) is None
     pinned = check_settings(options.out, settings)
     check_records_agree(output.metadata_path, settings, None if made_before_the_guard else 1)
-    done = output.recover()
+    done = _recovered(output)
     if pinned is not None:
         write_settings(options.out, pinned)
     pending = family.images() - sum(1 for image in family.image_ids() if image in done)
@@ -206,7 +215,7 @@ def _locked_run(
             if complete:
                 output.discard_temporaries()
             else:
-                output.recover()
+                _recovered(output)
         rendered = output.committed() - len(done)  # exact even when a signal lands mid-commit
         ended = time.time()
         wall = ended - started

@@ -7,6 +7,7 @@ on failure the last lines of that output are shown.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import subprocess
@@ -20,6 +21,8 @@ from PIL import Image, ImageDraw, ImageFont
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import Catalog
 from tabletest.errors import UserError
+from tabletest.files.jsonl import atomic_bytes
+from tabletest.files.run_output import output_outside_datasets
 from tabletest.assets.needed import needed_looks, refuse_unusable
 from tabletest.assets.variants import load_looks, model_look
 from tabletest.layout.variants import Variant
@@ -39,7 +42,12 @@ def render_sheet(
     looks: int = 1,
 ) -> Path:
     """Render the selected objects (all catalog objects by default) into one PNG grid at `out_png`; with
-    `looks` above 1, each object in that many of its looks (`sheet_looks`), a row each."""
+    `looks` above 1, each object in that many of its looks (`sheet_looks`), a row each. A folder at `out_png`, or
+    a place inside a dataset, is refused before anything is rendered."""
+    out_png = Path(out_png)
+    if out_png.is_dir():
+        raise UserError(f"{out_png} is a folder; give the sheet a file name, e.g. {out_png / 'sheet.png'}")
+    output_outside_datasets(out_png, "the sheet")
     names = list(catalog.names) if only is None else [catalog.by_name(n).name for n in only]
     names = list(dict.fromkeys(names))
     manifest = load_manifest(assets_dir)
@@ -72,11 +80,9 @@ def render_sheet(
         _run_worker(job)
         renders = [Image.open(item["png"]).convert("RGBA") for item in items]
         sheet = compose(renders, [label for label, _, _ in shown], cell, columns)
-    out_png = Path(out_png)
-    out_png.parent.mkdir(parents=True, exist_ok=True)
-    tmp_png = out_png.with_name(f".{out_png.name}.tmp")
-    sheet.save(tmp_png, format="PNG", optimize=True)
-    tmp_png.replace(out_png)
+    png = io.BytesIO()
+    sheet.save(png, format="PNG", optimize=True)
+    atomic_bytes(out_png, png.getvalue())  # whole or not at all: a full disk leaves no temporary behind
     return out_png
 
 

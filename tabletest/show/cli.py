@@ -17,6 +17,7 @@ from tabletest.files.dataset import RenderDataset
 from tabletest.files.lock import reading_lock
 from tabletest.files.paths import output_outside
 from tabletest.files.records import RenderRecord
+from tabletest.files.verdict import VERIFY_FILE
 from tabletest.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
 from tabletest.show.overlay import side_by_side
 from tabletest.show.pictures import save_png, scene_overlay
@@ -68,7 +69,7 @@ def gallery(
     catalog: CatalogOpt = None,
 ) -> None:
     """Write a static site of a render folder: thumbnails with filters, and each image's labels, record and questions."""
-    from tabletest.show.gallery import build
+    from tabletest.show.gallery import MARKER, build
 
     folder = dataset_folder(folder, dataset, "tabletest gallery --dataset train/ --out train-gallery/")
     output_outside(out, folder, "--out")
@@ -76,10 +77,17 @@ def gallery(
         render = RenderDataset.open(folder)
         if out.exists() and not out.is_dir():
             raise UserError(f"--out {out} is not a folder; give a new folder or an earlier gallery")
-        if out.is_dir() and any(out.iterdir()) and not (out / "index.html").is_file():
+        if out.is_dir() and any(out.iterdir()) and not any((out / name).is_file() for name in ("index.html", MARKER)):
             raise UserError(f"--out {out} holds other files; give a new folder or an earlier gallery")
         load_catalog(catalog)  # a bad catalog is one line here, not an error in every worker
         report = build(render, out, per_page, workers or os.cpu_count() or 1, catalog)
+    if unreadable := report["unreadable_verdicts"]:
+        more = f" and {len(unreadable) - 3} more" if len(unreadable) > 3 else ""
+        typer.echo(
+            f"note: {folder / VERIFY_FILE} holds the disagreements of {', '.join(repr(scene[:80]) for scene in unreadable[:3])}{more} as something else "
+            "than lines of text; the gallery shows those scenes as not verified: run tabletest verify again",
+            err=True,
+        )
     typer.echo(
         f"gallery of {report['scenes']} images ({report['thumbnails_made']} thumbnails made, "
         f"{report['unusable']} missing or unreadable) -> {out / 'index.html'}",

@@ -10,7 +10,9 @@ Thumbnails are made in parallel and kept: a second build (the folder grew, or th
 makes only the missing or outdated ones, judged by a digest of each image's bytes (an image replaced by
 one with an older time stamp is still new). Images are hard-linked into SITE (copied across file
 systems), so the site can move. A missing or unreadable image is marked, never fatal; a record naming a
-file outside its folder, or an id that is no file name, is refused before anything is written.
+file outside its folder, or an id that is no file name, is refused before anything is written, and so is a
+folder of SITE that is a link out of it. A build stopped by a full disk leaves no temporary file, and the
+next build continues it.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ import collections
 import contextlib
 import functools
 import hashlib
+import io
 import json
 import os
-import shutil
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -38,11 +40,13 @@ from tabletest.show.gallery_data import Index, details
 from tabletest.files.verdict import kept_verdict
 from tabletest.write.orphans import end_with
 from tabletest.files.jsonl import atomic_bytes
-from tabletest.files.paths import record_id, record_path
+from tabletest.files.paths import no_link_out, record_id, record_path
+from tabletest.files.temp import clean_stale
 from tabletest.files.records import RenderRecord
 from tabletest.truth.described import described
 
 SITE_FILES = ("index.html", "gallery.js", "gallery.css")
+MARKER = ".tabletest-gallery.json"  # written first: the folder is a gallery, finished or stopped (its render's folder)
 THUMB_PX = 192  # the longer side of a thumbnail
 DETAIL_CHUNK = 25  # scenes per details file: a click loads one (about 250 KiB)
 DETAILS_MADE = "data/details-made.json"  # what each details file was made from, so a rebuild redoes only the changed
@@ -67,6 +71,7 @@ def build(
     """Thumbnails (only those missing or outdated) and the details of each `chunk_size` scenes, in parallel;
     then the index, which needs every image's state."""
     pictures = _pictures(render, out)
+    _start(out, render.root, {p.placed.parent for p in pictures})
     kept = kept_verdict(render.root, (r.raw for r in render.records()))
     written = _read_json(out / DETAILS_MADE)  # chunk file -> the digest of what it was made from
     made_from: dict[str, str] = {}
@@ -93,10 +98,24 @@ def build(
         index.add(record, "not verified" if kept is None else kept.state(record.id), state)
     _write_script(out / "data" / "index.js", "tabletestIndex(", index.document(per_page, chunk_size))
     for name in SITE_FILES:
-        with resources.as_file(resources.files("tabletest.show") / "site" / name) as source:
-            shutil.copyfile(source, out / name)
+        atomic_bytes(out / name, (resources.files("tabletest.show") / "site" / name).read_bytes())
     made = sum(new for _, _, new in states)
-    return {"scenes": len(pictures), "thumbnails_made": made, "unusable": sum(1 for s in index.columns["image"] if s)}
+    return {
+        "scenes": len(pictures), "thumbnails_made": made, "unusable": sum(1 for s in index.columns["image"] if s),
+        "unreadable_verdicts": list(kept.unreadable) if kept else [],
+    }  # fmt: skip
+
+
+def _start(out: Path, dataset: Path, image_folders: set[Path]) -> None:
+    """Before anything is written: refuse a folder the site writes in that is a link out of it; remove what a
+    killed build left half-written; mark the folder a gallery, so that a build stopped before its index (a
+    full disk) is continued by the next, not refused as a folder of other files."""
+    folders = [out / "data", out / "thumbs", *sorted(image_folders)]
+    for path in (out / MARKER, *(out / name for name in SITE_FILES), *folders):
+        no_link_out(out, path, "a gallery")
+    for folder in (out, *folders):
+        clean_stale(folder)
+    atomic_bytes(out / MARKER, json.dumps({"dataset": str(dataset.resolve())}).encode())
 
 
 def _pictures(render: RenderDataset, out: Path) -> list[Picture]:
@@ -209,9 +228,9 @@ def _thumbnail(picture: Picture) -> tuple[str, str | None, int]:
         folder.mkdir(parents=True, exist_ok=True)
     picture.placed.unlink(missing_ok=True)  # an image rendered again replaces the one placed before
     place(picture.source, picture.placed)
-    tmp = picture.thumb.with_name(f".{picture.thumb.name}.tmp")
-    small.save(tmp, format="JPEG", quality=85)
-    os.replace(tmp, picture.thumb)
+    jpeg = io.BytesIO()
+    small.save(jpeg, format="JPEG", quality=85)
+    atomic_bytes(picture.thumb, jpeg.getvalue())  # a full disk leaves no temporary behind
     return "ok", digest, 1
 
 

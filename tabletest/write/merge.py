@@ -35,8 +35,8 @@ from tabletest.files.jsonl import atomic_output, bounded_lines, write_lines
 from tabletest.files.reading import parse_record
 from tabletest.files.lock import LOCK, output_lock
 from tabletest.write.orphans import end_with
-from tabletest.files.paths import record_id, record_path
-from tabletest.files.run_output import METADATA, RUN, _decodes, read_runs
+from tabletest.files.paths import no_link_out, record_id, record_path
+from tabletest.files.run_output import METADATA, RUN, WRITTEN, _decodes, read_runs
 from tabletest.files.settings import (
     SETTINGS,
     read_settings,
@@ -195,6 +195,8 @@ def _check_out(out: Path, parts: list[Part], fingerprint: str) -> None:
             raise UserError(f"--out {out} is inside the part {part.root}; give a folder outside the parts")
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is not a folder; give a new folder for the merged dataset")
+    for name in (*WRITTEN, MARKER):
+        no_link_out(out, out / name, "a merge")
     if not out.exists() or not any(p.name != LOCK for p in out.iterdir()):
         return
     if _merged_from(out) != fingerprint:
