@@ -18,9 +18,10 @@ RENDER_EXTRA = all(importlib.util.find_spec(module) for module in ("bpy", "OpenE
 
 # scripts/test.sh runs one lane per Python, side by side, and the lanes share the suite: each test file runs
 # in one lane, chosen to even out the lanes' time, but for `EVERY_LANE` (what differs between Pythons without
-# Blender), which each runs, and the SLURM tests, which run where the first lane starts its one-node cluster.
+# Blender), which each runs, and `FIRST_LANES`: the SLURM tests, which run where the first lane starts its one-node
+# cluster, and the GRPO run, which needs the CPU torch that Python 3.11's lane installs.
 EVERY_LANE = ("test_without_bpy.py", "test_floors.py")
-FIRST_LANE = "test_slurm.py"
+FIRST_LANES = ("test_slurm.py", "test_grpo.py")  # the first lane's Python (3.11) has SLURM and TRL's CPU torch
 # a file's expected seconds, measured (`scripts/test.sh --durations=0`, one quiet 2-core run, both lanes side by side,
 # the second lane's figures divided by its pace), or TEST_S per test function for a file not listed (a new one);
 # read from the files themselves, so every lane shares them out alike whatever it collects
@@ -60,9 +61,10 @@ def lane_files(lane: str, pace: str = "") -> set[str]:
     }
     lanes: list[set[str]] = [set(EVERY_LANE) for _ in range(count)]
     load = [0.0] * count
-    lanes[0].add(FIRST_LANE)
-    load[0] += paces[0] * expected.get(FIRST_LANE, 0)
-    for name in sorted(set(expected) - {*EVERY_LANE, FIRST_LANE}, key=lambda n: (-expected[n], n)):
+    for name in FIRST_LANES:
+        lanes[0].add(name)
+        load[0] += paces[0] * expected.get(name, 0)
+    for name in sorted(set(expected) - {*EVERY_LANE, *FIRST_LANES}, key=lambda n: (-expected[n], n)):
         first = min(range(count), key=lambda i: load[i] + paces[i] * expected[name])
         lanes[first].add(name)
         load[first] += paces[first] * expected[name]

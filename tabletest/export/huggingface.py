@@ -41,14 +41,32 @@ FIELDS_NOTE = (
 )
 
 
-def declared(data_files: list[dict], features: list[dict], in_config: bool = True) -> dict:
+def declared(data_files: list[dict], features: list[dict], root: Path, in_config: bool = True) -> dict:
     """The card's header for `datasets`: where each split's files are, and its columns, declared rather than
     inferred: in `dataset_info`, which the Hub and the WebDataset builder read, and (`in_config`) in
-    `configs` too, where the folder and Parquet builders take them from."""
+    `configs` too, where the folder and Parquet builders take them from. `dataset_info` also gives the size of
+    the files under `root` (the export's staging folder) and each Parquet split's rows and bytes: `datasets`
+    keys its cache of a local folder by its card alone, so a card that did not change with its files would
+    load an earlier export's rows from the cache."""
     config = {"config_name": "default", "data_files": data_files}
     if in_config:
         config["features"] = copy.deepcopy(features)  # a copy: YAML would write a shared list as an alias
-    return {"configs": [config], "dataset_info": {"features": features}}
+    info: dict = {"features": features}
+    sizes = {entry["split"]: _files(root, entry["path"]) for entry in data_files}
+    info["download_size"] = sum(p.stat().st_size for files in sizes.values() for p in files)
+    if all(p.suffix == ".parquet" for files in sizes.values() for p in files):
+        info["splits"] = [
+            {"name": split, "num_bytes": sum(p.stat().st_size for p in files),
+             "num_examples": sum(pq.ParquetFile(p).metadata.num_rows for p in files)}
+            for split, files in sizes.items()
+        ]  # fmt: skip
+    return {"configs": [config], "dataset_info": info}
+
+
+def _files(root: Path, pattern: str) -> list[Path]:
+    """The files a card's data-files pattern names, as `datasets` matches it (`**` is every file below)."""
+    pattern = f"{pattern}/*" if pattern.endswith("**") else pattern
+    return sorted(p for p in root.glob(pattern) if p.is_file() and not p.name.startswith("."))
 
 
 def pictures(with_mask: bool) -> list[dict]:
@@ -95,6 +113,7 @@ ds = datasets.load_dataset("{loadable(job.out)}")
             **declared(
                 [{"split": s, "path": job.in_split(s, "**")} for s in job.split.names],
                 [*pictures(job.dataset.has_masks()), *hf_features(fields)],
+                job.staging.path,
             ),
         },
     )
@@ -158,7 +177,7 @@ ds = datasets.load_dataset("{loadable(job.out)}")
 {FIELDS_NOTE}""",
         {
             "task_categories": ["visual-question-answering"],
-            **declared(data_files, [*pictures(job.dataset.has_masks()), *hf_features(fields)]),
+            **declared(data_files, [*pictures(job.dataset.has_masks()), *hf_features(fields)], job.staging.path),
         },
     )
     return {"shards": files}
@@ -270,7 +289,7 @@ inputs = processor(text=text, images=ds[0]["images"])
 ```{balance}""",
         {
             "task_categories": ["visual-question-answering"],
-            **declared(data_files, [{"name": "images", "list": "image"}, *hf_features(CHAT_FIELDS)]),
+            **declared(data_files, [{"name": "images", "list": "image"}, *hf_features(CHAT_FIELDS)], job.staging.path),
         },
         sum(rows.values()),
     )

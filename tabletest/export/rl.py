@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
@@ -31,7 +32,9 @@ from tabletest.files.reading import images_asked
 from tabletest.files.records import RenderRecord
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.rewards import THINK_ANSWER
-from tabletest.score.answer import is_question, judged_fields
+from tabletest.config import load_catalog
+from tabletest.score.answer import is_question, judge_answer, judged_fields
+from tabletest.score.lexicon import Lexicon, load_lexicon
 
 THINK_INSTRUCTION = "Think it through inside <think> </think>, then give only your final answer inside <answer> </answer>."
 DATA_SOURCE = "tabletest"
@@ -86,8 +89,8 @@ def _export(job: Job, title: str, fields: list, rows_of, card) -> dict:
     data_files = [{"split": s, "path": f"data/{s}-*"} for s in job.split.names if files[s]]
     feature_list = [*([{"name": "images", "list": "image"}] if with_images else []), *_features(fields)]
     body = card(job, files) + write_balance(job, tally)
-    job.write_card(title, body, {"task_categories": ["visual-question-answering"], **declared(data_files, feature_list)},
-                   sum(counts.values()))  # fmt: skip
+    header = {"task_categories": ["visual-question-answering"], **declared(data_files, feature_list, job.staging.path)}
+    job.write_card(title, body, header, sum(counts.values()))
     return {"shards": files, "rows": counts}
 
 
@@ -210,17 +213,18 @@ def _dpo_rows(job: Job, family: Family, record: RenderRecord, queries: list[dict
 
 def hard_negative(query: dict, record: RenderRecord, family: Family) -> tuple[str, str] | None:
     """(a wrong answer that is right elsewhere, where it is right): the same question's answer in another member of
-    the family, else the answer from the opposite frame; None where neither exists."""
+    the family, else the answer from the opposite frame; None where neither exists. Each is judged against the
+    question first: a length that moved by less than the judge's margin is no negative."""
     key = _key(query["qid"], record.id)
     for other, questions in family:
         if other.id == record.id:
             continue
         for asked in questions:
-            if _key(asked["qid"], other.id) == key and _differs(asked, query):
+            if _key(asked["qid"], other.id) == key and _wrong_here(asked["gold"], query):
                 kind = other.raw.get("counterfactual", {}).get("kind") if other.made_from else None
                 return asked["gold"], f"{'partner: ' + kind if kind else 'view' if other.made_from else 'scene'} {other.id}"
     opposite = opposite_frame(query)
-    if opposite is None:
+    if opposite is None or not _wrong_here(opposite, query):
         return None
     return opposite, "opposite frame" if is_question(query) else "mirror world"
 
@@ -230,10 +234,14 @@ def _key(qid: str, record_id: str) -> str:
     return qid[len(record_id) :]
 
 
-def _differs(a: dict, b: dict) -> bool:
-    if is_question(a):
-        return a["answer"] != b["answer"] and a["answer_type"] == b["answer_type"] and a.get("options") == b.get("options")
-    return a["gold"] != b["gold"]
+def _wrong_here(answer: str, query: dict) -> bool:
+    judged = judge_answer(query, answer, _lexicon())
+    return judged.status == "wrong" and not judged.hedged
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> Lexicon:
+    return load_lexicon(load_catalog())
 
 
 def opposite_frame(query: dict) -> str | None:

@@ -73,7 +73,9 @@ ds = datasets.load_dataset("{loadable(job.out)}")
 ```""",
         {
             "task_categories": ["visual-question-answering"],
-            **declared([{"split": s, "path": job.in_split(s, "shard-*.tar")} for s in job.split.names], columns, False),
+            **declared(
+                [{"split": s, "path": job.in_split(s, "shard-*.tar")} for s in job.split.names], columns, job.staging.path, False
+            ),
         },
     )
     return {"shards": files}
