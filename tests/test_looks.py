@@ -133,7 +133,7 @@ def test_split_by_look_holds_out_every_scene_showing_a_held_out_look():
     assert len(split.held_out) == 1
     for record in records:
         held = set(labels("look", record)) & set(split.held_out)
-        assert (split.of(record["id"], (), labels("look", record)) == VALIDATION) == bool(held)
+        assert (split.of(record["id"], labels("look", record)) == VALIDATION) == bool(held)
     with pytest.raises(UserError, match="needs random scenes rendered with looks"):
         labels("look", {"id": "2obj-000001", "objects": [{"name": "mug"}]})
 

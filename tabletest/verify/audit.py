@@ -11,7 +11,6 @@ integers); an object's mask label is 1 + its position in the record's `objects`.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from PIL import Image
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView, PinholeCamera
-from tabletest.files.family import family_problem
+from tabletest.files.family import family_problem, index_problem
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
@@ -75,10 +74,6 @@ NOT_CHECKED = (
     "a random scene's table, lights and backdrop"
 )
 SHAPE_FIX = "restore the line from the render"
-# A record's id names its index: a benchmark scene's `{n}obj-{index:06d}`, a random scene's `rnd{seed}-{index:07d}`,
-# which its partners and views share.
-BENCHMARK_ID = re.compile(r"^(\d+)obj-(\d{6})$")
-RANDOM_ID = re.compile(r"^rnd\d+-(\d{7})(?:-.+)?$")
 FILE_FIELDS = {"file_name": "images", "mask_file_name": "masks", "depth_file_name": "depth"}
 
 
@@ -150,7 +145,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
         result.check("metadata", scene_id, problem is None, problem or "")
         shape = _shape_problem(record, line)
         result.check("schema", scene_id, shape is None, shape or "")
-        index = _index_problem(record)
+        index = index_problem(record)
         result.check("metadata", scene_id, index is None, index or "")
         try:
             _audit_record(result, root, record, scene_id, matcher, derivation.ground, models)
@@ -212,20 +207,6 @@ def _shape_problem(record: dict, line: int) -> str | None:
         render_record(record, Path(METADATA), line, SHAPE_FIX)
     except UserError as err:
         return str(err)
-    return None
-
-
-def _index_problem(record: dict) -> str | None:
-    """Whether `index` is the one the record's id names (a record renamed would land in another split)."""
-    sid, index = record.get("id"), record.get("index")
-    named = BENCHMARK_ID.match(sid) or RANDOM_ID.match(sid) if isinstance(sid, str) else None
-    if named is None:
-        return None  # an id of another shape is the schema check's
-    expected = int(named.groups()[-1])
-    if index != expected or isinstance(index, bool):
-        return f"index {excerpt(index)} is not the {expected} its id {sid} names"
-    if named.re is BENCHMARK_ID and int(named[1]) != len(record.get("objects") or ()):
-        return f"id {sid} names a {named[1]}-object scene, but the record holds {len(record.get('objects') or ())} objects"
     return None
 
 
