@@ -22,16 +22,20 @@ from tabletest.assets.needed import needed_looks
 from tabletest.assets.variants import load_looks, model_look
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.layout.random_config import load_random_config
+from tabletest.layout.random_config import Arrangements, load_random_config
 from tabletest.layout.random_set import make_random_set
 from tabletest.layout.split import VALIDATION, labels, make_split
-from tabletest.layout.variants import draw_variants, kind_variants
+from tabletest.layout.variants import Variant, draw_variants, kind_variants
 from tabletest.prompts.hierarchy.generate import scene_questions
+from tabletest.truth.pairs import partner
+from tabletest.truth.records import placed_relations
+from tabletest.verify.audit_looks import look_problems
 
 from conftest import run_cli
 
 CATALOG = load_catalog()
 POOL = ("mug", "apple")
+REPO = Path(__file__).parents[1]
 
 
 def looks_config(tmp_path: Path, **looks) -> Path:
@@ -231,3 +235,66 @@ def test_held_out_looks_without_looks_are_refused_when_the_config_is_read(tmp_pa
     with pytest.raises(UserError) as err:
         load_random_config(looks_config(tmp_path, held_out=["red"]))
     assert "held_out needs looks" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_holding_out_every_look_in_training_is_refused_with_trainings_advice():
+    every = [f"{kind}/0" for kind in POOL]  # models 1: each kind's one model, in any colour
+    config = with_looks(colours=True, held_out=tuple(every))
+    with pytest.raises(UserError) as err:
+        make_random_set(CATALOG, config, 0, 10, POOL, None, None, None)
+    message = str(err.value)
+    assert "training has none left" in message and "hold out fewer" in message and "split validation" not in message
+    validation = with_looks(colours=True, held_out=("lamp/0",), split="validation")
+    with pytest.raises(UserError, match="names no look"):  # a look of no object drawn is refused first, as before
+        make_random_set(CATALOG, validation, 0, 10, POOL, None, None, None)
+
+
+def test_the_random_config_the_training_guide_names_ships_and_the_palette_given_instead_is_named(tmp_path):
+    guide = (REPO / "docs" / "guide" / "training.md").read_text()
+    named = {word for word in guide.split() if word.startswith("configs/random-") and word.endswith(".yaml")}
+    assert named and all((REPO / name).is_file() for name in named)
+    shipped = load_random_config(REPO / "configs" / "random-looks.yaml")
+    assert shipped.looks.enabled and shipped.looks.held_out and shipped.looks.split == "train"
+    result = run_cli("render", "--scenes", "random", "--count", "1", "--random-config", str(REPO / "configs" / "looks.yaml"), "--out", str(tmp_path / "out"))
+    assert result.returncode != 0 and "add it" not in result.stderr
+    assert "looks palette" in result.stderr and "configs/random-looks.yaml" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replace_partners_draw_a_look_as_any_object_does_and_never_a_held_out_one(tmp_path):
+    pool = ("apple", "orange", "lemon", "tomato", "pear", "egg")
+    build_assets(CATALOG, tmp_path, list(pool), jobs=1)
+    config = with_looks(models=2, colours=True, held_out=("red", "orange/1"))
+    config = config.model_copy(update={"arrangements": Arrangements(), "objects": config.objects.model_copy(update={"count": (2, 3)})})
+    random_set, entries = make_random_set(CATALOG, config, 0, 30, pool, None, None, None, "replace").with_look_models(CATALOG, tmp_path)
+    sizes = {**{n: e.size_m for n, e in load_manifest(tmp_path).objects.items()}, **{k: e.size_m for k, e in entries.items()}}
+    top, resolution = 0.75, (320, 240)
+    candidates = random_set.candidates(sizes, top, resolution)
+    relations_of = placed_relations(resolution, config.relations, {o.name: o.kind for o in CATALOG.objects}, None)
+    drawable = dict(random_set.variants)
+    made = [p for p in (partner(s, "replace", candidates, relations_of) for s in random_set.scenes(sizes, top, 36.0, resolution)) if p]
+    assert len(made) >= 5
+    for scene in made:
+        new = next(o for o in scene.objects if o.name == scene.change.objects[1])
+        assert new.variant is not None and new.variant in drawable[new.name], scene.id
+        assert not new.variant.names & {"red", "orange/1"} and new.size_m == tuple(sizes[new.model])
+    assert len({o.variant for scene in made for o in scene.objects if o.name == scene.change.objects[1]}) >= 3
+
+
+def test_a_looks_record_is_derived_again_from_its_seed_its_palette_and_the_runs_looks():
+    looks = with_looks(models=3, colours=True, held_out=("mug/red",)).looks
+    obj = {"name": "mug", "variant": Variant(model_look("mug", 2), "blue").record()}
+    assert list(look_problems(obj, looks)) == []
+    tampered = {
+        "seed": {"seed": "mug/1"},
+        "shape": {"shape": {**obj["variant"]["shape"], "height": 1.1}},
+        "look": {"look": "mug/2/green"},
+        "colour": {"colour": "purple", "look": "mug/2/purple"},  # a colour no mug comes in
+        "held out": {"colour": "red", "look": "mug/2/red"},  # held out of this training set
+        "model": {"model": 3, "seed": "mug/3", "look": "mug/3/blue", "shape": model_look("mug", 3).shape()},  # beyond models
+    }
+    for what, change in tampered.items():
+        problems = list(look_problems({"name": "mug", "variant": {**obj["variant"], **change}}, looks))
+        assert problems, what
+    catalog_look = {"name": "mug", "variant": Variant(model_look("mug", 0), "blue").record()}
+    assert list(look_problems(catalog_look, None)) == []  # the run's looks unknown: what the seed and palette make
+    assert list(look_problems({"name": "mug", "variant": {**catalog_look["variant"], "seed": "mug/0"}}, None))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -45,14 +46,14 @@ NAMES: dict[str, Named] = {
     "yellow": Named(((65, 110),), chroma=(30, 200), lightness=(50, 100)),
     "gold": Named(((55, 100),), chroma=(18, 200), lightness=(40, 95)),
     "green": Named(((100, 200),), chroma=(12, 200), lightness=(10, 95)),
-    "blue": Named(((190, 305),), chroma=(12, 200), lightness=(10, 95)),
+    "blue": Named(((190, 305),), chroma=(10, 200), lightness=(10, 95)),
     "purple": Named(((285, 350),), chroma=(12, 200), lightness=(5, 75)),
-    "pink": Named(((330, 40),), chroma=(12, 200), lightness=(50, 100)),
-    "brown": Named(((20, 90),), chroma=(8, 80), lightness=(5, 60)),
+    "pink": Named(((330, 40),), chroma=(8, 200), lightness=(50, 100)),
+    "brown": Named(((20, 90),), chroma=(8, 80), lightness=(5, 65)),
     "teal": Named(((165, 225),), chroma=(10, 200), lightness=(10, 95)),
     "cream": Named(((50, 100),), chroma=(8, 40), lightness=(78, 100)),
-    "white": Named(chroma=(0, 22), lightness=(72, 100)),
-    "silver": Named(chroma=(0, 14), lightness=(52, 82)),
+    "white": Named(chroma=(0, 22), lightness=(66, 100)),
+    "silver": Named(chroma=(0, 14), lightness=(50, 88)),
     "grey": Named(chroma=(0, 14), lightness=(25, 68)),
     "black": Named(chroma=(0, 16), lightness=(0, 42)),
 }
@@ -85,6 +86,26 @@ class Seen:
     def distance(self, other: Seen) -> float:
         """CIEDE2000 between the two: about 2 is a difference a person just sees, 10 a plain one."""
         return float(self.colour.delta_e(other.colour, method="2000"))
+
+
+LEVELS = 32  # per channel: pixels are judged at 5 bits a channel (at most 4 sRGB levels off, about 1 CIEDE2000)
+
+
+def lch(pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each pixel's CIE lightness, chroma and hue in degrees (n x 3 sRGB 0-255 in), converted once per colour seen."""
+    quantised = (np.asarray(pixels, dtype=np.int64).reshape(-1, 3) * LEVELS) // 256
+    codes = (quantised[:, 0] * LEVELS + quantised[:, 1]) * LEVELS + quantised[:, 2]
+    unique, inverse = np.unique(codes, return_inverse=True)
+    table = np.array([_lch_of(int(code)) for code in unique]).reshape(-1, 3)
+    lightness, chroma, hue = table[inverse.reshape(-1)].T
+    return lightness, chroma, hue
+
+
+@lru_cache(maxsize=LEVELS**3)
+def _lch_of(code: int) -> tuple[float, float, float]:
+    channels = (code // LEVELS**2, code // LEVELS % LEVELS, code % LEVELS)
+    lightness, chroma, hue = Color("srgb", [(c + 0.5) / LEVELS for c in channels]).convert("lch").coords(nans=False)
+    return lightness, chroma, hue % 360
 
 
 def seen_in(pixels: np.ndarray) -> Seen:

@@ -78,15 +78,19 @@ def needed_looks(catalog: Catalog, assets_dir: Path, looks: Sequence[ModelLook])
 
 
 def file_model_counts(assets_dir: Path, kinds: Iterable[str]) -> dict[str, int]:
-    """The kinds whose model is a file (fetched or imported), and how many files each has in a row (`mug`,
-    `mug/1`, `mug/2`, ...)."""
+    """The kinds whose models are files (fetched or imported: its model, or looks beside a built-in model), and how
+    many models each has in a row (`mug`, then its files `mug/1`, `mug/2`, ...; a look built from the recipe ends
+    the row)."""
     manifest = load_manifest(assets_dir)
     counts = {}
     for kind in kinds:
-        if kind in manifest.objects and manifest.objects[kind].source != "builtin":
-            counts[kind] = 1
-            while f"{kind}{SEPARATOR}{counts[kind]}" in manifest.looks:
-                counts[kind] += 1
+        if kind not in manifest.objects:
+            continue
+        count = 1
+        while (look := manifest.looks.get(f"{kind}{SEPARATOR}{count}")) is not None and look.source != "builtin":
+            count += 1
+        if manifest.objects[kind].source != "builtin" or count > 1:
+            counts[kind] = count
     return counts
 
 

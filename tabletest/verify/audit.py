@@ -25,6 +25,7 @@ from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView, PinholeCamera
 from tabletest.files.family import family_problem, index_problem
+from tabletest.verify.audit_looks import MIN_PIXELS as MIN_COLOUR_PX, colour_problem, look_problems
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
@@ -151,6 +152,10 @@ def _audit(root: Path, assets: Path | None) -> Audit:
             _audit_record(result, root, record, scene_id, matcher, derivation.ground, models)
             for what in differences(record, derivation):
                 result.check("derived", scene_id, False, what)
+            for obj in record["objects"]:
+                if obj.get("variant") is not None:
+                    problems = list(look_problems(obj, derivation.looks))
+                    result.check("look", scene_id, not problems, f"{label_of(obj)}: {'; '.join(problems)}")
             result.check("derived", scene_id, True, "")
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # a record that does not say what it must
             result.check("metadata", scene_id, False, f"line {line} is malformed: {type(err).__name__}: {excerpt(str(err))}")
@@ -266,7 +271,8 @@ def _run_facts(root: Path, pinned: dict | None, folder: Path) -> Derivation:
     contact, unmeasured = None, ""
     if random_config is not None and random_config.arrangements.enabled:
         contact, unmeasured = recorded_contact(pinned or {}, random_config.arrangements, folder)
-    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured)
+    looks = random_config.looks if random_config is not None and random_config.looks.enabled else None
+    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured, looks)
 
 
 def _audit_record(
@@ -308,6 +314,10 @@ def _audit_record(
     matcher.add(scene_id, made_from(record) or scene_id, image, mask, depth, labels, replaced)
     _check_visibility(result, scene_id, objects, pixels, small)
     _check_covered(result, scene_id, objects, pixels)
+    for obj, shown in zip(objects, pixels):
+        if (obj.get("variant") or {}).get("colour") and int(shown.sum()) >= MIN_COLOUR_PX:
+            problem = colour_problem(obj, image[..., :3][shown])
+            result.check("look_colour", scene_id, problem is None, f"{label_of(obj)}: {problem}")
     if camera is not None and any("visible_fraction" in o for o in objects):
         if models is None:
             result.fractions_unchecked += 1
@@ -706,6 +716,8 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "pair": "counterfactual partners (records)",
         "pair_pixels": "counterfactual partners (masks)",
         "view": "other views of a scene (records)",
+        "look": "looks (seed, shape, palette, the run's looks)",
+        "look_colour": f"looks' colours in their pixels (≥ {MIN_COLOUR_PX} px)",
     }
     wrong = Counter(kind for _, kind, _ in result.disagreements)
     yield f"verified {result.root}: {result.images} images"
