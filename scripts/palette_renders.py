@@ -76,7 +76,7 @@ def render_palettes(assets: Path, kinds: list[str], out: Path, size: tuple[int, 
     from tabletest.render.run_options import RenderOptions, worker_setup
 
     config, random_config = load_config(), neutral_config()
-    config = config.model_copy(update={"render": config.render.model_copy(update={"samples": samples, "resolution": list(size)})})
+    config = config.model_copy(update={"render": config.render.model_copy(update={"samples": samples, "resolution": tuple(size)})})
     entries = load_manifest(assets).objects
     sizes = {name: entry.size_m for name, entry in entries.items()}
     palette = load_looks()

@@ -6,13 +6,13 @@ kind's palette: a record that says otherwise (another shape, label or seed, a co
 look in training) disagrees. Its pixels must not plainly show another colour of its palette instead: each pixel is
 judged by what a person would call it (`assets/colour_names.py`, its bounds widened by `SLACK` for the random
 scenes' lights), and an object named in a strong hue (`HUES`: red, green, blue...) whose pixels all but never show
-it (under `ABSENT` of them) while many show another strong hue of its palette (at least `SHOWN`) disagrees, as does
-an object named black, white, grey or another weak colour whose pixels nearly all (`PLAINLY`) show a strong hue of
-its palette and few (under `SCANT`) its own. A coloured light turns a white object cream and a pale blue one grey,
-and a colour covers only the materials it recolours (a bowl's glaze, not a cake's fruit), so weaker evidence is not
-judged; an object seen in fewer than `MIN_PIXELS` pixels is not judged either. Measured on three renders
-(docs/benchmarks.md): no real object disagrees, and about a third of records naming another colour of the palette
-are caught.
+it (under `ABSENT` of them) while most show another strong hue of its palette (at least `SHOWN`; one `APART` round
+the hue circle, not a neighbour a light may shift it to) disagrees, as does an object named black, white, grey or
+another weak colour whose pixels nearly all (`PLAINLY`) show a strong hue of its palette and few (under `SCANT`)
+its own. A coloured light turns a white object cream and a pale blue one grey, and a colour covers only the
+materials it recolours (a bowl's glaze, not a cake's fruit), so weaker evidence is not judged; an object seen in
+fewer than `MIN_PIXELS` pixels is not judged either. Measured on four renders (docs/benchmarks.md): no real object
+disagrees, and about a quarter of records naming another colour of the palette are caught.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from tabletest.layout.variants import Variant
 MIN_PIXELS = 30
 MAX_PIXELS = 2000  # pixels judged per object at most (an even sample of its mask)
 HUES = frozenset({"red", "orange", "yellow", "green", "blue", "purple", "teal"})  # colours no light turns into another
-ABSENT = 0.1  # a strong hue named shows in fewer of the object's pixels than this
-SHOWN = 0.3  # while another strong hue of its palette shows in at least this many
+ABSENT = 0.03  # a strong hue named shows in fewer of the object's pixels than this
+SHOWN = 0.5  # while another strong hue of its palette, at least APART degrees round from it, shows in this many
+APART = 45.0
 PLAINLY = 0.9  # a weak colour named, and a strong hue of its palette shows in this many
 SCANT = 0.5  # while the weak colour shows in fewer than this
 SLACK = {"hue": 10.0, "chroma": 0.8, "lightness": 10.0}  # the names' bounds widened so (measured: docs/benchmarks.md)
@@ -85,13 +86,20 @@ def colour_problem(obj: Mapping, pixels: np.ndarray) -> str | None:
     step = max(1, len(pixels) // MAX_PIXELS)
     lightness, chroma, hue = lch(pixels[::step])
     shares = {name: float(_fits(NAMES[name], lightness, chroma, hue).mean()) for name in palette.colour_names if name in NAMES}
-    rivals = [(share, name) for name, share in shares.items() if name != colour and name in HUES]
+    rivals = [(share, name) for name, share in shares.items() if name in HUES and (colour not in HUES or _apart(name, colour) >= APART)]
     if not rivals:
         return None
     shown, rival = max(rivals)
     if (colour in HUES and shares[colour] < ABSENT and shown >= SHOWN) or (colour not in HUES and shown >= PLAINLY and shares[colour] < SCANT):
         return f"its pixels look {rival} ({shown:.0%} of them), not {colour} ({shares[colour]:.0%}): its look is {look['look']}"
     return None
+
+
+def _apart(one: str, other: str) -> float:
+    """Degrees round the hue circle between the middles of two names' hues."""
+    middles = [(lo + hi + (360 if hi < lo else 0)) / 2 % 360 for lo, hi in (NAMES[one].hues[0], NAMES[other].hues[0])]
+    gap = abs(middles[0] - middles[1])
+    return min(gap, 360 - gap)
 
 
 def _fits(named: Named, lightness: np.ndarray, chroma: np.ndarray, hue: np.ndarray) -> np.ndarray:
