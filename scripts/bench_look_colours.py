@@ -20,8 +20,8 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tabletest.assets.variants import load_looks  # noqa: E402
-from tabletest.verify.audit_looks import MIN_PIXELS, colour_problem  # noqa: E402
+from tabletest.assets.variants import load_looks
+from tabletest.verify.audit_looks import MIN_PIXELS, colour_problem
 
 
 def _linear(srgb: np.ndarray) -> np.ndarray:

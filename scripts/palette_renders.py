@@ -24,9 +24,9 @@ from PIL import Image
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tabletest.assets.colour_names import Seen, seen_in, separation  # noqa: E402
-from tabletest.assets.variants import load_looks  # noqa: E402
-from tabletest.config import load_catalog  # noqa: E402
+from tabletest.assets.colour_names import Seen, seen_in, separation
+from tabletest.assets.variants import load_looks
+from tabletest.config import load_catalog
 
 LIGHT = {  # one neutral light and view for every kind: the random config's ranges pinned
     "objects": {"count": [1, 1], "yaw_deg": [25, 25]},
@@ -92,7 +92,7 @@ def render_palettes(assets: Path, kinds: list[str], out: Path, size: tuple[int, 
     setup = worker_setup(config, RenderOptions(out=out, assets=assets, build_missing_assets=False, device="cpu"), size)
     job = out / "palette-job.json"
     job.write_text(json.dumps({"setup": setup, "items": items}))
-    done = subprocess.run([sys.executable, "-c", WORKER, str(job)], capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run([sys.executable, "-c", WORKER, str(job)], capture_output=True, text=True, cwd=REPO, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the palette renders failed:\n{done.stderr[-3000:]}")
     return measured(shown, items)

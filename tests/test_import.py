@@ -316,7 +316,7 @@ def test_a_subfolder_adds_looks_beside_the_model_the_assets_folder_holds(tmp_pat
     (replacing looks built from its recipe), and a render draws among the three; `assets check` judges the looks a
     render draws as the render does, and `assets build` keeps a model it did not build."""
     from tabletest.assets.builtin.build import build_assets, build_looks
-    from tabletest.assets.needed import file_model_counts
+    from tabletest.assets.manifest import file_model_counts
     from tabletest.assets.variants import model_look
     from tabletest.layout.random_config import load_random_config
     from tabletest.layout.random_set import make_random_set

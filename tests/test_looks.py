@@ -274,11 +274,11 @@ def test_replace_partners_draw_a_look_as_any_object_does_and_never_a_held_out_on
     drawable = dict(random_set.variants)
     made = [p for p in (partner(s, "replace", candidates, relations_of) for s in random_set.scenes(sizes, top, 36.0, resolution)) if p]
     assert len(made) >= 5
-    for scene in made:
-        new = next(o for o in scene.objects if o.name == scene.change.objects[1])
-        assert new.variant is not None and new.variant in drawable[new.name], scene.id
+    for made_scene in made:
+        new = next(o for o in made_scene.objects if o.name == made_scene.change.objects[1])
+        assert new.variant is not None and new.variant in drawable[new.name], made_scene.id
         assert not new.variant.names & {"red", "orange/1"} and new.size_m == tuple(sizes[new.model])
-    assert len({o.variant for scene in made for o in scene.objects if o.name == scene.change.objects[1]}) >= 3
+    assert len({o.variant for s in made for o in s.objects if o.name == s.change.objects[1]}) >= 3
 
 
 def test_a_looks_record_is_derived_again_from_its_seed_its_palette_and_the_runs_looks():

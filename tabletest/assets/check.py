@@ -20,8 +20,7 @@ import numpy as np
 
 from tabletest.assets import verdicts
 from tabletest.assets.canonical import bake, has_surface, load_world
-from tabletest.assets.manifest import MANIFEST_NAME, REST_POSE, UNRESTED, AssetEntry, load_manifest
-from tabletest.assets.needed import file_model_counts
+from tabletest.assets.manifest import MANIFEST_NAME, REST_POSE, UNRESTED, AssetEntry, file_model_counts, load_manifest
 from tabletest.assets.normalize import (
     DEFAULT_MAX_TRIANGLES,
     MAX_TEXTURE_PX,

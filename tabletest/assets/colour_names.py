@@ -111,7 +111,7 @@ def _lch_of(code: int) -> tuple[float, float, float]:
 def seen_in(pixels: np.ndarray) -> Seen:
     """The colour of some pixels (n x 3, sRGB 0-255): their median, channel by channel."""
     median = np.median(np.asarray(pixels, dtype=float).reshape(-1, 3), axis=0)
-    return Seen(tuple(int(round(v)) for v in median))
+    return Seen(tuple(round(float(v)) for v in median))
 
 
 def separation(looks: Mapping[str, Seen]) -> tuple[float, tuple[str, str]]:

@@ -19,7 +19,7 @@ from tabletest.assets.manifest import REST_POSE, UNRESTED, AssetEntry, load_mani
 from tabletest.files.digest import sha256_of
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.cache import check_run_folders
-from tabletest.assets.variants import SEPARATOR, ModelLook
+from tabletest.assets.variants import ModelLook
 from tabletest.config import Catalog, CatalogObject
 from tabletest.errors import UserError
 
@@ -75,23 +75,6 @@ def needed_looks(catalog: Catalog, assets_dir: Path, looks: Sequence[ModelLook])
             raise UserError(f"no model {look.key!r} in {assets_dir}/manifest.json; fetch it again with `tabletest assets fetch --per-object N`")
         refuse_unusable(catalog, assets_dir, entry, obj.model_copy(update={"size_m": obj.size_m * look.size}))
     return entries
-
-
-def file_model_counts(assets_dir: Path, kinds: Iterable[str]) -> dict[str, int]:
-    """The kinds whose models are files (fetched or imported: its model, or looks beside a built-in model), and how
-    many models each has in a row (`mug`, then its files `mug/1`, `mug/2`, ...; a look built from the recipe ends
-    the row)."""
-    manifest = load_manifest(assets_dir)
-    counts = {}
-    for kind in kinds:
-        if kind not in manifest.objects:
-            continue
-        count = 1
-        while (look := manifest.looks.get(f"{kind}{SEPARATOR}{count}")) is not None and look.source != "builtin":
-            count += 1
-        if manifest.objects[kind].source != "builtin" or count > 1:
-            counts[kind] = count
-    return counts
 
 
 def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry, obj: CatalogObject | None = None) -> None:

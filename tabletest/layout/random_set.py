@@ -45,7 +45,8 @@ class RandomSet:
     def with_look_models(self, catalog: Catalog, assets_dir: Path) -> tuple[RandomSet, dict[str, AssetEntry]]:
         """The set as the assets folder lets it draw (a kind whose model is a file draws among its files, `assets
         fetch --per-object`), and the models of its looks beyond the catalog's, built from recipes as needed."""
-        from tabletest.assets.needed import file_model_counts, needed_looks
+        from tabletest.assets.manifest import file_model_counts
+        from tabletest.assets.needed import needed_looks
 
         chosen = self
         files = file_model_counts(assets_dir, self.pool) if self.config.looks.enabled else {}

@@ -11,7 +11,7 @@ the hue circle, not a neighbour a light may shift it to) disagrees, as does an o
 another weak colour whose pixels nearly all (`PLAINLY`) show a strong hue of its palette and few (under `SCANT`)
 its own. A coloured light turns a white object cream and a pale blue one grey, and a colour covers only the
 materials it recolours (a bowl's glaze, not a cake's fruit), so weaker evidence is not judged; an object seen in
-fewer than `MIN_PIXELS` pixels is not judged either. Measured on four renders (docs/benchmarks.md): no real object
+fewer than `MIN_PIXELS` pixels is not judged either. Measured on three renders (docs/benchmarks.md): no real object
 disagrees, and about a quarter of records naming another colour of the palette are caught.
 """
 
