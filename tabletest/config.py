@@ -357,13 +357,38 @@ def _first_error(path: Path, err: ValidationError, data: object) -> UserError:
     return UserError(f"{path}: {where}: {fix}")
 
 
+# The kinds of YAML file TableTest reads, each told by its top-level keys, with the shipped file of its kind: a
+# file of one kind given where another is read is named as what it is, not refused for a key it lacks.
+FILE_KINDS = {
+    "catalog": ("an object catalog", "configs/objects.yaml", lambda data: isinstance(data.get("objects"), list)),
+    "config": ("a render config", "configs/default.yaml", lambda data: "render" in data),
+    "random-config": (
+        "a random-scene config", "configs/random.yaml (or configs/random-looks.yaml, with many looks of a kind)",
+        lambda data: "placement" in data or isinstance(data.get("objects"), dict),
+    ),
+    "looks": ("the looks palette (what each kind may look like)", "configs/looks.yaml", lambda data: "kinds" in data),
+}
+
+
 def load_validated(model: type[BaseModel], path: Path, what: str) -> BaseModel:
     """Read a YAML file and validate it in full; any problem is one line naming the file, entry and fix."""
     data = _load_yaml(path, what)
     try:
         return model.model_validate(data)
     except ValidationError as err:
-        raise _first_error(path, err, data) from None
+        raise _another_kind(path, data, what) or _first_error(path, err, data) from None
+
+
+def _another_kind(path: Path, data: object, what: str) -> UserError | None:
+    """A file of another kind than `what` (the looks palette given as a random config): named as what it is, with
+    the file of the kind wanted."""
+    if not isinstance(data, dict) or what not in FILE_KINDS or FILE_KINDS[what][2](data):
+        return None
+    kind = next((k for k, (_, _, looks_like) in FILE_KINDS.items() if k != what and looks_like(data)), None)
+    if kind is None:
+        return None
+    wanted, example, _ = FILE_KINDS[what]
+    return UserError(f"{path} is {FILE_KINDS[kind][0]}, not {wanted}; give --{what} {wanted}, such as the shipped {example}")
 
 
 def load_catalog(path: Path | str | None = None) -> Catalog:

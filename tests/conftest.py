@@ -34,7 +34,7 @@ MEASURED_S = {
     "test_show.py": 31, "test_random_layout.py": 30, "test_questions_score.py": 30, "test_hostile_cache.py": 30,
     "test_verify.py": 29, "test_gallery.py": 29, "test_hostile_values.py": 24, "test_nouns.py": 23,
     "test_render_startup.py": 23, "test_schema.py": 23, "test_cli_foundation.py": 22, "test_assets_builtin.py": 22,
-    "test_gpu_box.py": 21, "test_hostile_readers.py": 21, "test_looks.py": 16, "test_render_pace.py": 21, "test_farm.py": 20,
+    "test_gpu_box.py": 21, "test_hostile_readers.py": 21, "test_looks.py": 150, "test_render_pace.py": 21, "test_farm.py": 20,
     "test_hostile_budget.py": 14, "test_questions.py": 14, "test_layer_cache_disk.py": 13, "test_validation.py": 13,
     "test_questions_export.py": 12, "test_objaverse_cli.py": 12, "test_score_report.py": 11, "test_prompts.py": 11,
     "test_model_limits.py": 11, "test_camera_motion.py": 10, "test_docs.py": 7, "test_objaverse_fetch.py": 7,

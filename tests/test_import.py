@@ -23,6 +23,7 @@ from tabletest.assets.normalize import read_glb
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 
+REPO_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 OBJECTS = [
     {"name": "tall box", "size_m": 0.3},
     {"name": "wine bottle", "size_m": 0.3},
@@ -308,3 +309,39 @@ def test_a_subfolder_named_after_an_object_holds_more_models_of_it(tmp_path):
     wide, tall = extents(out / manifest.looks["mug/1"].file), extents(out / manifest.looks["mug/2"].file)
     assert max(wide) == pytest.approx(0.1, rel=0.01) and wide[0] > wide[2] and tall[2] > tall[0]
     assert manifest.looks["mug/1"].source == "dir" and manifest.looks["mug/1"].name == "mug"
+
+
+def test_a_subfolder_adds_looks_beside_the_model_the_assets_folder_holds(tmp_path, cli):
+    """`mug/{tall,wide}.glb` with no `mug.glb`: the mug's built-in model stays, the files become `mug/1` and `mug/2`
+    (replacing looks built from its recipe), and a render draws among the three; `assets check` judges the looks a
+    render draws as the render does, and `assets build` keeps a model it did not build."""
+    from tabletest.assets.builtin.build import build_assets, build_looks
+    from tabletest.assets.manifest import file_model_counts
+    from tabletest.assets.variants import model_look
+    from tabletest.layout.random_config import load_random_config
+    from tabletest.layout.random_set import make_random_set
+
+    catalog, out = load_catalog(), tmp_path / "assets"
+    build_assets(catalog, out, ["mug"], jobs=1)
+    build_looks(catalog, out, [model_look("mug", 1), model_look("mug", 2)], jobs=1)  # what a render with looks built
+    folder = write_folder(tmp_path / "models" / "mug", {"tall.glb": gm.plain_box(extents=(1, 3, 1)), "wide.glb": gm.plain_box(extents=(3, 1, 1))})
+    report = import_folder(catalog, folder.parent, out, log=lambda _: None)
+    manifest = load_manifest(out)
+    assert not report.failed and manifest.objects["mug"].source == "builtin"
+    assert [manifest.looks[k].source for k in ("mug/1", "mug/2")] == ["dir", "dir"] and file_model_counts(out, ["mug"]) == {"mug": 3}
+    config = load_random_config(REPO_CONFIGS / "random-looks.yaml").model_copy(update={"looks": load_random_config().looks.model_copy(update={"models": 3})})
+    drawn, _ = make_random_set(catalog, config, 0, 4, ("mug",), None, None, None).with_look_models(catalog, out)
+    assert [v.label for v in dict(drawn.variants)["mug"]] == ["mug/0", "mug/1", "mug/2"]
+    assert check_assets(catalog, out, ["mug"]) == []
+    broken = out / manifest.looks["mug/2"].file
+    data = broken.read_bytes()
+    broken.write_bytes(data[:100] + bytes([data[100] ^ 0xFF]) + data[101:])  # a look's bytes no longer those pinned
+    assert [problem.name for problem in check_assets(catalog, out, ["mug"])] == ["mug/2"]
+    with pytest.raises(UserError, match="mug"):  # and the render refuses what the check names
+        make_random_set(catalog, config, 0, 4, ("mug",), None, None, None).with_look_models(catalog, out)
+    write_folder(tmp_path / "own", {"mug.glb": gm.plain_box()})
+    import_folder(catalog, tmp_path / "own", out, log=lambda _: None)
+    built = cli("assets", "build", "--only", "mug", "--out", str(out))
+    assert built.returncode == 0 and "kept mug (dir)" in built.stderr and load_manifest(out).objects["mug"].source == "dir"
+    replaced = cli("assets", "build", "--only", "mug", "--out", str(out), "--replace")
+    assert replaced.returncode == 0 and load_manifest(out).objects["mug"].source == "builtin"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,16 +23,20 @@ from tabletest.assets.needed import needed_looks
 from tabletest.assets.variants import load_looks, model_look
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.layout.random_config import load_random_config
+from tabletest.layout.random_config import Arrangements, load_random_config
 from tabletest.layout.random_set import make_random_set
 from tabletest.layout.split import VALIDATION, labels, make_split
-from tabletest.layout.variants import draw_variants, kind_variants
+from tabletest.layout.variants import Variant, draw_variants, kind_variants
 from tabletest.prompts.hierarchy.generate import scene_questions
+from tabletest.truth.pairs import partner
+from tabletest.truth.records import placed_relations
+from tabletest.verify.audit_looks import look_problems
 
 from conftest import run_cli
 
 CATALOG = load_catalog()
 POOL = ("mug", "apple")
+REPO = Path(__file__).parents[1]
 
 
 def looks_config(tmp_path: Path, **looks) -> Path:
@@ -133,7 +138,7 @@ def test_split_by_look_holds_out_every_scene_showing_a_held_out_look():
     assert len(split.held_out) == 1
     for record in records:
         held = set(labels("look", record)) & set(split.held_out)
-        assert (split.of(record["id"], (), labels("look", record)) == VALIDATION) == bool(held)
+        assert (split.of(record["id"], labels("look", record)) == VALIDATION) == bool(held)
     with pytest.raises(UserError, match="needs random scenes rendered with looks"):
         labels("look", {"id": "2obj-000001", "objects": [{"name": "mug"}]})
 
@@ -231,3 +236,222 @@ def test_held_out_looks_without_looks_are_refused_when_the_config_is_read(tmp_pa
     with pytest.raises(UserError) as err:
         load_random_config(looks_config(tmp_path, held_out=["red"]))
     assert "held_out needs looks" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_holding_out_every_look_in_training_is_refused_with_trainings_advice():
+    every = [f"{kind}/0" for kind in POOL]  # models 1: each kind's one model, in any colour
+    config = with_looks(colours=True, held_out=tuple(every))
+    with pytest.raises(UserError) as err:
+        make_random_set(CATALOG, config, 0, 10, POOL, None, None, None)
+    message = str(err.value)
+    assert "training has none left" in message and "hold out fewer" in message and "split validation" not in message
+    validation = with_looks(colours=True, held_out=("lamp/0",), split="validation")
+    with pytest.raises(UserError, match="names no look"):  # a look of no object drawn is refused first, as before
+        make_random_set(CATALOG, validation, 0, 10, POOL, None, None, None)
+
+
+def test_the_random_config_the_training_guide_names_ships_and_the_palette_given_instead_is_named(tmp_path):
+    guide = (REPO / "docs" / "guide" / "training.md").read_text()
+    named = {word for word in guide.split() if word.startswith("configs/random-") and word.endswith(".yaml")}
+    assert named and all((REPO / name).is_file() for name in named)
+    shipped = load_random_config(REPO / "configs" / "random-looks.yaml")
+    assert shipped.looks.enabled and shipped.looks.held_out and shipped.looks.split == "train"
+    result = run_cli("render", "--scenes", "random", "--count", "1", "--random-config", str(REPO / "configs" / "looks.yaml"), "--out", str(tmp_path / "out"))
+    assert result.returncode != 0 and "add it" not in result.stderr
+    assert "looks palette" in result.stderr and "configs/random-looks.yaml" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_replace_partners_draw_a_look_as_any_object_does_and_never_a_held_out_one(tmp_path):
+    pool = ("apple", "orange", "lemon", "tomato", "pear", "egg")
+    build_assets(CATALOG, tmp_path, list(pool), jobs=1)
+    config = with_looks(models=2, colours=True, held_out=("red", "orange/1"))
+    config = config.model_copy(update={"arrangements": Arrangements(), "objects": config.objects.model_copy(update={"count": (2, 3)})})
+    random_set, entries = make_random_set(CATALOG, config, 0, 30, pool, None, None, None, "replace").with_look_models(CATALOG, tmp_path)
+    sizes = {**{n: e.size_m for n, e in load_manifest(tmp_path).objects.items()}, **{k: e.size_m for k, e in entries.items()}}
+    top, resolution = 0.75, (320, 240)
+    candidates = random_set.candidates(sizes, top, resolution)
+    relations_of = placed_relations(resolution, config.relations, {o.name: o.kind for o in CATALOG.objects}, None)
+    drawable = dict(random_set.variants)
+    made = [p for p in (partner(s, "replace", candidates, relations_of) for s in random_set.scenes(sizes, top, 36.0, resolution)) if p]
+    assert len(made) >= 5
+    for made_scene in made:
+        new = next(o for o in made_scene.objects if o.name == made_scene.change.objects[1])
+        assert new.variant is not None and new.variant in drawable[new.name], made_scene.id
+        assert not new.variant.names & {"red", "orange/1"} and new.size_m == tuple(sizes[new.model])
+    assert len({o.variant for s in made for o in s.objects if o.name == s.change.objects[1]}) >= 3
+
+
+def test_a_looks_record_is_derived_again_from_its_seed_its_palette_and_the_runs_looks():
+    looks = with_looks(models=3, colours=True, held_out=("mug/red",)).looks
+    obj = {"name": "mug", "variant": Variant(model_look("mug", 2), "blue").record()}
+    assert list(look_problems(obj, looks)) == []
+    tampered = {
+        "seed": {"seed": "mug/1"},
+        "shape": {"shape": {**obj["variant"]["shape"], "height": 1.1}},
+        "look": {"look": "mug/2/green"},
+        "colour": {"colour": "purple", "look": "mug/2/purple"},  # a colour no mug comes in
+        "held out": {"colour": "red", "look": "mug/2/red"},  # held out of this training set
+        "model": {"model": 3, "seed": "mug/3", "look": "mug/3/blue", "shape": model_look("mug", 3).shape()},  # beyond models
+    }
+    for what, change in tampered.items():
+        problems = list(look_problems({"name": "mug", "variant": {**obj["variant"], **change}}, looks))
+        assert problems, what
+    catalog_look = {"name": "mug", "variant": Variant(model_look("mug", 0), "blue").record()}
+    assert list(look_problems(catalog_look, None)) == []  # the run's looks unknown: what the seed and palette make
+    assert list(look_problems({"name": "mug", "variant": {**catalog_look["variant"], "seed": "mug/0"}}, None))
+
+
+FAMILY_POOL = ("apple", "orange", "tomato", "lemon", "mug", "bowl")
+
+
+@pytest.fixture(scope="module")
+def families(tmp_path_factory) -> tuple[Path, Path]:
+    """Eight random scenes with looks (green held out of training), each with a second view and a replace partner."""
+    root = tmp_path_factory.mktemp("families")
+    build_assets(CATALOG, root / "assets", list(FAMILY_POOL), jobs=1)
+    config = looks_config(root, models=2, colours=True, held_out=["green"])
+    result = run_cli(
+        "render", "--scenes", "random", "--count", "8", "--seed", "3", "--only", ",".join(FAMILY_POOL), "--random-config", str(config),
+        "--counterfactuals", "replace", "--views", "2", "--assets", str(root / "assets"), "--out", str(root / "out"),
+        "--resolution", "96x72", "--samples", "2", "--masks", "--quiet",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return root / "out", root / "assets"
+
+
+def family_records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines()]
+
+
+def family_of(record: dict) -> str:
+    return (record.get("counterfactual") or record.get("view") or {}).get("of") or record["id"]
+
+
+@pytest.mark.render
+def test_replace_partners_record_their_look_and_the_render_verifies(families):
+    out, assets = families
+    records = family_records(out)
+    partners = [r for r in records if (r.get("counterfactual") or {}).get("kind") == "replace"]
+    assert partners
+    for record in partners:
+        new = next(o for o in record["objects"] if (o.get("instance") or o["name"]) == record["counterfactual"]["objects"][1])
+        assert new["variant"] is not None and new["variant"]["colour"] != "green", record["id"]
+    verified = run_cli("verify", str(out), "--assets", str(assets))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "looks (seed, shape, palette" in verified.stdout and "looks' colours in their pixels" in verified.stdout
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("by", ["look", "scene", "object"])
+def test_every_split_keeps_a_scene_its_views_and_partners_on_one_side(families, tmp_path, by):
+    out, _ = families
+    exported = run_cli("export", "--dataset", str(out), "--format", "parquet", "--out", str(tmp_path / "pq"), "--split-by", by, "--val-fraction", "0.3")
+    assert exported.returncode == 0, exported.stderr
+    sides: dict[str, set[str]] = {}
+    for path in (tmp_path / "pq").rglob("*.parquet"):
+        for row in pq.read_table(path).to_pylist():
+            sides.setdefault(family_of(row), set()).add("validation" if "validation" in path.name else "train")
+    assert len(sides) == 8 and all(len(side) == 1 for side in sides.values()), sides
+    if by in ("look", "object"):  # a scene showing any held-out look goes to validation: the summary says how far that reaches
+        assert "validation holds every scene showing one of the" in exported.stderr and "of 8 scenes" in exported.stderr
+
+
+@pytest.mark.render
+def test_a_partner_renamed_as_a_scene_is_refused_by_the_split_and_named_by_verify(families, tmp_path):
+    out, assets = families
+    copy = Path(shutil.copytree(out, tmp_path / "copy"))
+    records = family_records(copy)
+    partner = next(r for r in records if r.get("counterfactual"))
+    renamed = f"{partner['id'].split('-')[0]}-0000099"  # a scene id of the set's seed, its index left as it was
+    for key in ("file_name", "mask_file_name", "depth_file_name"):
+        (copy / partner[key]).rename(copy / partner[key].replace(partner["id"], renamed))
+        partner[key] = partner[key].replace(partner["id"], renamed)
+    partner["id"] = renamed
+    del partner["counterfactual"]
+    (copy / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    exported = run_cli("export", "--dataset", str(copy), "--format", "parquet", "--out", str(tmp_path / "pq"), "--split-by", "scene")
+    assert exported.returncode != 0 and f"its id {renamed} names" in exported.stderr and len(exported.stderr.strip().splitlines()) == 1
+    verified = run_cli("verify", str(copy), "--assets", str(assets))
+    assert verified.returncode != 0 and f"DISAGREES {renamed} [metadata] index" in verified.stdout
+
+
+def _hue(colour: str) -> float:
+    from tabletest.assets.colour_names import NAMES
+
+    lo, hi = NAMES[colour].hues[0]
+    return ((lo + hi + (360 if hi < lo else 0)) / 2) % 360
+
+
+@pytest.mark.render
+def test_a_recoloured_record_or_picture_is_caught_by_verify(families, tmp_path):
+    """An object plainly in its colour (a strong hue, seen in many pixels) named in a far other hue of its palette,
+    in its record or by its pixels painted so, disagrees; so does a look whose shape is not its seed's."""
+    from tabletest.assets.colour_names import seen_in
+    from tabletest.verify.audit_looks import HUES
+
+    out, assets = families
+    palette = load_looks()
+    chosen = None
+    for line, record in enumerate(family_records(out)):
+        with Image.open(out / record["file_name"]) as image, Image.open(out / record["mask_file_name"]) as mask:
+            rgb, labels_px = np.asarray(image.convert("RGB")), np.asarray(mask)
+        for position, o in enumerate(record["objects"]):
+            colour, pixels = o["variant"]["colour"], rgb[labels_px == position + 1]
+            far = [
+                c for c in palette.of(o["name"]).colour_names
+                if c in HUES and c != "green" and min(abs(_hue(c) - _hue(colour)), 360 - abs(_hue(c) - _hue(colour))) >= 60
+            ]  # a colour far round the hue circle, not the held-out one (a look the set could have drawn)
+            if colour in HUES and far and len(pixels) >= 100 and seen_in(pixels).fits(colour):
+                chosen = (line, position, far[0], f"{o['name']} {colour} -> {far[0]}")
+    assert chosen is not None, "no object plainly in a strong hue to recolour"
+    line, position, other, _ = chosen
+
+    def tampered(name: str, change) -> subprocess.CompletedProcess:
+        copy = Path(shutil.copytree(out, tmp_path / name))
+        records = family_records(copy)
+        change(copy, records[line], records[line]["objects"][position])
+        (copy / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+        return run_cli("verify", str(copy), "--assets", str(assets))
+
+    def rename(_copy, _record, obj):
+        look = obj["variant"]
+        obj["variant"] = {**look, "colour": other, "look": f"{obj['name']}/{look['model']}/{other}"}
+
+    def paint(copy, record, obj):
+        kind = palette.of(obj["name"])
+        factor = np.array(kind.colours.get(other) or kind.own.rgb) / np.maximum(kind.colours.get(obj["variant"]["colour"]) or kind.own.rgb, 0.01)
+        with Image.open(copy / record["mask_file_name"]) as mask:
+            where = np.asarray(mask) == position + 1
+        path = copy / record["file_name"]
+        rgb = np.asarray(Image.open(path).convert("RGB")).astype(float) / 255
+        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        linear[where] = np.clip(linear[where] * factor, 0, 1)
+        srgb = np.where(linear <= 0.0031308, linear * 12.92, 1.055 * linear ** (1 / 2.4) - 0.055)
+        Image.fromarray(np.rint(srgb * 255).astype(np.uint8)).save(path)
+
+    def reshape(_copy, _record, obj):
+        obj["variant"] = {**obj["variant"], "shape": {**obj["variant"]["shape"], "height": round(obj["variant"]["shape"]["height"] * 1.2, 3)}}
+
+    scene_id = family_records(out)[line]["id"]
+    for name, change, kind in (("record", rename, "look_colour"), ("pixels", paint, "look_colour"), ("shape", reshape, "look")):
+        verified = tampered(name, change)
+        assert verified.returncode != 0 and f"DISAGREES {scene_id} [{kind}]" in verified.stdout, (name, chosen, verified.stdout[-1500:])
+
+
+@pytest.mark.render
+def test_every_kinds_colours_render_apart_and_look_as_they_are_named(builtin_assets, tmp_path):
+    """Each kind rendered once in every colour of its palette (64x48, one neutral light, the real worker): two looks of
+    a kind differ plainly (CIEDE2000 at least `DISTINCT` between their colours where the looks differ), and each
+    colour's rendered lightness, chroma and hue are what a person calls by its name (`assets/colour_names.py`)."""
+    from palette_renders import render_palettes
+
+    distinct = 10.0  # a plain difference at a glance; 2 is one a person just sees side by side
+    kinds = [kind for kind in CATALOG.names if len(load_looks().of(kind).colour_names) > 1]
+    seen = render_palettes(builtin_assets, kinds, tmp_path, (64, 48), 2)
+    assert set(seen) == set(kinds)
+    from tabletest.assets.colour_names import separation
+
+    apart = {kind: separation(looks) for kind, looks in seen.items()}
+    assert not [f"{kind}: {d:.1f} ({' vs '.join(pair)})" for kind, (d, pair) in apart.items() if d < distinct]
+    misnamed = [f"{kind} {colour}: {look.described()}" for kind, looks in seen.items() for colour, look in looks.items() if not look.fits(colour)]
+    assert not misnamed

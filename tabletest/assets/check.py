@@ -20,7 +20,7 @@ import numpy as np
 
 from tabletest.assets import verdicts
 from tabletest.assets.canonical import bake, has_surface, load_world
-from tabletest.assets.manifest import MANIFEST_NAME, REST_POSE, UNRESTED, AssetEntry, load_manifest
+from tabletest.assets.manifest import MANIFEST_NAME, REST_POSE, UNRESTED, AssetEntry, file_model_counts, load_manifest
 from tabletest.assets.normalize import (
     DEFAULT_MAX_TRIANGLES,
     MAX_TEXTURE_PX,
@@ -32,6 +32,7 @@ from tabletest.assets.normalize import (
     read_glb,
     too_many_triangles,
 )
+from tabletest.assets.variants import SEPARATOR
 from tabletest.config import Catalog, CatalogObject
 from tabletest.errors import UserError
 
@@ -74,6 +75,9 @@ def check_assets(
             problems.append(Problem(obj.name, f"not in {assets_dir}/manifest.json; build it with {build} (or fetch/import it)"))
         else:
             problems += [Problem(obj.name, m) for m in check_entry(obj, entry, assets_dir, max_triangles)]
+            for number in range(1, file_model_counts(assets_dir, [obj.name]).get(obj.name, 1)):  # what a render draws
+                key = f"{obj.name}{SEPARATOR}{number}"
+                problems += [Problem(key, m) for m in check_entry(obj, manifest.looks[key], assets_dir, max_triangles)]
     return problems
 
 

@@ -43,13 +43,24 @@ def build(
     only: NamesOpt = None,
     out: Annotated[Path, typer.Option("--assets", "--out", help="Assets folder to write the GLBs and manifest.json into.")] = DEFAULT_ASSETS_DIR,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Parallel processes (default: CPU count).")] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Build over models fetched or imported into the folder (kept otherwise).")
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
-    """Build the objects procedurally (the built-in library); other manifest entries are kept."""
+    """Build the objects procedurally (the built-in library); other manifest entries, and models fetched or imported, are kept."""
     from tabletest.assets.builtin.build import build_assets
 
     cat = load_catalog(catalog)
-    names = parse_only(only)
+    names = [o.name for o in cat.select(parse_only(only))]
+    held = load_manifest(out).objects
+    kept = [] if replace else [n for n in names if n in held and held[n].source != "builtin"]
+    if kept:
+        shown = ", ".join(f"{n} ({held[n].source})" for n in kept)
+        typer.echo(f"kept {shown}: fetched or imported, not built over; give --replace to build the built-in model over it", err=True)
+        names = [n for n in names if n not in kept]
+        if not names:
+            return
     start = time.perf_counter()
     count = 0
 

@@ -7,6 +7,7 @@ from, `sha256` pins the exact bytes, `bbox_m` is in the world frame of `canonica
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -102,3 +103,20 @@ def manifest_digest(assets_dir: Path) -> str:
     """sha256 of the manifest file: one value that pins every asset a run used."""
     path = Path(assets_dir) / MANIFEST_NAME
     return sha256_of(path) if path.exists() else ""
+
+
+def file_model_counts(assets_dir: Path, kinds: Iterable[str]) -> dict[str, int]:
+    """The kinds whose models are files (fetched or imported: its model, or looks beside a built-in model), and how
+    many models each has in a row (`mug`, then its files `mug/1`, `mug/2`, ...; a look built from the recipe ends
+    the row)."""
+    manifest = load_manifest(assets_dir)
+    counts = {}
+    for kind in kinds:
+        if kind not in manifest.objects:
+            continue
+        count = 1
+        while (look := manifest.looks.get(f"{kind}{SEPARATOR}{count}")) is not None and look.source != "builtin":
+            count += 1
+        if manifest.objects[kind].source != "builtin" or count > 1:
+            counts[kind] = count
+    return counts

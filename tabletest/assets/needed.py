@@ -19,7 +19,7 @@ from tabletest.assets.manifest import REST_POSE, UNRESTED, AssetEntry, load_mani
 from tabletest.files.digest import sha256_of
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.cache import check_run_folders
-from tabletest.assets.variants import SEPARATOR, ModelLook
+from tabletest.assets.variants import ModelLook
 from tabletest.config import Catalog, CatalogObject
 from tabletest.errors import UserError
 
@@ -75,19 +75,6 @@ def needed_looks(catalog: Catalog, assets_dir: Path, looks: Sequence[ModelLook])
             raise UserError(f"no model {look.key!r} in {assets_dir}/manifest.json; fetch it again with `tabletest assets fetch --per-object N`")
         refuse_unusable(catalog, assets_dir, entry, obj.model_copy(update={"size_m": obj.size_m * look.size}))
     return entries
-
-
-def file_model_counts(assets_dir: Path, kinds: Iterable[str]) -> dict[str, int]:
-    """The kinds whose model is a file (fetched or imported), and how many files each has in a row (`mug`,
-    `mug/1`, `mug/2`, ...)."""
-    manifest = load_manifest(assets_dir)
-    counts = {}
-    for kind in kinds:
-        if kind in manifest.objects and manifest.objects[kind].source != "builtin":
-            counts[kind] = 1
-            while f"{kind}{SEPARATOR}{counts[kind]}" in manifest.looks:
-                counts[kind] += 1
-    return counts
 
 
 def refuse_unusable(catalog: Catalog, assets_dir: Path, entry: AssetEntry, obj: CatalogObject | None = None) -> None:

@@ -144,5 +144,7 @@ def export(
     kept = f"; kept {summary['kept']} other file{'s' * (summary['kept'] != 1)} already there" if summary["kept"] else ""
     done = f"exported {images} images{families} ({splits}) as {fmt} to {out} in {summary['wall_s']:.1f} s"
     typer.echo(done + kept, err=True)
+    if "held_out_reach" in summary:  # a held-out object or look takes every scene that shows it: say what that came to
+        typer.echo(summary["held_out_reach"], err=True)
     if "group" in summary:  # lmms-eval: the name to run, its own so that exports can share an --include_path
         typer.echo(f"lmms-eval group: {summary['group']} (--include_path {out} --tasks {summary['group']})", err=True)

@@ -22,7 +22,7 @@ from tabletest.export import card
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
-from tabletest.layout.split import BY_LABEL, TEST, TRAIN, Split, SplitBy, labels, make_split
+from tabletest.layout.split import BY_LABEL, TEST, TRAIN, VALIDATION, Split, SplitBy, labels, make_split
 from tabletest.export.png import png_problem
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
@@ -63,15 +63,14 @@ class Job:
 
     def __init__(self, fmt: str, dataset: RenderDataset, out: Path, options: ExportOptions, catalog: Catalog) -> None:
         self.fmt, self.dataset, self.out, self.options, self.catalog = fmt, dataset, out, options, catalog
-        self._family_objects: dict[str, set[str]] = {}  # scene id -> the objects of it, its views and partners
-        if options.split_by == "object":
+        # scene id -> what it, its views and its partners hold out by: their objects, or their labels (tables and skies, looks)
+        self._family_shows: dict[str, set[str]] = {}
+        if options.split_by in ("object", *BY_LABEL):
             for record in dataset.records():
-                self._family_objects.setdefault(record.made_from or record.id, set()).update(record.names)
-        objects = (n for family in self._family_objects.values() for n in family)
-        if options.split_by in BY_LABEL:
-            objects = (label for r in dataset.records() for label in labels(options.split_by, r.raw))
+                self._family_shows.setdefault(record.made_from or record.id, set()).update(self._shows(record))
+        shown = (n for family in self._family_shows.values() for n in family)
         whole = TEST if options.evaluation else TRAIN
-        self.split: Split = make_split(options.split_by, options.val_fraction, options.seed, objects, whole)
+        self.split: Split = make_split(options.split_by, options.val_fraction, options.seed, shown, whole)
         if self.split.by is not None:
             self._refuse_an_empty_split()
         fingerprint = {
@@ -104,12 +103,28 @@ class Job:
                 + " or export more scenes"
             )
 
+    def held_out_reach(self) -> str:
+        """Why validation's share of the scenes is not `--val-fraction` with a split that holds out objects or labels:
+        the fraction is of what the render shows, and validation gets every scene showing any of it."""
+        families = list(self._family_shows.values())
+        what = {"object": "objects", "appearance": "tables and HDRIs", "look": "object looks"}[self.split.by]
+        held = sum(1 for shown in families if self.split.of("", shown) == VALIDATION)
+        per_scene = sum(len(shown) for shown in families) / len(families)
+        return (
+            f"validation holds every scene showing one of the {len(self.split.held_out)} held-out {what} (--val-fraction "
+            f"{self.split.val_fraction} of the {len(set().union(*families))} the render shows): {held} of {len(families)} "
+            f"scenes ({held / len(families):.0%}), as a scene with its views and partners shows {per_scene:.1f} of them"
+        )
+
+    def _shows(self, record: RenderRecord) -> tuple[str, ...]:
+        """What the split holds a record out by: its objects, or its labels (`split.labels`)."""
+        return tuple(record.names) if self.options.split_by == "object" else labels(self.options.split_by, record.raw)
+
     def _split_of(self, record: RenderRecord) -> str:
-        """A scene's views and partners land in its split: held out with it when any of them shows a held-out
-        object (a replace partner brings in another), as a table or sky they share holds them all out."""
+        """A scene's views and partners land in its split: all held out when any of them shows a held-out object
+        or look (a replace partner brings in another), as a table or sky they share holds them all out."""
         scene = record.made_from or record.id
-        objects = tuple(self._family_objects[scene]) if self.split.by == "object" else record.names
-        return self.split.of(scene, objects, labels(self.split.by, record.raw))
+        return self.split.of(scene, self._family_shows.get(scene, ()))
 
     def scenes(self) -> Iterator[tuple[str, RenderRecord]]:
         """(split, record) for every scene of the render, in file order."""
@@ -216,6 +231,7 @@ class Job:
         ]
         if self.split.by in ("object", *BY_LABEL):
             lines.append(f"- held out of training (validation only): {', '.join(self.split.held_out)}")
+            lines.append(f"- {self.held_out_reach()}")
         elif self.split.by == "scene":
             lines.append(
                 f"- validation: scenes drawn with probability {self.split.val_fraction} (seed {self.split.seed})"
@@ -247,6 +263,7 @@ def run_export(
             "images": dict(job.image_counts),
             "scenes": dict(job.scene_counts),
             "split": job.split.describe(),
+            **({"held_out_reach": job.held_out_reach()} if job.split.by in ("object", *BY_LABEL) else {}),
             **details,
             "wall_s": round(time.time() - started, 3),
             "resumed": job.staging.resumed,

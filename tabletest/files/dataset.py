@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tabletest.errors import UserError
 from tabletest.files.digest import sha256_of
-from tabletest.files.family import family_problem
+from tabletest.files.family import family_problem, index_problem
 from tabletest.files.paths import record_path
 from tabletest.files.reading import read_records
 from tabletest.files.records import RandomRecord, RenderRecord, render_record
@@ -58,7 +58,7 @@ class RenderDataset:
                     f"{record.id}; delete line {line} if it repeats line {earlier}, else delete both lines and "
                     f"{record.file_name}, then rerun the same `tabletest render` command"
                 )
-            if problem := family_problem(raw):  # splits keep a family together, by what both say
+            if problem := family_problem(raw) or index_problem(raw):  # splits keep a family together, by what all say
                 raise UserError(f"--dataset {self.root}: {self.metadata.name} line {line}: {problem}; restore it from the render")
             shown = record_settings(raw)
             first = first or shown

@@ -13,6 +13,10 @@ from collections.abc import Mapping, Sequence
 # one is taken off what it rests on, or out of what holds it, and put on the table
 KINDS = ("swap", "move", "remove", "replace", "unstack")
 _COMPANION_ID = re.compile(rf"^(rnd\d+-\d{{7}})-(?:({'|'.join(KINDS)})|view(\d+))$")
+# A record's id names its index: a benchmark scene's `{n}obj-{index:06d}`, a random scene's `rnd{seed}-{index:07d}`,
+# which its partners and views share.
+_BENCHMARK_ID = re.compile(r"^(\d+)obj-(\d{6})$")
+_RANDOM_ID = re.compile(r"^rnd\d+-(\d{7})(?:-.+)?$")
 # Every id a render gives an image: a benchmark scene's, a random scene's, its partners' and views'.
 IMAGE_ID = rf"(?:\d+obj-\d{{6}}|rnd\d+-\d{{7}}(?:-(?:{'|'.join(KINDS)}|view\d+))?)"
 
@@ -55,6 +59,21 @@ def family_problem(record: Mapping) -> str | None:
         said = view if isinstance(view, Mapping) else {}
         if said.get("of") != scene or said.get("number") != int(number):
             return f"id {sid} is view {number} of {scene}, but its view field says {_brief(view)}"
+    return None
+
+
+def index_problem(record: Mapping) -> str | None:
+    """Whether `index` is the one the record's id names, else what differs: a record renamed (a partner given an id of
+    a scene's own) would land in another split than its family's."""
+    sid, index = record.get("id"), record.get("index")
+    named = _BENCHMARK_ID.match(sid) or _RANDOM_ID.match(sid) if isinstance(sid, str) else None
+    if named is None:
+        return None  # an id of another shape is the schema's to refuse
+    expected = int(named.groups()[-1])
+    if index != expected or isinstance(index, bool):
+        return f"index {repr(index)[:40]} is not the {expected} its id {sid} names"
+    if named.re is _BENCHMARK_ID and int(named[1]) != len(record.get("objects") or ()):
+        return f"id {sid} names a {named[1]}-object scene, but the record holds {len(record.get('objects') or ())} objects"
     return None
 
 

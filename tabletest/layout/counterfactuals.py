@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from tabletest.errors import not_one_of
 from tabletest.files.family import KINDS, partner_id
 from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RandomConfig
+from tabletest.layout.variants import Variant, model_key
 from tabletest.layout.random_scene import (
     Change,
     PlacedObject,
@@ -57,6 +58,7 @@ class Candidates:
     sizes: Mapping[str, Vec3]
     table_top_m: float
     resolution: tuple[int, int]  # the images': what a changed object must stay inside, as the scene's camera framed it
+    variants: Mapping[str, tuple[Variant, ...]] = field(default_factory=dict)  # the looks each kind may take (config `looks`)
 
     def of(self, scene: RandomScene, kind: str, carriers: Mapping[str, str]) -> Iterator[RandomScene]:
         """Up to CANDIDATES partners of `kind`, in the order the scene's stream draws them; `carriers` maps
@@ -118,14 +120,23 @@ class Candidates:
         old = rng.choice(free)
         present = {kind_of(o.name) for o in scene.objects}
         longest = max(old.size_m)
-        similar = [n for n in self.pool if n not in present and _similar(longest, max(self.sizes[n]))]
+        looks = {n: self._looks_like(n, longest) for n in self.pool if n not in present}
+        similar = [n for n, fitting in looks.items() if fitting]
         if not similar:
             return None
         new_name = rng.choice(similar)
-        new = PlacedObject(new_name, old.position_m, old.yaw_deg, tuple(self.sizes[new_name]))
+        variant = rng.choice(looks[new_name]) if self.variants else None  # drawn as any object of a scene draws its look
+        new = PlacedObject(new_name, old.position_m, old.yaw_deg, tuple(self.sizes[model_key(new_name, variant)]), variant)
         if not self._clear([new], scene, {old.name}):
             return None
         return _with(scene, {old.name: new}), (old.name, new_name)
+
+    def _looks_like(self, kind: str, longest: float) -> list[Variant | None]:
+        """The looks of `kind` a replace may draw in place of an object whose longest side is `longest`: those the
+        set draws (its held-out ones left out while training, only they for validation) whose model is of similar
+        size; without looks, its catalog model alone."""
+        looks: list[Variant | None] = list(self.variants.get(kind, ())) if self.variants else [None]
+        return [v for v in looks if _similar(longest, max(self.sizes[model_key(kind, v)]))]
 
     def _unstack(
         self, rng: random.Random, scene: RandomScene, _free: list[PlacedObject], carriers: Mapping[str, str], carrying: set[str]

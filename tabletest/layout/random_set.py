@@ -45,7 +45,8 @@ class RandomSet:
     def with_look_models(self, catalog: Catalog, assets_dir: Path) -> tuple[RandomSet, dict[str, AssetEntry]]:
         """The set as the assets folder lets it draw (a kind whose model is a file draws among its files, `assets
         fetch --per-object`), and the models of its looks beyond the catalog's, built from recipes as needed."""
-        from tabletest.assets.needed import file_model_counts, needed_looks
+        from tabletest.assets.manifest import file_model_counts
+        from tabletest.assets.needed import needed_looks
 
         chosen = self
         files = file_model_counts(assets_dir, self.pool) if self.config.looks.enabled else {}
@@ -66,7 +67,7 @@ class RandomSet:
 
     def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float, resolution: tuple[int, int]) -> Candidates:
         """What the scenes' counterfactual partners are drawn from (`resolution`: the images', whose frame they keep)."""
-        return Candidates(self.config, self.seed, self.pool, sizes, table_height_m, resolution)
+        return Candidates(self.config, self.seed, self.pool, sizes, table_height_m, resolution, dict(self.variants))
 
     def contact(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Contact | None:
         """The shapes and arrangements the set's scenes are placed and labelled with; None without arrangements."""
@@ -210,8 +211,13 @@ def make_random_set(
     variants = tuple(kind_variants(pool, config.looks).items()) if config.looks.enabled else ()
     if config.looks.enabled:
         pool = tuple(kind for kind, _ in variants)
-        if not pool:
+        if not pool and config.looks.split == "validation":
             raise UserError("looks.split validation: no object has a held-out look; name some in looks.held_out")
+        if not pool:
+            raise UserError(
+                f"looks.held_out {list(config.looks.held_out)} holds out every look of the objects drawn, so training has "
+                "none left to draw; hold out fewer (a model such as mug/2, or a colour), or raise looks.models"
+            )
     return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants)
 
 

@@ -36,12 +36,13 @@ class Split:
     def names(self) -> tuple[str, ...]:
         return (self.whole,) if self.by is None else (TRAIN, VALIDATION)
 
-    def of(self, scene_id: str, objects: tuple[str, ...], looks: tuple[str, ...] = ()) -> str:
-        """`looks`: the scene's `labels(by, record)`, needed only by the appearance and look splits."""
+    def of(self, scene_id: str, shown: Iterable[str] = ()) -> str:
+        """`shown`: what the scene (with its views and partners) shows of what the split holds out: its objects, or
+        its `labels(by, record)` for the appearance and look splits."""
         if self.by is None:
             return self.whole
         if self.by in ("object", *BY_LABEL):
-            return VALIDATION if set(objects if self.by == "object" else looks) & set(self.held_out) else TRAIN
+            return VALIDATION if set(shown) & set(self.held_out) else TRAIN
         return VALIDATION if random.Random(f"{self.seed}:{scene_id}").random() < self.val_fraction else TRAIN
 
     def describe(self) -> dict:

@@ -11,7 +11,6 @@ integers); an object's mask label is 1 + its position in the record's `objects`.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +24,8 @@ from PIL import Image
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView, PinholeCamera
-from tabletest.files.family import family_problem
+from tabletest.files.family import family_problem, index_problem
+from tabletest.verify.audit_looks import MIN_PIXELS as MIN_COLOUR_PX, colour_problem, look_problems
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject
@@ -75,10 +75,6 @@ NOT_CHECKED = (
     "a random scene's table, lights and backdrop"
 )
 SHAPE_FIX = "restore the line from the render"
-# A record's id names its index: a benchmark scene's `{n}obj-{index:06d}`, a random scene's `rnd{seed}-{index:07d}`,
-# which its partners and views share.
-BENCHMARK_ID = re.compile(r"^(\d+)obj-(\d{6})$")
-RANDOM_ID = re.compile(r"^rnd\d+-(\d{7})(?:-.+)?$")
 FILE_FIELDS = {"file_name": "images", "mask_file_name": "masks", "depth_file_name": "depth"}
 
 
@@ -150,12 +146,16 @@ def _audit(root: Path, assets: Path | None) -> Audit:
         result.check("metadata", scene_id, problem is None, problem or "")
         shape = _shape_problem(record, line)
         result.check("schema", scene_id, shape is None, shape or "")
-        index = _index_problem(record)
+        index = index_problem(record)
         result.check("metadata", scene_id, index is None, index or "")
         try:
             _audit_record(result, root, record, scene_id, matcher, derivation.ground, models)
             for what in differences(record, derivation):
                 result.check("derived", scene_id, False, what)
+            for obj in record["objects"]:
+                if obj.get("variant") is not None:
+                    problems = list(look_problems(obj, derivation.looks))
+                    result.check("look", scene_id, not problems, f"{label_of(obj)}: {'; '.join(problems)}")
             result.check("derived", scene_id, True, "")
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # a record that does not say what it must
             result.check("metadata", scene_id, False, f"line {line} is malformed: {type(err).__name__}: {excerpt(str(err))}")
@@ -215,20 +215,6 @@ def _shape_problem(record: dict, line: int) -> str | None:
     return None
 
 
-def _index_problem(record: dict) -> str | None:
-    """Whether `index` is the one the record's id names (a record renamed would land in another split)."""
-    sid, index = record.get("id"), record.get("index")
-    named = BENCHMARK_ID.match(sid) or RANDOM_ID.match(sid) if isinstance(sid, str) else None
-    if named is None:
-        return None  # an id of another shape is the schema check's
-    expected = int(named.groups()[-1])
-    if index != expected or isinstance(index, bool):
-        return f"index {excerpt(index)} is not the {expected} its id {sid} names"
-    if named.re is BENCHMARK_ID and int(named[1]) != len(record.get("objects") or ()):
-        return f"id {sid} names a {named[1]}-object scene, but the record holds {len(record.get('objects') or ())} objects"
-    return None
-
-
 def _records(root: Path) -> list[tuple[int, dict]]:
     if not root.is_dir():
         raise UserError(f"{root} is not a folder; {NOT_A_RENDER}")
@@ -285,7 +271,8 @@ def _run_facts(root: Path, pinned: dict | None, folder: Path) -> Derivation:
     contact, unmeasured = None, ""
     if random_config is not None and random_config.arrangements.enabled:
         contact, unmeasured = recorded_contact(pinned or {}, random_config.arrangements, folder)
-    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured)
+    looks = random_config.looks if random_config is not None and random_config.looks.enabled else None
+    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured, looks)
 
 
 def _audit_record(
@@ -327,6 +314,10 @@ def _audit_record(
     matcher.add(scene_id, made_from(record) or scene_id, image, mask, depth, labels, replaced)
     _check_visibility(result, scene_id, objects, pixels, small)
     _check_covered(result, scene_id, objects, pixels)
+    for obj, shown in zip(objects, pixels):
+        if (obj.get("variant") or {}).get("colour") and int(shown.sum()) >= MIN_COLOUR_PX:
+            problem = colour_problem(obj, image[..., :3][shown])
+            result.check("look_colour", scene_id, problem is None, f"{label_of(obj)}: {problem}")
     if camera is not None and any("visible_fraction" in o for o in objects):
         if models is None:
             result.fractions_unchecked += 1
@@ -725,6 +716,8 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "pair": "counterfactual partners (records)",
         "pair_pixels": "counterfactual partners (masks)",
         "view": "other views of a scene (records)",
+        "look": "looks (seed, shape, palette, the run's looks)",
+        "look_colour": f"looks' colours in their pixels (≥ {MIN_COLOUR_PX} px)",
     }
     wrong = Counter(kind for _, kind, _ in result.disagreements)
     yield f"verified {result.root}: {result.images} images"

@@ -25,7 +25,7 @@ from tabletest.layout.arrangements import Contact, Shape
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import label_of
 from tabletest.layout.placement import place
-from tabletest.layout.random_config import Arrangements, RelationMargins
+from tabletest.layout.random_config import Arrangements, Looks, RelationMargins
 from tabletest.layout.random_scene import PlacedObject
 from tabletest.layout.variants import Variant
 from tabletest.truth.contact import gaps
@@ -58,6 +58,7 @@ class Derivation:
     ground: bool = True  # "in front of" by where objects stand (settings.json `scenes.front`); a set from before: box centres
     contact: Contact | None = None  # the models and arrangements of a set with objects off the table plane
     unmeasured: str = ""  # why its relations are not derived (its models are not at hand), else ""
+    looks: Looks | None = None  # the random set's `looks`, where its run recorded them on
 
 
 def recorded_contact(settings: Mapping, arrangements: Arrangements, assets: Path) -> tuple[Contact | None, str]:
