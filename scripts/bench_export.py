@@ -52,7 +52,7 @@ DEFAULT_RUNS = [label for label in RUNS if label != "llava-paper"]
 # process alone; getrusage and wait4 would also count the memory of the process it was started from).
 MEASURED_CLI = """
 import atexit, sys
-from tabletest.cli import main
+from tabletest.commands.main import main
 def peak():
     hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM"))
     print(f"peak_kib={hwm.split()[1]}", file=sys.stderr)

@@ -43,7 +43,7 @@ from tabletest.layout.counterfactuals import KINDS  # noqa: E402
 from tabletest.layout.random_config import load_random_config  # noqa: E402
 from tabletest.layout.random_set import make_random_set  # noqa: E402
 from tabletest.layout.spec import random_spec  # noqa: E402
-from tabletest.render.cli import parse_resolution  # noqa: E402
+from tabletest.commands.render import parse_resolution  # noqa: E402
 from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots  # noqa: E402
 from tabletest.render.supervisor import Supervisor  # noqa: E402
 from tabletest.truth.pairs import set_scenes  # noqa: E402

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tabletest.config import load_catalog
 from tabletest.layout.selection import Selection, select_scenes
-from tabletest.options import make_selection
+from tabletest.commands.options import make_selection
 from tabletest.prompts.battery import PROMPT_TYPES, scene_queries
 from tabletest.prompts.sources import dataset_scenes
 from tabletest.score.collect import score_responses

@@ -44,7 +44,7 @@ from tabletest.config import load_catalog, load_config
 from tabletest.layout.selection import Selection, select_scenes
 from tabletest.layout.spec import scene_spec
 from tabletest.assets.needed import needed_assets
-from tabletest.render.cli import parse_resolution
+from tabletest.commands.render import parse_resolution
 from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
 from tabletest.render.supervisor import Supervisor
 

@@ -32,7 +32,7 @@ from tabletest.config import load_catalog, load_config
 from tabletest.layout.random_config import load_random_config
 from tabletest.layout.random_set import make_random_set
 from tabletest.layout.spec import random_spec
-from tabletest.render.cli import parse_resolution
+from tabletest.commands.render import parse_resolution
 from tabletest.render.run_options import RenderOptions, worker_setup, worker_slots
 from tabletest.render.supervisor import Supervisor
 

@@ -18,8 +18,8 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 from typer.main import get_command
 
-from tabletest.cli import app
-from tabletest.cli_examples import EXAMPLES
+from tabletest.commands.main import app
+from tabletest.commands.examples import EXAMPLES
 from tabletest.config import CONFIG_DIR, CatalogObject, Config
 from tabletest.layout.random_config import RandomConfig
 from tabletest.write.schema import KINDS, schema

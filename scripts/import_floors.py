@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tabletest"
 # (`tabletest/cli.py`, its help texts) and the options they share (`options.py`). A command may use any
 # stage; a command that imports another command is listed.
 FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "verify", "score", "rewards", "export", "show", "farm", "commands")
-COMMANDS = {"tabletest.cli", "tabletest.cli_help", "tabletest.cli_examples", "tabletest.options"}
+COMMANDS = {"tabletest.cli", "tabletest.commands.help_display", "tabletest.commands.examples", "tabletest.commands.options"}
 
 
 def module_imports() -> dict[str, set[str]]:

@@ -23,7 +23,7 @@ from tabletest.assets.builtin.parts import Material, Part
 from tabletest.assets.builtin.recipes import RECIPES
 from tabletest.assets.canonical import WORLD_TO_GLTF, load_world
 from tabletest.assets.check import TOLERANCE, check_assets
-from tabletest.assets.cli import assets_app
+from tabletest.commands.assets import assets_app
 from tabletest.assets.manifest import MANIFEST_NAME, load_manifest, save_manifest
 from tabletest.assets.store import store_asset
 from tabletest.config import load_catalog, unknown_name_message

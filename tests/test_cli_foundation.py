@@ -105,7 +105,7 @@ def test_render_with_no_scenes_chosen_says_what_it_would_do_and_does_not_start(c
 
 def test_a_long_chosen_run_is_announced_with_its_estimate(capsys):
     from tabletest.config import RenderSettings
-    from tabletest.render.cli import announce_long_run
+    from tabletest.commands.render import announce_long_run
 
     settings = RenderSettings(resolution=(1024, 768), engine="cycles", samples=64)
     announce_long_run(4032, settings, explicit=True)
@@ -119,8 +119,8 @@ def test_every_command_help_ends_with_a_real_example(cli):
     """Each command and sub-command shows one example of itself, and every example names a real command."""
     from typer.main import get_command
 
-    from tabletest.cli import app
-    from tabletest.cli_examples import EXAMPLES
+    from tabletest.commands.main import app
+    from tabletest.commands.examples import EXAMPLES
 
     root = get_command(app)
     paths = []
@@ -140,7 +140,7 @@ def test_the_command_runs_where_click_is_not_installed(command):
     import subprocess
     import sys
 
-    code = f"import sys; sys.modules['click'] = None; sys.argv = ['tabletest', *{command!r}]; from tabletest.cli import main; main()"
+    code = f"import sys; sys.modules['click'] = None; sys.argv = ['tabletest', *{command!r}]; from tabletest.commands.main import main; main()"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
 
@@ -151,7 +151,7 @@ def test_no_help_text_is_cut_short_at_80_columns():
     from typer.main import get_command
     from typer.testing import CliRunner
 
-    from tabletest.cli import app
+    from tabletest.commands.main import app
 
     root = get_command(app)
     cut = []
@@ -184,7 +184,7 @@ def _options() -> dict[str, dict[str, object]]:
     """Each command's options by every name they answer to ("assets build" -> {"--assets": param, ...})."""
     from typer.main import get_command
 
-    from tabletest.cli import app
+    from tabletest.commands.main import app
 
     root, found = get_command(app), {}
     for name in root.list_commands(None):

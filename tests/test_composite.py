@@ -106,7 +106,7 @@ WARM_RUN = """
 import sys
 sys.modules["bpy"] = None  # composing from a warm cache must not need Blender
 sys.argv = ["tabletest", *sys.argv[1:]]
-from tabletest.cli import main
+from tabletest.commands.main import main
 main()
 """
 

@@ -202,7 +202,7 @@ def test_sigterm_and_ctrl_c_stop_cleanly_and_the_same_command_resumes(tmp_path, 
 CUT_SHORT = """
 import os, sys
 from pathlib import Path
-from tabletest.cli import main
+from tabletest.commands.main import main
 images, moved, real = Path(sys.argv[1]) / "images", [], os.replace
 def replace(source, target):
     if Path(target).parent == images and Path(target).suffix == ".png" and len(moved) == 1:

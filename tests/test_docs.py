@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tabletest.cli_examples import EXAMPLES
+from tabletest.commands.examples import EXAMPLES
 from tabletest.layout.random_config import Arrangements
 
 REPO = Path(__file__).resolve().parent.parent

@@ -35,7 +35,7 @@ from typer.testing import CliRunner
 from tabletest.assets.builtin.build import build_assets
 from tabletest.assets.manifest import load_manifest, save_manifest
 from tabletest.assets.objaverse.lock import Lock, Locked, save_lock
-from tabletest.cli import app
+from tabletest.commands.main import app
 from tabletest.config import load_catalog
 from tabletest.export import huggingface
 from tabletest.files.dataset import RenderDataset

@@ -198,6 +198,6 @@ def test_vignettes_refuse_what_render_refuses_in_the_same_line(tmp_path, flag, m
 
 
 def test_vignettes_check_their_values_without_loading_the_render_command():
-    code = "import sys, tabletest.truth.cli; assert 'tabletest.render.cli' not in sys.modules, 'render.cli loaded'"
+    code = "import sys, tabletest.commands.vignettes; assert 'tabletest.commands.render' not in sys.modules, 'render.cli loaded'"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -25,7 +25,7 @@ from tabletest.assets.manifest import load_manifest
 from tabletest.files.digest import sha256_of
 from tabletest.assets.objaverse.credits import credit_rows, render_credits
 from tabletest.assets.objaverse.lock import load_lock
-from tabletest.cli import app
+from tabletest.commands.main import app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tabletest.cli import app
+from tabletest.commands.main import app
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.selection import Selection, select_scenes

@@ -14,7 +14,7 @@ from scipy import stats as scipy_stats
 from test_prompts import write_render  # pytest puts tests/ on sys.path
 from typer.testing import CliRunner
 
-from tabletest.cli import app
+from tabletest.commands.main import app
 from tabletest.errors import UserError
 from tabletest.score.stats import friedman, wilcoxon
 

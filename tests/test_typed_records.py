@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import REPO, run_cli
-from tabletest.cli import app
+from tabletest.commands.main import app
 from tabletest.files.dataset import RenderDataset
 from tabletest.files.records import BenchmarkRecord, RandomRecord
 

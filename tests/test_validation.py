@@ -15,7 +15,7 @@ import typer
 
 from typer.testing import CliRunner
 
-from tabletest.cli import app
+from tabletest.commands.main import app
 from tabletest.config import DEFAULT_CONFIG, load_config
 from tabletest.errors import UserError
 from tabletest.files.jsonl import dumps

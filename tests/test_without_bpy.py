@@ -43,7 +43,7 @@ def run_light(code: str, blocked: tuple[str, ...] = RENDER_EXTRA_MODULES) -> sub
 
 
 def light_cli(*args: str) -> subprocess.CompletedProcess:
-    return run_light(f"sys.argv = ['tabletest', *{list(args)!r}]\nfrom tabletest.cli import main\nmain()")
+    return run_light(f"sys.argv = ['tabletest', *{list(args)!r}]\nfrom tabletest.commands.main import main\nmain()")
 
 
 def requirements() -> tuple[list[Requirement], dict[str, list[Requirement]]]:
@@ -151,7 +151,7 @@ def test_composite_with_layers_to_render_and_no_bpy_names_the_extra(tmp_path):
     result = run_light(
         f"sys.argv = ['tabletest', 'render', '--mode', 'composite', '--objects', '1', '--only', 'mug', "
         f"'--assets', {str(tmp_path / 'assets')!r}, '--out', {str(tmp_path / 'out')!r}, *{tiny!r}]\n"
-        "from tabletest.cli import main\nmain()\n",
+        "from tabletest.commands.main import main\nmain()\n",
         blocked=("bpy",),
     )
     assert result.returncode == 2, result.stderr

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from tabletest.config import load_catalog
-from tabletest.options import CatalogOpt
+from tabletest.commands.options import CatalogOpt
 from tabletest.score.collect import Scoring, score_responses
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.predictions import in_folders

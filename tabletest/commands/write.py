@@ -9,7 +9,7 @@ import typer
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.options import CatalogOpt
+from tabletest.commands.options import CatalogOpt
 from tabletest.write.merge import merge_parts
 
 

@@ -11,7 +11,7 @@ from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.random_set import random_set_for
 from tabletest.layout.selection import select_scenes
-from tabletest.options import (
+from tabletest.commands.options import (
     CatalogOpt,
     ConfigOpt,
     CountOpt,

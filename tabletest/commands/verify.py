@@ -9,7 +9,7 @@ import typer
 
 from tabletest.files.paths import output_outside
 from tabletest.files.verdict import VERIFY_FILE, disputed_by_scene, write_verdicts
-from tabletest.options import DatasetArg, DatasetOpt, JsonOpt, dataset_folder, print_json
+from tabletest.commands.options import DatasetArg, DatasetOpt, JsonOpt, dataset_folder, print_json
 from tabletest.verify.audit import Audit, audit, summary
 
 

@@ -16,7 +16,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.farm.plan import FARM, MAX_PER_TASK, MAX_TASKS, Farm, Resources, Submission, layer_groups
 from tabletest.layout.selection import parse_only
-from tabletest.options import DEFAULT_OBJECTS
+from tabletest.commands.options import DEFAULT_OBJECTS
 from tabletest.farm.slurm import array_range, sbatch
 from tabletest.farm.status import TaskStatus, farm_status
 
@@ -153,7 +153,7 @@ def _task_line(task: TaskStatus) -> str:
 
 def check_render_args(args: list[str]) -> dict:
     """The flags for `tabletest render`, parsed as it will parse them, so a typo fails here, not on the cluster."""
-    from tabletest.render.cli import parse_render_flags
+    from tabletest.commands.render import parse_render_flags
 
     params = parse_render_flags(args)
     given = {arg.split("=")[0] for arg in args}
@@ -166,7 +166,7 @@ def check_random_set(params: dict, tasks: int) -> None:
     """`--scenes random`'s set checked as each task will check it (its --count, its --random-config),
     and refused when some tasks would have no scene to render."""
     from tabletest.layout.random_set import random_set_for
-    from tabletest.options import make_selection
+    from tabletest.commands.options import make_selection
 
     selection = make_selection(params["objects"], None, params["limit"], params["sample"], params["seed"], params["only"])
     catalog = load_catalog(params["catalog"])

@@ -18,7 +18,7 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
 from tabletest.layout.selection import parse_only
-from tabletest.options import CatalogOpt, JsonOpt, print_json
+from tabletest.commands.options import CatalogOpt, JsonOpt, print_json
 
 assets_app = typer.Typer(help="Build, fetch, import, list, check and show the object models.", no_args_is_help=True)
 

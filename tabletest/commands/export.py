@@ -11,7 +11,7 @@ import typer
 from tabletest.config import load_catalog
 from tabletest.errors import UserError, not_one_of
 from tabletest.layout.split import check_fraction
-from tabletest.options import CatalogOpt
+from tabletest.commands.options import CatalogOpt
 from tabletest.prompts.battery import parse_types
 
 QUESTIONS = {"variations", "types", "questions", "balance"}

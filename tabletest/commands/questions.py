@@ -11,7 +11,7 @@ import typer
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.options import CatalogOpt, DatasetOpt, LimitOpt
+from tabletest.commands.options import CatalogOpt, DatasetOpt, LimitOpt
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
 from tabletest.prompts.hierarchy.generate import FORMS, drawn_from
 from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions

@@ -9,7 +9,7 @@ import typer
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.options import CatalogOpt, LimitOpt, ObjectsOpt, OnlyOpt, SampleOpt, SeedOpt, ShardOpt, make_selection
+from tabletest.commands.options import CatalogOpt, LimitOpt, ObjectsOpt, OnlyOpt, SampleOpt, SeedOpt, ShardOpt, make_selection
 from tabletest.prompts.battery import Protocol, parse_types, scene_queries
 from tabletest.prompts.sources import dataset_scenes, enumerated_scenes
 from tabletest.files.jsonl import dumps, write_lines

@@ -18,7 +18,7 @@ from tabletest.files.lock import reading_lock
 from tabletest.files.paths import output_outside
 from tabletest.files.records import RenderRecord
 from tabletest.files.verdict import VERIFY_FILE
-from tabletest.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
+from tabletest.commands.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
 from tabletest.show.overlay import side_by_side
 from tabletest.show.pictures import save_png, scene_overlay
 

@@ -15,7 +15,7 @@ from tabletest.config import RenderSettings, load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.extras import require_render_extra
 from tabletest.write.families import Benchmark, RandomScenes, SceneFamily
-from tabletest.options import (
+from tabletest.commands.options import (
     CatalogOpt,
     JsonOpt,
     ConfigOpt,
