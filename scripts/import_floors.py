@@ -5,8 +5,8 @@
 Reads every module's `tabletest` imports (those inside functions too; not those only type checkers read)
 and prints: the imports between floors; each import that runs back up (from a lower floor to a higher
 one); each command that imports another command; the modules reached from two or more other floors
-(what a change to them ripples through); and import cycles between modules. Exits 1 when there is a
-cycle.
+(what a change to them ripples through); and import cycles between modules, then those that imports only
+type checkers read would close. Exits 1 when there is a cycle of either kind.
 """
 
 from __future__ import annotations
@@ -18,26 +18,34 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tabletest"
 # Ground to roof: a package may import those below it. The top-level modules (errors, config, cache,
-# extras) and files/ are the ground; the commands are the roof: each stage's `cli.py`, the entry point
-# (`tabletest/cli.py`, its help texts) and the options they share (`options.py`). A command may use any
-# stage; a command that imports another command is listed.
+# extras) and files/ are the ground; the commands are the roof: `tabletest/commands/` (the root command in
+# `main.py`, one module per command or command group, the options, examples and help display they share)
+# and the entry point `tabletest/cli.py`. A command may use any stage; a command that imports another
+# command is listed.
 FLOORS = ("ground", "assets", "layout", "truth", "compose", "write", "prompts", "render", "verify", "score", "rewards", "export", "show", "farm", "commands")
-COMMANDS = {"tabletest.cli", "tabletest.commands.help_display", "tabletest.commands.examples", "tabletest.commands.options"}
+ENTRY = "tabletest.cli"
+SHARED = {"tabletest.commands", "tabletest.commands.options", "tabletest.commands.examples", "tabletest.commands.help_display"}
 
 
 def module_imports() -> dict[str, set[str]]:
     """Each module's name and the project modules it imports."""
-    imports: dict[str, set[str]] = {}
+    return {name: set(_imported(tree)) for name, tree in _modules()}
+
+
+def type_only_imports() -> dict[str, set[str]]:
+    """Each module's name and the project modules it imports, those only type checkers read included."""
+    return {name: set(_imported(tree, typing=True)) for name, tree in _modules()}
+
+
+def _modules():
     for path in sorted(PACKAGE.rglob("*.py")):
-        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
-        imports[name] = set(_imported(ast.parse(path.read_text())))
-    return imports
+        yield ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__"), ast.parse(path.read_text())
 
 
-def _imported(node: ast.AST):
+def _imported(node: ast.AST, typing: bool = False):
     """The project modules a module imports when it runs (inside functions too; not those only type
-    checkers read, under `if TYPE_CHECKING:`)."""
-    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+    checkers read, under `if TYPE_CHECKING:`, unless `typing`)."""
+    if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test) and not typing:
         yield from (name for child in node.orelse for name in _imported(child))
         return
     if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tabletest"):
@@ -45,13 +53,13 @@ def _imported(node: ast.AST):
     elif isinstance(node, ast.Import):
         yield from (a.name for a in node.names if a.name.startswith("tabletest"))
     for child in ast.iter_child_nodes(node):
-        yield from _imported(child)
+        yield from _imported(child, typing)
 
 
 def floor_of(module: str) -> str:
     """The floor of a module: `commands` for a command, its stage package, or the ground."""
     parts = module.split(".")
-    if module in COMMANDS or parts[-1] == "cli":
+    if module == ENTRY:
         return "commands"
     if len(parts) > 2 or len(parts) == 2 and parts[1] in FLOORS:  # a stage's module, or a stage that is one package
         return "ground" if parts[1] == "files" else parts[1]
@@ -98,7 +106,7 @@ def main() -> int:
     for module, targets in imports.items():
         for target in targets:
             a, b = floor_of(module), floor_of(target)
-            if a == b == "commands" and module != "tabletest.cli" and target not in COMMANDS:
+            if a == b == "commands" and module not in (ENTRY, *SHARED) and target not in SHARED:
                 commands.append(f"{module} -> {target}")
             if a == b:
                 continue
@@ -124,7 +132,11 @@ def main() -> int:
     print(f"import cycles: {len(found)}")
     for group in found:
         print(f"  {' <-> '.join(group)}")
-    return 1 if found else 0
+    typed = [group for group in cycles(type_only_imports()) if group not in found]
+    print(f"import cycles closed by imports only type checkers read: {len(typed)}")
+    for group in typed:
+        print(f"  {' <-> '.join(group)}")
+    return 1 if found or typed else 0
 
 
 if __name__ == "__main__":

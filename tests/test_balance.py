@@ -34,7 +34,7 @@ from tabletest.prompts.hierarchy.pairs import view_questions
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.text_only import SAMPLE
-from tabletest.score.quantities import closeness
+from tabletest.prompts.hierarchy.closeness import closeness
 
 SCENES = 48  # random-shaped scenes of 2 to 6 objects: about 19,000 questions
 

@@ -12,7 +12,8 @@ from tabletest.config import load_catalog
 from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.record import INSTRUCTION, gold_text
 from tabletest.score.lexicon import load_lexicon
-from tabletest.score.quantities import closeness, read_numbers, read_quantities
+from tabletest.prompts.hierarchy.closeness import closeness
+from tabletest.score.quantities import read_numbers, read_quantities
 from tabletest.score.questions import Judged, ScoredQuestion, judge_question, score_questions
 from tabletest.score.questions_report import cells, consistency, markdown
 

@@ -1,4 +1,5 @@
-"""`tabletest render`: the main job, images plus exact ground truth, on CPU or a box of GPUs."""
+"""`tabletest render`: the main job, images plus exact ground truth, on CPU or a box of GPUs; and `tabletest
+kernels`: Cycles' GPU kernels compiled ahead of time."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 import typer
-from typer.exceptions import TyperException
 
 from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
 from tabletest.cache import default_layer_cache
@@ -189,18 +189,6 @@ def render(
     if summary.failed:
         typer.echo(f"error: {summary.failed} image(s) failed; see {out}/failures.jsonl", err=True)
         sys.exit(1)
-
-
-def parse_render_flags(args: list[str]) -> dict:
-    """`tabletest render`'s flags parsed as the command parses them (its parameters by name), for a tool that
-    passes them on (`tabletest slurm render`): a typo fails there, in one line."""
-    app = typer.Typer()
-    app.command()(render)
-    try:
-        return typer.main.get_command(app).make_context("tabletest render", list(args)).params
-    except TyperException as err:  # typer's own click: a usage error
-        message = err.format_message() if hasattr(err, "format_message") else str(err)
-        raise UserError(f"the render flags are not right: {message} (see tabletest render --help)") from None
 
 
 def kernels(

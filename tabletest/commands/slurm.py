@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.exceptions import TyperException
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
@@ -56,7 +57,7 @@ def render(
     """Write OUT/slurm/render.sbatch (a job array, one shard per task) and submit it, then the merge job.
     Every other flag goes to `tabletest render` as given (e.g. --objects 3 --samples 64 --assets DIR)."""
     render_args = list(ctx.args)
-    params = check_render_args(render_args)
+    params = check_render_args(ctx, render_args)
     check_random_set(params, tasks)
     old = out / "slurm" / FARM
     if old.is_file() and Farm.load(out).submissions:
@@ -151,11 +152,16 @@ def _task_line(task: TaskStatus) -> str:
     return f"  task {task.task:>4} {task.state:<10} {task.images:>6} image(s)  {scheduler}  {task.part}"
 
 
-def check_render_args(args: list[str]) -> dict:
-    """The flags for `tabletest render`, parsed as it will parse them, so a typo fails here, not on the cluster."""
-    from tabletest.commands.render import parse_render_flags
-
-    params = parse_render_flags(args)
+def check_render_args(ctx: typer.Context, args: list[str]) -> dict:
+    """The flags for `tabletest render`, parsed by that command itself (as the root finds it for `tabletest
+    render`: its parameters by name), so a typo fails here, in one line, not on the cluster."""
+    root = ctx.find_root()
+    command = root.command.get_command(root, "render")
+    try:
+        params = command.make_context("tabletest render", list(args)).params
+    except TyperException as err:  # typer's own click: a usage error
+        message = err.format_message() if hasattr(err, "format_message") else str(err)
+        raise UserError(f"the render flags are not right: {message} (see tabletest render --help)") from None
     given = {arg.split("=")[0] for arg in args}
     if params.get("shard") is not None or "--shard" in given:
         raise UserError("--shard is set per task by the farm (task i renders shard i/--tasks); leave it out")

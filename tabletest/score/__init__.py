@@ -1,1 +1,1 @@
-"""Scoring model answers: parse them as a reader would, judge them against the gold, report."""
+"""Scoring model answers (`tabletest score`): parse them as a reader would, judge them against the gold, report."""

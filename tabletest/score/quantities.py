@@ -1,4 +1,5 @@
-"""Reading lengths, angles and counts from a free-text answer, and how close a value comes to the exact one.
+"""Reading lengths, angles and counts from a free-text answer (how close a value comes to the exact one is
+`prompts/hierarchy/closeness.py`'s, which the text-only reader shares).
 
 Number words become digits through `text2num` ("twenty-three", "one hundred and five", "two point five");
 halves and quarters are read here ("half a metre", "a metre and a half", "a quarter of a metre").
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from text_to_num import alpha2digit
+
+from tabletest.prompts.hierarchy.closeness import Closeness, closeness
 
 Asked = Literal["cm", "m", "deg"]
 
@@ -80,10 +83,6 @@ AND_A_FRACTION = re.compile(
     rf"(\d+(?:\.\d+)?)(\s*{UNIT_WORD})?\s+and\s+(?:(?:an?|1)\s+(half|quarter)|(\d+)\s+quarters)\b"
 )  # 2 and a half metres, 1 metre and a half
 
-ANGLE_FLOOR = 10.0  # degrees: an angle's error is relative to at least this, as a turn's truth may be 0
-CORRECT_WITHIN = 0.10  # relative error below which an answer is correct
-THRESHOLDS = tuple((10 - k) / 20 for k in range(10))  # MRA's 1 - θ for θ = 0.50, 0.55, ..., 0.95
-
 
 @dataclass(frozen=True, slots=True)
 class _Mention:
@@ -93,20 +92,6 @@ class _Mention:
     unit: str | None
     answer_like: bool  # without a unit: stands as an answer, not as a count or label of something
     joined: bool = False  # a range or a sum already: joins nothing more
-
-
-@dataclass(frozen=True, slots=True)
-class Closeness:
-    """How near an answer comes to the truth: its relative error, VSI-Bench's mean relative accuracy, and
-    SpatialVLM's within-2x (the answer between half and twice the truth)."""
-
-    error: float
-    mra: float
-    within_2x: bool
-
-    @property
-    def correct(self) -> bool:
-        return self.error < CORRECT_WITHIN
 
 
 def read_quantities(response: str, asked: Asked) -> tuple[float, ...]:
@@ -135,24 +120,6 @@ def worst(values: tuple[float, ...], truth: float, kind: str) -> tuple[float, Cl
     an answer that names several values scores as the worst of them."""
     judged = [(value, closeness(value, truth, kind)) for value in values]
     return min(judged, key=lambda pair: (pair[1].mra, -pair[1].error))
-
-
-def closeness(value: float, truth: float, kind: str) -> Closeness:
-    """`value` against `truth`, both in SI. A length's error is relative to the truth (never 0). An angle's is
-    relative to max(|truth|, 10°), as a turn may be 0 or negative; its MRA and within-2x compare magnitudes,
-    each at least 10°. Errors and ratios are rounded to 9 decimals, so that a boundary reads as written
-    (2.5 against 2 is an error of exactly 0.25)."""
-    if kind == "angle":
-        scale = max(abs(truth), ANGLE_FLOOR)
-        error = abs(value - truth) / scale
-        magnitude = abs(abs(value) - abs(truth)) / scale
-        ratio = max(abs(value), ANGLE_FLOOR) / scale
-    else:
-        error = magnitude = abs(value - truth) / truth
-        ratio = value / truth
-    magnitude = round(magnitude, 9)
-    mra = sum(magnitude < t for t in THRESHOLDS) / len(THRESHOLDS)
-    return Closeness(round(error, 9), mra, 0.5 <= round(ratio, 9) <= 2)
 
 
 def as_asked(value: float, asked: Asked) -> str:

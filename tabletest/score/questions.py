@@ -31,7 +31,8 @@ from tabletest.files.reading import read_user_records
 from tabletest.score.collect import read_responses
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, normalize
-from tabletest.score.quantities import UNITS, as_asked, closeness, read_numbers, read_quantities, worst
+from tabletest.prompts.hierarchy.closeness import closeness
+from tabletest.score.quantities import UNITS, as_asked, read_numbers, read_quantities, worst
 
 NONE = re.compile(r"\b(?:none|nothing|no\s+(?:objects?|ones?|things?|items?|[a-z]+s)\b|there\s+(?:are|is)\s+no\b)")
 OPTION = {  # each option's words, as a pattern

@@ -12,14 +12,42 @@ needs a fact the scene's facts lack, that fact in `truth/scene_facts.py`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:  # the table is read by every stage, some without NumPy: facts are only asked of, never imported
-    from tabletest.truth.scene_facts import SceneGeometry, Thing
 
-Decide = Callable[["SceneGeometry", "Thing", "Thing"], "bool | None"]
+# What a decision reads of an object and of its scene (`truth.scene_facts`' Thing and SceneGeometry are
+# these): named here, not imported, as every stage reads the table, some without NumPy.
+class Thing(Protocol):
+    center: Any  # world centre of its 3D box (x, y, z)
+    size: tuple[float, float, float]  # box in its own frame
+    yaw_deg: float
+    carries: frozenset[str]  # what it can carry others as: `on`, `inside`
+
+    @property
+    def bottom(self) -> float: ...
+
+    def corners(self) -> Sequence[Sequence[float]]: ...
+
+
+class SceneGeometry(Protocol):
+    view: Any  # the camera as records store it (`layout.camera.CameraView`): its `ground_forward`
+    table_top: float | None
+    table: tuple[float, float] | None  # the table top's width and depth
+
+    def viewer_lateral(self, a: Thing, b: Thing) -> str | None: ...
+
+    def viewer_depth(self, a: Thing, b: Thing) -> str | None: ...
+
+    def off_plane(self, key: str, a: Thing, b: Thing) -> bool | None: ...
+
+    def gap(self, a: Thing, b: Thing) -> float | None: ...
+
+    def facing(self, of: Thing, other: Thing) -> str | None: ...
+
+
+Decide = Callable[[SceneGeometry, Thing, Thing], "bool | None"]
 
 # near and far from: the gap between the two surfaces against the pair's mean size (its largest extents):
 # within NEAR_SHARE of it near, beyond FAR_SHARE far, and neither between

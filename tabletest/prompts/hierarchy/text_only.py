@@ -25,8 +25,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 
 from tabletest.prompts.hierarchy.balance import draw
+from tabletest.prompts.hierarchy.closeness import closeness
 from tabletest.prompts.hierarchy.text_keys import asked, read_as
-from tabletest.score.quantities import closeness
 
 FOLDS = 5
 SAMPLE = 1000  # questions per template the reader learns from and is scored on (the same ones for the same stream)
