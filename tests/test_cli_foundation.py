@@ -211,3 +211,68 @@ def test_one_spelling_per_flag():
     seeds = {c: o["--seed"].help for c, o in options.items() if "--seed" in o}
     assert set(seeds) >= {"render", "vignettes", "prompts", "questions", "export"}
     assert [c for c, said in seeds.items() if not said.startswith("Seeds ")] == []
+
+
+def _modules_loaded_by(*args: str) -> set[str]:
+    """The project's modules (and NumPy, PIL) a run of `tabletest ARGS` imported, in a fresh Python."""
+    import subprocess
+    import sys
+
+    code = (
+        f"import sys\nsys.argv = ['tabletest', *{list(args)!r}]\nfrom tabletest.commands.main import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith(('tabletest', 'numpy', 'PIL')))), file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    return set(result.stderr.splitlines()[-1].split())
+
+
+def test_the_root_help_imports_no_command():
+    """`tabletest --help` lists every command by its summary, read without importing its module."""
+    loaded = _modules_loaded_by("--help")
+    commands = {m for m in loaded if m.startswith("tabletest.commands.")}
+    assert commands == {"tabletest.commands.main", "tabletest.commands.examples", "tabletest.commands.help_display"}, commands
+    assert "tabletest.config" not in loaded and "numpy" not in loaded
+
+
+def test_a_mistyped_flag_imports_only_its_command_and_none_of_its_work():
+    """`tabletest render --bogus` is refused from the render command's flags alone: no config, no scene family,
+    no render run, no NumPy."""
+    loaded = _modules_loaded_by("render", "--bogus")
+    assert {m for m in loaded if m.startswith("tabletest.commands.")} == {
+        "tabletest.commands.main", "tabletest.commands.examples", "tabletest.commands.help_display",
+        "tabletest.commands.options", "tabletest.commands.render",
+    }
+    heavy = {"tabletest.config", "tabletest.write.families", "tabletest.render.run", "tabletest.layout.selection", "numpy", "PIL"}
+    assert not heavy & loaded, heavy & loaded
+
+
+def test_the_root_help_lists_each_command_as_its_own_help_does():
+    """The summaries read from the modules' sources are what the commands themselves say: the root's help is the
+    same text before and after every command is made."""
+    import contextlib
+    import io
+
+    from typer.main import get_command
+
+    from tabletest.commands.main import COMMANDS, app
+
+    root = get_command(app)
+    ctx = root.make_context("tabletest", [], resilient_parsing=True)
+
+    def shown() -> str:
+        with contextlib.redirect_stdout(io.StringIO()) as printed:  # rich prints the help itself
+            root.get_help(ctx)
+        return printed.getvalue()
+
+    listed = shown()
+    assert not any(root.commands.made(name) for name in COMMANDS)  # listing made none of them
+    for name in COMMANDS:
+        root.commands[name]
+    assert shown() == listed
+    assert all(f"│ {name} " in listed for name in COMMANDS)
+
+
+def test_a_mistyped_command_is_answered_with_the_one_meant(cli):
+    result = cli("rendr", "--out", "x")
+    assert result.returncode == 2 and "No such command 'rendr'. Did you mean 'render'?" in result.stderr, result.stderr

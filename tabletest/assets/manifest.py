@@ -19,7 +19,6 @@ from tabletest.files.digest import sha256_of
 from tabletest.files.jsonl import atomic_bytes
 
 MANIFEST_NAME = "manifest.json"
-DEFAULT_ASSETS_DIR = Path("assets")
 REST_POSE = 1  # the rule that put a model in its rest pose (`rest.py`): bump when it would pose a model otherwise
 UNRESTED = "was stored without its rest pose (it may roll, or stand on an edge)"
 

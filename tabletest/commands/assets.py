@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from tabletest.assets.manifest import DEFAULT_ASSETS_DIR, AssetEntry, load_manifest
 from tabletest.assets.limits import DEFAULT_MAX_TRIANGLES
 from tabletest.assets.objaverse.policy import DEFAULT_LICENSES, DEFAULT_MAX_MB
 from tabletest.cache import check_run_folders
-from tabletest.config import load_catalog
+from tabletest.commands.options import DEFAULT_ASSETS_DIR, CatalogOpt, JsonOpt, print_json
 from tabletest.errors import UserError
-from tabletest.extras import require_render_extra
-from tabletest.layout.selection import parse_only
-from tabletest.commands.options import CatalogOpt, JsonOpt, print_json
+
+if TYPE_CHECKING:
+    from tabletest.assets.manifest import AssetEntry
 
 assets_app = typer.Typer(help="Build, fetch, import, list, check and show the object models.", no_args_is_help=True)
 
@@ -50,6 +49,9 @@ def build(
 ) -> None:
     """Build the objects procedurally (the built-in library); other manifest entries, and models fetched or imported, are kept."""
     from tabletest.assets.builtin.build import build_assets
+    from tabletest.assets.manifest import load_manifest
+    from tabletest.config import load_catalog
+    from tabletest.layout.selection import parse_only
 
     cat = load_catalog(catalog)
     names = [o.name for o in cat.select(parse_only(only))]
@@ -76,6 +78,9 @@ def build(
 @assets_app.command("list")
 def list_assets(assets: AssetsOpt = DEFAULT_ASSETS_DIR, catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
     """List what is built, from the manifest, in catalog order; say which catalog objects are missing."""
+    from tabletest.assets.manifest import load_manifest
+    from tabletest.config import load_catalog
+
     cat = load_catalog(catalog)
     manifest = load_manifest(assets)
     names = [n for n in cat.names if n in manifest.objects] + sorted(set(manifest.objects) - set(cat.names))
@@ -115,6 +120,8 @@ def check(
     """Verify every model: present, pinned bytes, loads, triangle and texture limits, a visible surface,
     catalog size, canonical frame. Render uses only models that pass."""
     from tabletest.assets.check import check_assets
+    from tabletest.config import load_catalog
+    from tabletest.layout.selection import parse_only
 
     cat = load_catalog(catalog)
     names = parse_only(only)
@@ -144,6 +151,9 @@ def sheet(
     catalog: CatalogOpt = None,
 ) -> None:
     """Render a labelled contact sheet, each object alone in three-quarter view (Blender Workbench)."""
+    from tabletest.config import load_catalog
+    from tabletest.extras import require_render_extra
+    from tabletest.layout.selection import parse_only
     from tabletest.render.sheet import render_sheet
 
     require_render_extra("assets sheet", "bpy")
@@ -171,6 +181,10 @@ def fetch(
     catalog: CatalogOpt = None,
 ) -> None:
     """Download real models from Objaverse, check, pin (objaverse.lock.json), normalise and store them."""
+    from tabletest.config import load_catalog
+    from tabletest.extras import require_render_extra
+    from tabletest.layout.selection import parse_only
+
     require_render_extra("assets fetch", "objaverse")
     from tabletest.assets.objaverse.fetch import fetch_assets
     from tabletest.assets.objaverse.hub import Network, session
@@ -196,6 +210,8 @@ def import_dir(
 ) -> None:
     """Normalise your own model files (no internet needed) exactly like downloaded ones."""
     from tabletest.assets.importer import import_folder
+    from tabletest.config import load_catalog
+    from tabletest.layout.selection import parse_only
 
     cat = load_catalog(catalog)
     report = import_folder(
@@ -219,5 +235,6 @@ def credits(
 ) -> None:
     """Print who made each Objaverse model in use: object, title, author, licence, URL."""
     from tabletest.assets.objaverse.credits import credit_rows, render_credits
+    from tabletest.config import load_catalog
 
     typer.echo(render_credits(credit_rows(load_catalog(catalog), assets), fmt), nl=False)

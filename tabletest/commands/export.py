@@ -8,11 +8,8 @@ from typing import Annotated, Literal
 
 import typer
 
-from tabletest.config import load_catalog
-from tabletest.errors import UserError, not_one_of
-from tabletest.layout.split import check_fraction
 from tabletest.commands.options import CatalogOpt
-from tabletest.prompts.battery import parse_types
+from tabletest.errors import UserError, not_one_of
 
 QUESTIONS = {"variations", "types", "questions", "balance"}
 HIERARCHY = {"vlmevalkit": "hierarchy:export_vlmevalkit_hierarchy", "lmms-eval": "hierarchy:export_lmms_eval_hierarchy"}
@@ -100,7 +97,10 @@ def export(
     catalog: CatalogOpt = None,
 ) -> None:
     """Export a render to a training or evaluation format (no Blender needed)."""
+    from tabletest.config import load_catalog
     from tabletest.export.run import ExportOptions, run_export
+    from tabletest.layout.split import check_fraction
+    from tabletest.prompts.battery import parse_types
 
     if fmt not in FORMATS:
         raise not_one_of("--format", fmt, list(FORMATS), "parquet")

@@ -1,25 +1,28 @@
-"""The `tabletest` command: one sub-command per pipeline stage, user mistakes as one clear line."""
+"""The `tabletest` root: each command by name, its module imported only when that command runs or its own help
+is asked, so `tabletest --help` and a mistyped flag answer at once; user mistakes as one clear line."""
 
 from __future__ import annotations
 
+import ast
 import errno
 import importlib
+import importlib.util
+import inspect
 import sys
 from collections.abc import Iterator, MutableMapping
+from pathlib import Path
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
-from tabletest import __version__
 import tabletest.commands.help_display  # noqa: F401  (switches shown without <bool>)
+from tabletest import __version__
 from tabletest.commands.examples import with_example
-from tabletest.config import load_catalog
 from tabletest.errors import Interrupted, UserError
-from tabletest.commands.options import CatalogOpt, JsonOpt, print_json
 
-# Every other command, as (module, name): imported when it runs (or help lists it), so that `tabletest
-# render` does not spend its start-up importing what scoring, exports and the farm need.
+# Every command as (module, name: a function, or a typer app for a group), in the order help lists them.
 COMMANDS = {
+    "catalog": ("tabletest.commands.catalog", "catalog"),
     "vignettes": ("tabletest.commands.vignettes", "vignettes"),
     "render": ("tabletest.commands.render", "render"),
     "kernels": ("tabletest.commands.render", "kernels"),
@@ -43,6 +46,9 @@ class _Commands(MutableMapping):
     def __init__(self, made: dict) -> None:
         self._made = dict(made)
         self._order = [*made, *COMMANDS]
+
+    def made(self, name: str) -> bool:
+        return name in self._made
 
     def __getitem__(self, name: str) -> typer.core.click.Command:
         if name not in self._made and name in COMMANDS:
@@ -77,10 +83,49 @@ def _click_command(name: str, target):
     return with_example(typer.main.get_command(single), name)
 
 
+def summary(name: str) -> str | None:
+    """A command's help as the root's list shows it (typer shows its first paragraph), read from its module's
+    source without importing it: its function's docstring, or the `help=` of its group's `typer.Typer(...)`;
+    None where the source does not say it plainly."""
+    module, attribute = COMMANDS[name]
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    for node in ast.parse(Path(spec.origin).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef) and node.name == attribute:
+            return inspect.cleandoc(ast.get_docstring(node, clean=False) or "")
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [attribute]:
+            given = {k.arg: k.value for k in getattr(node.value, "keywords", ())}
+            if isinstance(given.get("help"), ast.Constant) and isinstance(given["help"].value, str):
+                return given["help"].value
+    return None
+
+
 class _LazyGroup(TyperGroup):
+    """The root group: a command is made (its module imported) when it runs or its help is asked; the root's
+    own help lists the others by their summaries alone."""
+
     def __init__(self, **attrs) -> None:
         super().__init__(**attrs)
         self.commands = _Commands({name: with_example(c, name) for name, c in self.commands.items()})
+        self._listing = False
+
+    def list_commands(self, ctx) -> list[str]:
+        return list(self.commands)  # typer's own reads every command, which would make them all
+
+    def get_command(self, ctx, name: str):
+        if self._listing and name in COMMANDS and not self.commands.made(name):
+            shown = summary(name)
+            if shown is not None:
+                return TyperCommand(name, help=shown)
+        return self.commands.get(name)
+
+    def format_help(self, ctx, formatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
 
 
 app = typer.Typer(
@@ -106,24 +151,6 @@ def _root(
     ),
 ) -> None:
     pass
-
-
-@app.command()
-def catalog(catalog: CatalogOpt = None, as_json: JsonOpt = False) -> None:
-    """List the object catalog (the order that defines every scene index)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    cat = load_catalog(catalog)
-    if as_json:
-        print_json({"objects": [{"index": i, "name": o.name, "kind": o.kind, "group": o.group, "size_m": o.size_m} for i, o in enumerate(cat.objects)]})
-        return
-    table = Table(title=f"{len(cat)} objects")
-    for column in ("#", "name", "kind", "group", "size (m)"):
-        table.add_column(column, justify="right" if column in {"#", "size (m)"} else "left")
-    for i, obj in enumerate(cat.objects):
-        table.add_row(str(i), obj.name, obj.kind, obj.group, f"{obj.size_m:.3f}")
-    Console().print(table)
 
 
 # the UsageError of the click that typer uses (its own copy since typer 0.2x): parent of the public BadParameter

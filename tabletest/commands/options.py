@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
-from pydantic import ValidationError
 
-from tabletest.config import RenderSettings
 from tabletest.errors import UserError
-from tabletest.layout.selection import Selection, Shard, parse_only
+
+if TYPE_CHECKING:  # read when a command runs, not when its options are declared (its --help needs none of them)
+    from tabletest.config import RenderSettings
+    from tabletest.layout.selection import Selection
+
+DEFAULT_ASSETS_DIR = Path("assets")  # the assets folder a command reads or writes when given none
 
 CatalogOpt = Annotated[
     Optional[Path], typer.Option("--catalog", help="Object catalog YAML (default: the built-in 64 objects).")
@@ -57,6 +60,8 @@ def print_json(result: object) -> None:
 def make_selection(
     objects: int | None, shard: str | None, limit: int | None, sample: int | None, seed: int | None, only: str | None
 ) -> Selection:
+    from tabletest.layout.selection import Selection, Shard, parse_only
+
     return Selection(
         n_objects=DEFAULT_OBJECTS if objects is None else objects,
         only=parse_only(only),
@@ -78,6 +83,8 @@ def parse_resolution(text: str) -> tuple[int, int]:
 def with_flags(settings: RenderSettings, overrides: dict, resolution_text: str | None) -> RenderSettings:
     """The config's render settings with the flags' values, checked as the config's own are: here, so that
     `render` and `vignettes` (whose scenes must be the render's) refuse the same values in the same words."""
+    from pydantic import ValidationError
+
     try:
         return settings.model_validate({**settings.model_dump(), **overrides})
     except ValidationError as err:

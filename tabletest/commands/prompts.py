@@ -7,13 +7,18 @@ from typing import Annotated
 
 import typer
 
-from tabletest.config import load_catalog
+from tabletest.commands.options import (
+    CatalogOpt,
+    LimitOpt,
+    ObjectsOpt,
+    OnlyOpt,
+    SampleOpt,
+    SeedOpt,
+    ShardOpt,
+    make_selection,
+)
 from tabletest.errors import UserError
-from tabletest.commands.options import CatalogOpt, LimitOpt, ObjectsOpt, OnlyOpt, SampleOpt, SeedOpt, ShardOpt, make_selection
 from tabletest.prompts.battery import Protocol, parse_types, scene_queries
-from tabletest.prompts.sources import dataset_scenes, enumerated_scenes
-from tabletest.files.jsonl import dumps, write_lines
-from tabletest.files.paths import output_outside
 
 
 def prompts(
@@ -52,6 +57,11 @@ def prompts(
     ] = False,
 ) -> None:
     """Write the eight prompt types of the study as JSONL queries (no Blender needed)."""
+    from tabletest.config import load_catalog
+    from tabletest.files.jsonl import dumps, write_lines
+    from tabletest.files.paths import output_outside
+    from tabletest.prompts.sources import dataset_scenes, enumerated_scenes
+
     chosen_types = parse_types(types)
     if dataset is None and not text_only:
         raise UserError(

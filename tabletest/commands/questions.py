@@ -9,19 +9,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from tabletest.config import load_catalog
-from tabletest.errors import UserError
 from tabletest.commands.options import CatalogOpt, DatasetOpt, LimitOpt
-from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
+from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.generate import FORMS, drawn_from
-from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
 from tabletest.prompts.hierarchy.record import Phrasings
-from tabletest.files.reading import read_records, require
-from tabletest.files.records import check_scene_record
-from tabletest.truth.described import described
-from tabletest.files.jsonl import dumps, write_lines
-from tabletest.files.lock import reading_lock
-from tabletest.files.paths import output_outside
 
 SCENE_FIX = "give a render's metadata.jsonl (or its folder) or a `tabletest vignettes` JSONL file"
 
@@ -71,6 +62,16 @@ def questions(
     catalog: CatalogOpt = None,
 ) -> None:
     """Write spatial questions beyond left and right (SPHERE's levels, VSR captions, SpartQA stories) as JSONL."""
+    from tabletest.config import load_catalog
+    from tabletest.files.jsonl import dumps, write_lines
+    from tabletest.files.lock import reading_lock
+    from tabletest.files.paths import output_outside
+    from tabletest.files.reading import read_records, require
+    from tabletest.files.records import check_scene_record
+    from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
+    from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
+    from tabletest.truth.described import described
+
     source = scene_records_given(source, dataset)
     chosen = tuple(f.strip() for f in forms.split(",") if f.strip())
     unknown = [f for f in chosen if f not in FORMS]

@@ -5,22 +5,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
-from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
 from tabletest.cache import default_layer_cache
-from tabletest.config import RenderSettings, load_catalog, load_config
-from tabletest.errors import UserError
-from tabletest.extras import require_render_extra
-from tabletest.write.families import Benchmark, RandomScenes, SceneFamily
 from tabletest.commands.options import (
+    DEFAULT_ASSETS_DIR,
     CatalogOpt,
-    JsonOpt,
     ConfigOpt,
     CounterfactualsOpt,
     CountOpt,
+    JsonOpt,
     LimitOpt,
     OnlyOpt,
     RandomConfigOpt,
@@ -30,15 +26,19 @@ from tabletest.commands.options import (
     ShardOpt,
     ViewsOpt,
     make_selection,
-    print_json,
     parse_resolution,
+    print_json,
     with_flags,
 )
+from tabletest.errors import UserError
 from tabletest.render.devices import DEVICE_CHOICES, usable_cores
 from tabletest.render.estimate import LONG_S, cpu_seconds, duration
-from tabletest.render.run import render_run
-from tabletest.render.run_options import RenderOptions
 
+if TYPE_CHECKING:
+    from tabletest.config import RenderSettings
+
+# What `render` needs beyond its flags (the configs, the scene families, the run) is imported when it runs:
+# its --help and a mistyped flag answer without them.
 LAYER_CACHE = default_layer_cache()
 
 
@@ -130,6 +130,12 @@ def render(
     catalog: CatalogOpt = None,
 ) -> None:
     """Render the selected scenes: images/, metadata.jsonl, run.json, failures.jsonl under --out."""
+    from tabletest.config import load_catalog, load_config
+    from tabletest.extras import require_render_extra
+    from tabletest.render.run import render_run
+    from tabletest.render.run_options import RenderOptions
+    from tabletest.write.families import Benchmark, RandomScenes, SceneFamily
+
     if mode == "composite":  # Blender only for layers missing from the cache: checked once that is known
         require_render_extra("render", "OpenEXR", "PyOpenColorIO")
     else:
@@ -208,6 +214,7 @@ def kernels(
 ) -> None:
     """Compile Cycles' GPU kernels ahead of time for NVIDIA GPUs the installed Blender has none for (A100,
     H100, H200), so their first render takes seconds instead of minutes. Needs no GPU: run it on a login node."""
+    from tabletest.extras import require_render_extra
     from tabletest.render.kernels import CyclesKernels, machine_architectures, parse_architectures, prepare
 
     found = CyclesKernels.given(cycles_lib) if cycles_lib else CyclesKernels.installed()

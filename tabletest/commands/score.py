@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from tabletest.config import load_catalog
 from tabletest.commands.options import CatalogOpt
-from tabletest.score.collect import Scoring, score_responses
-from tabletest.score.lexicon import load_lexicon
-from tabletest.score.predictions import in_folders
-from tabletest.score.questions_report import score_question_files
+
+if TYPE_CHECKING:
+    from tabletest.score.collect import Scoring
 
 
 def score(
@@ -48,6 +46,12 @@ def score(
     catalog: CatalogOpt = None,
 ) -> None:
     """Score model responses to the prompts: accuracy tables, biases, tests, consistency and plots."""
+    from tabletest.config import load_catalog
+    from tabletest.score.collect import score_responses
+    from tabletest.score.lexicon import load_lexicon
+    from tabletest.score.predictions import in_folders
+    from tabletest.score.questions_report import score_question_files
+
     lexicon = load_lexicon(load_catalog(catalog), synonyms)
     responses = in_folders(responses)
     if score_question_files(prompts, responses, lexicon, out):

@@ -7,20 +7,16 @@ import difflib
 import os
 from itertools import islice
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from tabletest.config import load_catalog
-from tabletest.errors import UserError
-from tabletest.files.dataset import RenderDataset
-from tabletest.files.lock import reading_lock
-from tabletest.files.paths import output_outside
-from tabletest.files.records import RenderRecord
-from tabletest.files.verdict import VERIFY_FILE
 from tabletest.commands.options import CatalogOpt, DatasetArg, DatasetOpt, dataset_folder
-from tabletest.show.overlay import side_by_side
-from tabletest.show.pictures import save_png, scene_overlay
+from tabletest.errors import UserError
+
+if TYPE_CHECKING:
+    from tabletest.files.dataset import RenderDataset
+    from tabletest.files.records import RenderRecord
 
 FIRST = 4  # scenes shown when no --id is given
 
@@ -35,6 +31,12 @@ def show(
 ) -> None:
     """Draw each scene's labels on its image: names, 2D boxes, mask outlines, the 3D boxes projected with the
     scene's camera, hidden objects, and its relations below."""
+    from tabletest.files.dataset import RenderDataset
+    from tabletest.files.lock import reading_lock
+    from tabletest.files.paths import output_outside
+    from tabletest.show.overlay import side_by_side
+    from tabletest.show.pictures import save_png, scene_overlay
+
     if out.suffix.lower() != ".png":
         raise UserError(f"--out {out} is not a .png file; give e.g. --out show.png")
     output_outside(out, dataset, "--out")
@@ -69,6 +71,11 @@ def gallery(
     catalog: CatalogOpt = None,
 ) -> None:
     """Write a static site of a render folder: thumbnails with filters, and each image's labels, record and questions."""
+    from tabletest.config import load_catalog
+    from tabletest.files.dataset import RenderDataset
+    from tabletest.files.lock import reading_lock
+    from tabletest.files.paths import output_outside
+    from tabletest.files.verdict import VERIFY_FILE
     from tabletest.show.gallery import MARKER, build
 
     folder = dataset_folder(folder, dataset, "tabletest gallery --dataset train/ --out train-gallery/")

@@ -8,18 +8,17 @@ import sys
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from typer.exceptions import TyperException
 
-from tabletest.config import load_catalog
+from tabletest.commands.options import DEFAULT_OBJECTS
 from tabletest.errors import UserError
 from tabletest.farm.plan import FARM, MAX_PER_TASK, MAX_TASKS, Farm, Resources, Submission, layer_groups
-from tabletest.layout.selection import parse_only
-from tabletest.commands.options import DEFAULT_OBJECTS
-from tabletest.farm.slurm import array_range, sbatch
-from tabletest.farm.status import TaskStatus, farm_status
+
+if TYPE_CHECKING:
+    from tabletest.farm.status import TaskStatus
 
 slurm_app = typer.Typer(
     help="Render on a SLURM cluster: one job array (a shard per task), status, resubmission, merge.",
@@ -56,6 +55,9 @@ def render(
 ) -> None:
     """Write OUT/slurm/render.sbatch (a job array, one shard per task) and submit it, then the merge job.
     Every other flag goes to `tabletest render` as given (e.g. --objects 3 --samples 64 --assets DIR)."""
+    from tabletest.config import load_catalog
+    from tabletest.layout.selection import parse_only
+
     render_args = list(ctx.args)
     params = check_render_args(ctx, render_args)
     check_random_set(params, tasks)
@@ -84,6 +86,8 @@ def status(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per task instead of the summary.")] = False,
 ) -> None:
     """Done / running / pending / failed / unfinished per task, from the shards' records and SLURM."""
+    from tabletest.farm.status import farm_status
+
     farm = Farm.load(out)
     tasks = farm_status(farm)
     if as_json:
@@ -107,6 +111,8 @@ def status(
 @slurm_app.command()
 def resubmit(out: OutOpt, merge: MergeOpt = True, dry_run: DryRunOpt = False) -> None:
     """Submit again only the tasks that are failed or unfinished (each resumes its own shard), then the merge."""
+    from tabletest.farm.status import farm_status
+
     farm = Farm.load(out)
     tasks = farm_status(farm)
     again = [t.task for t in tasks if t.state in ("failed", "unfinished")]
@@ -121,6 +127,8 @@ def resubmit(out: OutOpt, merge: MergeOpt = True, dry_run: DryRunOpt = False) ->
 def _submit(farm: Farm, tasks: list[int], after: list[str], merge: bool, dry_run: bool, layers: bool = False) -> None:
     """Submit the array's `tasks` (after the layer step, with `layers`) and (with `merge`) the merge job
     after them and the `after` tasks."""
+    from tabletest.farm.slurm import array_range, sbatch
+
     array = f"--array={array_range(tasks)}"
     if dry_run:
         if layers:
@@ -171,8 +179,9 @@ def check_render_args(ctx: typer.Context, args: list[str]) -> dict:
 def check_random_set(params: dict, tasks: int) -> None:
     """`--scenes random`'s set checked as each task will check it (its --count, its --random-config),
     and refused when some tasks would have no scene to render."""
-    from tabletest.layout.random_set import random_set_for
     from tabletest.commands.options import make_selection
+    from tabletest.config import load_catalog
+    from tabletest.layout.random_set import random_set_for
 
     selection = make_selection(params["objects"], None, params["limit"], params["sample"], params["seed"], params["only"])
     catalog = load_catalog(params["catalog"])

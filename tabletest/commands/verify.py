@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from tabletest.files.paths import output_outside
-from tabletest.files.verdict import VERIFY_FILE, disputed_by_scene, write_verdicts
 from tabletest.commands.options import DatasetArg, DatasetOpt, JsonOpt, dataset_folder, print_json
-from tabletest.verify.audit import Audit, audit, summary
+
+if TYPE_CHECKING:
+    from tabletest.verify.audit import Audit
 
 
 def verify(
@@ -28,6 +28,10 @@ def verify(
 ) -> None:
     """Audit a render folder against its own pixels: every label, box and file; exit 1 on any disagreement, 3 when
     some labels could not be checked (a partial verdict). The folder must be rendered with `--masks`."""
+    from tabletest.files.paths import output_outside
+    from tabletest.files.verdict import VERIFY_FILE, disputed_by_scene, write_verdicts
+    from tabletest.verify.audit import audit, summary
+
     folder = dataset_folder(folder, dataset, "tabletest verify --dataset train/")
     if show is not None:
         output_outside(show, folder, "--show")

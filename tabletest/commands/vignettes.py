@@ -7,15 +7,12 @@ from typing import Annotated, Literal, Optional
 
 import typer
 
-from tabletest.assets.manifest import DEFAULT_ASSETS_DIR
-from tabletest.config import load_catalog, load_config
-from tabletest.layout.random_set import random_set_for
-from tabletest.layout.selection import select_scenes
 from tabletest.commands.options import (
+    DEFAULT_ASSETS_DIR,
     CatalogOpt,
     ConfigOpt,
-    CountOpt,
     CounterfactualsOpt,
+    CountOpt,
     LimitOpt,
     ObjectsOpt,
     OnlyOpt,
@@ -28,9 +25,6 @@ from tabletest.commands.options import (
     parse_resolution,
     with_flags,
 )
-from tabletest.assets.needed import needed_assets
-from tabletest.truth.records import random_vignette_records, vignette_record
-from tabletest.files.jsonl import dumps, write_lines
 
 
 def vignettes(
@@ -64,6 +58,13 @@ def vignettes(
     config: ConfigOpt = None,
 ) -> None:
     """Write the vignettes, relations and object names of every selected scene (no Blender needed)."""
+    from tabletest.assets.needed import needed_assets
+    from tabletest.config import load_catalog, load_config
+    from tabletest.files.jsonl import dumps, write_lines
+    from tabletest.layout.random_set import random_set_for
+    from tabletest.layout.selection import select_scenes
+    from tabletest.truth.records import random_vignette_records, vignette_record
+
     cat = load_catalog(catalog)
     cfg = load_config(config)
     overrides = {"seed": seed, **({"resolution": parse_resolution(resolution)} if resolution else {})}

@@ -7,10 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from tabletest.config import load_catalog
-from tabletest.errors import UserError
 from tabletest.commands.options import CatalogOpt
-from tabletest.write.merge import merge_parts
+from tabletest.errors import UserError
 
 
 def merge(
@@ -26,6 +24,9 @@ def merge(
 ) -> None:
     """Merge shard folders into one dataset: refuses mismatched, overlapping, missing or broken parts;
     hard-links the images (copies across file systems); safe to kill and rerun."""
+    from tabletest.config import load_catalog
+    from tabletest.write.merge import merge_parts
+
     given = [*(parts or ()), *(datasets or ())]
     if not given:
         raise UserError("no parts given; name the shard folders, e.g. tabletest merge out/parts/* --out merged/")
