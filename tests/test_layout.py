@@ -6,7 +6,8 @@ import pytest
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.layout.enumeration import index_to_tuple, parse_scene_id, scene_count, scene_id, tuple_to_index
+from tabletest.files.family import index_problem
+from tabletest.layout.enumeration import index_to_tuple, scene_count, scene_id, tuple_to_index
 from tabletest.layout.selection import Selection, Shard, count_selected, select_scenes
 
 CATALOG = load_catalog()
@@ -31,7 +32,11 @@ def test_scene_ids_and_names_follow_catalog_order():
     assert [s.id for s in scenes] == ["2obj-000000", "2obj-000001", "2obj-000002"]
     assert scenes[0].objects == (CATALOG.names[0], CATALOG.names[1])
     assert scene_id(3, 249983) == "3obj-249983"
-    assert parse_scene_id("2obj-000123") == (2, 123)
+    # what readers take back from an id: its index and its object count (a record's index and objects must agree)
+    two = [{"name": name} for name in CATALOG.names[:2]]
+    assert index_problem({"id": scene_id(2, 123), "index": 123, "objects": two}) is None
+    assert "is not the 123 its id 2obj-000123 names" in index_problem({"id": scene_id(2, 123), "index": 124, "objects": two})
+    assert "names a 3-object scene" in index_problem({"id": scene_id(3, 5), "index": 5, "objects": two})
 
 
 def test_shards_are_disjoint_and_cover_the_set():

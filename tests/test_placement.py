@@ -11,12 +11,18 @@ import pytest
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.camera import PinholeCamera
-from tabletest.layout.placement import image_box, place, slot_u
+from tabletest.layout.placement import Placement, place, slot_u
 
 CONFIG = load_config()
 CATALOG = load_catalog()
 CAMERA = PinholeCamera.from_config(CONFIG)
 MIN_SPAN_PX = 24
+
+
+def image_box(camera: PinholeCamera, placement: Placement) -> tuple[float, float, float, float]:
+    """The image rectangle [x0, y0, x1, y1] that holds the object's projected 3D box (a bound on its pixels)."""
+    uv = camera.project(placement.box_corners())
+    return (float(uv[:, 0].min()), float(uv[:, 1].min()), float(uv[:, 0].max()), float(uv[:, 1].max()))
 
 
 @pytest.fixture(scope="module")

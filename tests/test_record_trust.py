@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from tabletest.errors import UserError
-from tabletest.files.verdict import read_verdicts, unverified_labels
+from tabletest.files.verdict import KeptVerdict, kept_verdict
 from tabletest.files.lock import output_lock
 from tabletest.files.paths import record_id, record_path
 
@@ -154,7 +154,13 @@ def families(tmp_path_factory, builtin_assets) -> Path:
 def disputes(folder: Path, assets: Path) -> dict[str, list[str]]:
     result = run_cli("verify", str(folder), "--assets", str(assets))
     assert "Traceback" not in result.stderr, result.stderr
-    return read_verdicts(folder) or {}
+    kept = verdict(folder)
+    return kept.disputed if kept else {}
+
+
+def verdict(folder: Path) -> KeptVerdict | None:
+    """The verdict kept beside the folder, as the gallery reads it."""
+    return kept_verdict(folder, [json.loads(line) for line in (folder / "metadata.jsonl").read_text().splitlines()])
 
 
 def family_of(records: list[dict], kind: str) -> tuple[str, str]:
@@ -211,7 +217,8 @@ def test_a_verdict_is_full_only_where_every_label_was_checked_and_holds_only_for
     partial = run_cli("verify", "--dataset", str(out), "--assets", str(tmp_path / "nonexistent"))
     assert partial.returncode == 3, partial.stdout + partial.stderr
     assert partial.stderr.count("\n") == 1 and partial.stderr.startswith("error: the verdict is partial, not every label was checked: ")
-    assert "pass --assets" in partial.stderr and unverified_labels(out) and read_verdicts(out) == {}
+    kept = verdict(out)
+    assert "pass --assets" in partial.stderr and kept.partial and kept.disputed == {} and not kept.outdated
     site = tmp_path / "site"
     assert run_cli("gallery", "--dataset", str(out), "--out", str(site)).returncode == 0
     index = json.loads(re.search(r"tabletestIndex\((.*)\)", (site / "data" / "index.js").read_text(), re.S).group(1))
@@ -219,7 +226,8 @@ def test_a_verdict_is_full_only_where_every_label_was_checked_and_holds_only_for
     assert shown == {"partly checked"}, shown  # the gallery never shows a partial verdict as an agreement
     full = run_cli("verify", "--dataset", str(out), "--assets", str(builtin_assets))
     assert full.returncode == 0, full.stdout + full.stderr
-    assert unverified_labels(out) == [] and read_verdicts(out) == {}
+    kept = verdict(out)
+    assert kept.partial == [] and kept.disputed == {} and not kept.outdated
     changed = json.loads((out / "metadata.jsonl").read_text().splitlines()[1])["id"]  # an image replaced after verify
     shutil.copy(out / "images" / "rnd3-0000004.png", out / "images" / f"{changed}.png")
     assert run_cli("gallery", "--dataset", str(out), "--out", str(site)).returncode == 0

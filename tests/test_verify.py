@@ -16,7 +16,7 @@ from PIL import Image
 from tabletest.assets.builtin.build import build_assets
 from tabletest.config import load_catalog, load_config
 from tabletest.layout.camera import PinholeCamera
-from tabletest.files.verdict import VERIFY_FILE, read_verdicts
+from tabletest.files.verdict import VERIFY_FILE, kept_verdict
 
 from conftest import run_cli
 
@@ -231,10 +231,10 @@ def test_the_verdict_is_kept_for_this_metadata_only_and_a_read_only_folder_is_ve
     rows[0]["objects"][0]["bbox_px"] = [0.0, 0.0, 2.0, 2.0]
     write_records(copy, rows)
     assert verify(copy).returncode == 1
-    disputed = read_verdicts(copy)
+    disputed = kept_verdict(copy, rows).disputed
     assert list(disputed) == [rows[0]["id"]] and any("bbox" in what for what in disputed[rows[0]["id"]])
     write_records(copy, rows[1:])  # the folder changed since: the verdict no longer applies
-    assert read_verdicts(copy) is None
+    assert kept_verdict(copy, rows[1:]) is None
     frozen = tmp_path / "frozen"
     frozen.mkdir()
     if subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(frozen)], capture_output=True).returncode:

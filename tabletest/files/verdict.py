@@ -85,16 +85,6 @@ def files_digest(root: Path, record: Mapping) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def read_verdicts(root: Path) -> dict[str, list[str]] | None:
-    """The disputed scenes of the last verify of this very metadata, or None: never verified, or since changed."""
-    return _disputed(_report(root))
-
-
-def unverified_labels(root: Path) -> list[str]:
-    """What the last verify of this very metadata could not check (empty for a full verdict, or none at all)."""
-    return _partial(_report(root))
-
-
 def kept_verdict(root: Path, records: Iterable[Mapping]) -> KeptVerdict | None:
     """The last verify of this very metadata, with the scenes among `records` whose files changed since
     (hashed in threads: a folder of many images is read once, at the disk's pace); None where there is none."""

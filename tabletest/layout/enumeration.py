@@ -19,14 +19,6 @@ def scene_id(n_objects: int, index: int) -> str:
     return f"{n_objects}obj-{index:06d}"
 
 
-def parse_scene_id(sid: str) -> tuple[int, int]:
-    """`2obj-000123` -> (2, 123)."""
-    head, _, tail = sid.partition("obj-")
-    if not (head.isdigit() and tail.isdigit()):
-        raise ValueError(f"not a scene id: {sid!r} (expected like 2obj-000123)")
-    return int(head), int(tail)
-
-
 def index_to_tuple(index: int, n_catalog: int, n_objects: int) -> tuple[int, ...]:
     """Decode a position in the lexicographic permutation order into catalog indices, left to right."""
     total = scene_count(n_catalog, n_objects)

@@ -76,9 +76,3 @@ def place(
         x = camera.x_for_u(u, 0.0, top + size[2] / 2)
         out.append(Placement(SLOT_NAMES[n][position], (x, 0.0, top), resting_yaw(size), tuple(size)))
     return out
-
-
-def image_box(camera: PinholeCamera, placement: Placement) -> tuple[float, float, float, float]:
-    """The image rectangle [x0, y0, x1, y1] that holds the object's projected 3D box (a bound on its pixels)."""
-    uv = camera.project(placement.box_corners())
-    return (float(uv[:, 0].min()), float(uv[:, 1].min()), float(uv[:, 0].max()), float(uv[:, 1].max()))
