@@ -250,3 +250,17 @@ def test_the_verdict_is_kept_for_this_metadata_only_and_a_read_only_folder_is_ve
         assert not (frozen / "render" / VERIFY_FILE).exists()
     finally:
         subprocess.run(["umount", str(frozen)], check=True)
+
+
+@pytest.mark.parametrize("fixture", ["random-golden", "benchmark-main"])
+def test_the_golden_folders_verify_without_a_disagreement(fixture, tmp_path):
+    """Each golden folder, verified as a user verifies a render (no flag), agrees with its own pixels: the
+    random set's settings.json pins how its labels read (in front of by where objects stand, "the scissors
+    are"). Without a run.json naming the render config and the models, the verdict is partial, not wrong."""
+    from conftest import REPO
+
+    folder = Path(shutil.copytree(REPO / "tests" / "fixtures" / fixture, tmp_path / fixture))  # verify keeps its verdict beside it
+    result = run_cli("verify", str(folder))
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1] == "0 disagreement(s) in 0 scene(s)", result.stdout
+    assert "drawn before" not in result.stderr, result.stderr  # the random set's rules read from its settings
