@@ -89,6 +89,38 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(skip)
 
 
+def one_look_random_data(**objects) -> dict:
+    """configs/random.yaml's content with `looks` off (every object in its catalog model and its own colours),
+    with `objects` keys set (a `None` leaves one out): the random config as the tests that pin exact scenes drew
+    them. `looks` off is left out of a config's digest, so these are the scenes the shipped config drew before
+    it drew looks."""
+    import yaml
+
+    config = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    config["looks"] = {"models": 1, "colours": False}
+    for key, value in objects.items():
+        if value is None:
+            config["objects"].pop(key, None)
+        else:
+            config["objects"][key] = value
+    return config
+
+
+def one_look_random_config(folder: Path, **objects) -> Path:
+    """`one_look_random_data` written into `folder`, for `--random-config`."""
+    import yaml
+
+    path = folder / "random-one-look.yaml"
+    path.write_text(yaml.safe_dump(one_look_random_data(**objects)))
+    return path
+
+
+@pytest.fixture(scope="session")
+def one_look(tmp_path_factory) -> Path:
+    """The random config with `looks` off, for `--random-config` (see `one_look_random_data`)."""
+    return one_look_random_config(tmp_path_factory.mktemp("one-look"))
+
+
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "tabletest.cli", *args], capture_output=True, text=True, cwd=cwd or REPO, timeout=timeout

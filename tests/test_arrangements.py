@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import REPO, run_cli
+from conftest import REPO, one_look_random_data, run_cli
 
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
@@ -18,7 +18,7 @@ from tabletest.layout.arrangements import Contact, Pose, Shape, carry, slide_to
 from tabletest.assets.canonical import model_mesh
 from physics import plausibility
 from tabletest.layout.instances import kind_of
-from tabletest.layout.random_config import RandomConfig, load_random_config
+from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject, sample_scene
 from tabletest.layout.random_set import make_random_set
 from tabletest.truth.contact import contact_relations
@@ -30,11 +30,14 @@ RES = (512, 384)
 CATALOG = load_catalog()
 
 
+# The shipped random config with its looks off (each object in its catalog model): the scenes these tests pin.
+SHIPPED = RandomConfig.model_validate(one_look_random_data())
+
+
 def shipped_without_repeats() -> dict:
-    """The shipped random config, every kind once per scene (several of a kind: test_counting_and_wording.py)."""
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
-    del data["objects"]["repeats"]
-    return data
+    """The shipped random config, looks off and every kind once per scene (several of a kind:
+    test_counting_and_wording.py)."""
+    return one_look_random_data(repeats=None)
 
 
 def config_with(**arrangements) -> RandomConfig:
@@ -64,7 +67,7 @@ def scenes_of(config, entries, assets, pool, count, seed=0):
 
 
 def relations_of(scene, contact):
-    return scene_relations(scene.objects, scene.camera.pinhole(RES), load_random_config().relations, {kind_of(o.name): "artifact" for o in scene.objects}, contact=contact)
+    return scene_relations(scene.objects, scene.camera.pinhole(RES), SHIPPED.relations, {kind_of(o.name): "artifact" for o in scene.objects}, contact=contact)
 
 
 @pytest.mark.parametrize(
@@ -98,7 +101,7 @@ def test_two_levels_where_the_shapes_allow_and_not_beyond_max_levels(entries, bu
 def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, builtin_assets):
     """fcl on the meshes: nothing interpenetrates deeper than 1 mm, nothing carried floats more than 2 mm
     above its carrier, touching objects are within `contact_m`; MuJoCo: what is carried stays put."""
-    config = load_random_config()
+    config = SHIPPED
     pool = ("book", "laptop", "bowl", "mug", "trophy", "apple", "egg", "lemon", "strawberry", "tomato", "orange", "padlock", "cupcake")
     scenes, contact = scenes_of(with_count(config, 3, 6), entries, builtin_assets, pool, 150, seed=7)
     carried_total, simulated, touching = 0, 0, []
@@ -121,7 +124,7 @@ def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, bui
 
 
 def test_scene_i_is_a_pure_function_of_config_seed_and_i(entries, builtin_assets, tmp_path):
-    config = load_random_config()
+    config = SHIPPED
     pool = ("book", "bowl", "mug", "apple", "egg", "lemon", "lamp", "teapot")
     forwards, contact = scenes_of(config, entries, builtin_assets, pool, 24, seed=3)
     random_set = make_random_set(CATALOG, config, 3, 24, pool, None, None, None)
@@ -149,7 +152,7 @@ def test_relations_come_from_the_geometry_with_their_margins(entries, builtin_as
     of it; two objects side by side are touching, withheld, next to, withheld or apart by their gap."""
     import random
 
-    config = load_random_config()
+    config = SHIPPED
     book, apple, mug = (_shape(entries, builtin_assets, n) for n in ("book", "apple", "mug"))
     shapes = {"book": book, "apple": apple, "mug": mug}
     book_pose = Pose(0.0, 0.0, TOP, 20.0)
@@ -208,7 +211,7 @@ def test_touching_and_next_to_are_the_meshes_distance_in_3d_not_their_columns(en
     """A bowl slid towards a lamp until their columns meet may stand under the lamp's arm, centimetres from
     its surface: touching only where the meshes are within `contact_m`. A bowl under the arm's far end is
     right under the lamp seen from above, yet 15 cm from it: not next to it."""
-    config = load_random_config()
+    config = SHIPPED
     c, near, margin = config.arrangements.contact_m, config.arrangements.next_to_m, config.relations.margin_m
     shapes = {n: _shape(entries, builtin_assets, n) for n in ("lamp", "bowl")}
     lamp = PlacedObject("lamp", (0.0, 0.0, TOP), 0.0, shapes["lamp"].size_m)

@@ -207,12 +207,12 @@ def test_each_template_is_balanced_and_its_golds_read_as_correct():
 
 
 @pytest.mark.render
-def test_a_real_render_asks_how_the_camera_moved(tmp_path: Path, builtin_assets):
+def test_a_real_render_asks_how_the_camera_moved(tmp_path: Path, builtin_assets, one_look):
     """Four scenes and their second views at 64x48: every view's motion questions recomputed from the two records,
     among them a turn under 10° and changes of distance under 10 % (none asked); the oracle scores 1."""
     out = tmp_path / "render"
     made = run_cli("render", "--scenes", "random", "--count", "4", "--seed", "6", "--views", "2", "--resolution", "64x48",
-                   "--samples", "2", "--assets", str(builtin_assets), "--out", str(out), "--quiet")  # fmt: skip
+                   "--samples", "2", "--assets", str(builtin_assets), "--out", str(out), "--quiet", "--random-config", str(one_look))  # fmt: skip
     assert made.returncode == 0, made.stderr
     asked = run_cli("questions", "--dataset", str(out), "--out", str(tmp_path / "q.jsonl"))
     assert asked.returncode == 0, asked.stderr

@@ -728,13 +728,14 @@ def test_a_folder_mixed_before_the_settings_guard_is_not_exported(cli, render, t
 
 
 @pytest.fixture(scope="module")
-def pairs(tmp_path_factory, assets) -> Path:
+def pairs(tmp_path_factory, assets, one_look) -> Path:
     """Two random scenes of the four objects with swap and move partners and a second view, with masks: seed 1
-    makes one partner of each kind and a scene of three bananas (`instance` banana#1 ...)."""
+    (looks off) makes one partner of each kind and a scene of three bananas (`instance` banana#1 ...)."""
     out = tmp_path_factory.mktemp("pairs") / "render"
     made = run_cli(
         "render", "--scenes", "random", "--count", "2", "--seed", "1", "--only", ",".join(NAMES),
         "--counterfactuals", "swap,move", "--views", "2", "--assets", str(assets), "--out", str(out), *TINY,
+        "--random-config", str(one_look),
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     return out

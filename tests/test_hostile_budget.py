@@ -23,7 +23,7 @@ from tabletest.layout.random_config import load_random_config
 from tabletest.layout.random_scene import WORK_BUDGET, Work, sample_scene
 from tabletest.layout.random_set import make_random_set
 
-from conftest import REPO, run_cli
+from conftest import REPO, one_look_random_data, run_cli
 from test_merge import NAMES, big_parts
 from processes import alive, descendants
 
@@ -36,8 +36,7 @@ REFUSED = "did not fit after 1,000,000 placement tests"
 def touching_everywhere(tmp_path_factory) -> Path:
     """Six objects on a 0.3 x 0.2 m area, each after the first slid to touch a neighbour: no scene fits.
     With a slide charged as one test, it ran ~16,000 slides (~250,000 column tests, a minute or more) before refusing."""
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
-    data["objects"]["count"] = [6, 6]
+    data = one_look_random_data(count=[6, 6])  # each object in its catalog model: the models the test gives
     data["placement"].update(area_m=[0.3, 0.2], attempts=500, redraws=1000)
     data["arrangements"].update(stack=0, contain=0, touch=1)
     path = tmp_path_factory.mktemp("hostile") / "touching.yaml"

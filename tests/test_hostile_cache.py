@@ -49,17 +49,17 @@ def composite(cache: Path, assets: Path, out: Path) -> subprocess.CompletedProce
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> SimpleNamespace:
     """The four models built and their random scenes' vignettes written with a cache of their own: what a
-    spoiled cache must give again, and the entries it kept."""
+    spoiled cache must give again, and the entries it kept (the models and rest poses `assets build` makes,
+    before the vignettes build the models of the scenes' other looks beside them)."""
     tmp = tmp_path_factory.mktemp("clean")
     cache, assets = tmp / "cache", tmp / "assets"
     assert (made := build(cache, assets)).returncode == 0, made.stderr
-    assert (made := vignettes(cache, assets, tmp / "vignettes.jsonl")).returncode == 0, made.stderr
     kept = cache / "tabletest"
+    models, poses = {p.name: p.read_bytes() for p in assets.glob("*.glb")}, sorted((kept / "rest-poses").iterdir())
+    assert (made := vignettes(cache, assets, tmp / "vignettes.jsonl")).returncode == 0, made.stderr
     return SimpleNamespace(
-        cache=cache, assets=assets, vignettes=(tmp / "vignettes.jsonl").read_bytes(),
-        models={p.name: p.read_bytes() for p in assets.glob("*.glb")},
-        poses=sorted((kept / "rest-poses").iterdir()), columns=sorted((kept / "columns").iterdir()),
-        verdicts=sorted((kept / "verdicts").iterdir()),
+        cache=cache, assets=assets, vignettes=(tmp / "vignettes.jsonl").read_bytes(), models=models, poses=poses,
+        columns=sorted((kept / "columns").iterdir()), verdicts=sorted((kept / "verdicts").iterdir()),
     )  # fmt: skip
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import yaml
 from hierarchy_scenes import obj, scene
 from PIL import Image
 
@@ -23,7 +24,7 @@ from tabletest.assets.needed import needed_looks
 from tabletest.assets.variants import load_looks, model_look
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.layout.random_config import Arrangements, load_random_config
+from tabletest.layout.random_config import Arrangements, RandomConfig, load_random_config
 from tabletest.layout.random_set import make_random_set
 from tabletest.layout.split import VALIDATION, labels, make_split
 from tabletest.layout.variants import Variant, draw_variants, kind_variants
@@ -51,8 +52,8 @@ def looks_config(tmp_path: Path, **looks) -> Path:
 
 
 def with_looks(**looks):
-    config = load_random_config()
-    return config.model_copy(update={"looks": config.looks.model_copy(update=looks)})
+    """The shipped random config with these `looks` (the rest of `looks` at its defaults: looks off)."""
+    return RandomConfig.model_validate({**load_random_config().model_dump(), "looks": looks})
 
 
 def test_every_kind_of_the_catalog_has_plausible_looks():
@@ -120,11 +121,22 @@ def test_several_of_a_kind_in_a_scene_take_different_looks():
     assert len(set(drawn)) == 3 and all(v.model.kind == "apple" for v in drawn)
 
 
-def test_looks_off_draws_the_scenes_it_always_did():
-    config = load_random_config()
-    assert config.digest == config.model_copy(update={"looks": with_looks(models=1).looks}).digest
-    assert config.digest != with_looks(colours=True).digest
-    plain = make_random_set(CATALOG, config, 3, 10, None, None, None, None)
+def test_the_shipped_config_draws_looks_and_looks_off_draws_the_scenes_it_always_did(tmp_path):
+    """A set rendered with the shipped random config varies: each object in one of 4 models of its kind, in a
+    colour of its palette. A config without `looks` (or with them off) draws the scenes it did before looks
+    existed: looks off is left out of the digest."""
+    shipped = load_random_config()
+    drawn = make_random_set(CATALOG, shipped, 3, 10, None, None, None, None)
+    assert {kind for kind, _ in drawn.variants} == set(CATALOG.names)
+    assert len(drawn.model_looks()) == 3 * len(CATALOG.names)  # models 1 to 3 of every kind, built on first use
+    assert any(v.colour for _, variants in drawn.variants for v in variants)
+    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
+    del data["looks"]
+    (tmp_path / "without-looks.yaml").write_text(yaml.safe_dump(data))
+    without = load_random_config(tmp_path / "without-looks.yaml")
+    assert without.digest == with_looks(models=1).digest == with_looks().digest != shipped.digest
+    assert without.digest != with_looks(colours=True).digest
+    plain = make_random_set(CATALOG, without, 3, 10, None, None, None, None)
     assert plain.variants == () and plain.model_looks() == []
 
 

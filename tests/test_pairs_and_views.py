@@ -13,13 +13,13 @@ from dataclasses import replace
 import jsonschema
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import one_look_random_data, run_cli
 
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
 from tabletest.layout.counterfactuals import KINDS, check_kinds
-from tabletest.layout.random_config import RandomConfig, load_random_config
+from tabletest.layout.random_config import RandomConfig
 from tabletest.layout.random_scene import PlacedObject, RandomScene
 from tabletest.layout.random_set import make_random_set
 from tabletest.prompts.hierarchy.record import gold_text
@@ -32,7 +32,7 @@ from tabletest.write.schema import schema
 TOP = load_config().table.height_m
 RES = (512, 384)
 CATALOG = load_catalog()
-SHIPPED = load_random_config()
+SHIPPED = RandomConfig.model_validate(one_look_random_data())  # the shipped config with looks off: the scenes these tests pin
 # more stacking than the shipped config (which stacks in few scenes), so carried objects are common
 CONFIG = RandomConfig.model_validate({**SHIPPED.model_dump(), "arrangements": {**SHIPPED.arrangements.model_dump(), "stack": 0.45, "contain": 0.45, "touch": 0.1}})
 SAME_EVERYWHERE = ("camera", "table", "key_light", "world", "backdrop", "index", "draws")
@@ -209,12 +209,12 @@ def test_bad_counterfactual_flags_get_one_line(builtin_assets):
 
 @pytest.mark.slow
 @pytest.mark.render
-def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_assets):
+def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_assets, one_look):
     """Rendered pairs pass `tabletest verify`; a partner whose image moved an object its change does not
     name, or whose recorded difference is wrong, does not; a rerun with another kind adds only those partners."""
     out = tmp_path / "pairs"
     args = ["render", "--scenes", "random", "--count", "3", "--seed", "0", "--resolution", "96x72", "--samples", "2",
-            "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet"]  # fmt: skip
+            "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet", "--random-config", str(one_look)]  # fmt: skip
     first = run_cli(*args, "--counterfactuals", "swap")
     assert first.returncode == 0, first.stderr
     more = run_cli(*args, "--counterfactuals", "swap,remove", "--views", "2")
@@ -302,12 +302,12 @@ def _coco_images(folder, split) -> list[dict]:
     return [image for f in files for image in json.loads(f.read_text())["images"]]
 
 
-def test_answers_flip_between_a_pair_as_the_truth_for_an_oracle_and_half_the_time_for_a_coin(tmp_path, builtin_assets):
+def test_answers_flip_between_a_pair_as_the_truth_for_an_oracle_and_half_the_time_for_a_coin(tmp_path, builtin_assets, one_look):
     """The same yes/no question asked of a scene and of its partner or other view: an oracle's answers flip
     exactly where the gold answers do (1.0); of the four ways to answer a pair (yes or no, to each), two flip
     as the truth, so a coin scores exactly 1/2 in expectation, and a seeded coin close to it."""
     made = run_cli("vignettes", "--scenes", "random", "--count", "24", "--seed", "0", "--counterfactuals", "swap,move,remove",
-                   "--views", "2", "--assets", str(builtin_assets), "--out", str(tmp_path / "v.jsonl"))  # fmt: skip
+                   "--views", "2", "--assets", str(builtin_assets), "--random-config", str(one_look), "--out", str(tmp_path / "v.jsonl"))  # fmt: skip
     assert made.returncode == 0, made.stderr
     asked = run_cli("questions", "--from", str(tmp_path / "v.jsonl"), "--out", str(tmp_path / "q.jsonl"))
     assert asked.returncode == 0, asked.stderr

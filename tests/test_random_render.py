@@ -19,7 +19,7 @@ from tabletest.extras import installed_bpy
 from tabletest.write.merge import merge_parts
 from tabletest.files.run_output import read_runs
 
-from conftest import REPO, run_cli
+from conftest import REPO, one_look_random_config, one_look_random_data, run_cli
 from golden import assert_same_records
 
 pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
@@ -166,15 +166,15 @@ def test_random_scenes_records_masks_depth_and_pixels_unchanged(tmp_path, builti
     washing the table out: six scenes with all four surfaces, five HDRIs, both backdrops and objects partly
     hidden."""
     golden, out = REPO / "tests" / "fixtures" / "random-golden", tmp_path / "random"
-    config = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
-    del config["objects"]["repeats"]  # drawn before several of a kind could be: the same digest, the same scenes
-    (tmp_path / "random.yaml").write_text(yaml.safe_dump(config))
+    config = one_look_random_config(tmp_path, repeats=None)  # drawn before several of a kind, or looks, could be
     result = run_cli(
         "render", "--scenes", "random", "--count", "6", "--seed", "6", "--resolution", "64x48", "--samples", "4",
-        "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet", "--random-config", str(tmp_path / "random.yaml"),
+        "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet", "--random-config", str(config),
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert_same_records((out / "metadata.jsonl").read_bytes(), (golden / "metadata.jsonl").read_bytes())  # visible fractions too
+    pinned, written = (json.loads((folder / "settings.json").read_text()) for folder in (golden, out))
+    assert written["scenes"] == pinned["scenes"] and written["config"] == pinned["config"]  # how its labels read (verify)
     recs = records(golden)
     assert len({r["scene"]["table"]["kind"] for r in recs}) == 4 and len({r["scene"]["world"]["hdri"] for r in recs}) == 5
     for record in recs:
@@ -196,9 +196,8 @@ def test_prompts_and_llava_export_with_held_out_appearance_and_objects(tmp_path,
     from tabletest.score.judge import judge
     from tabletest.score.lexicon import load_lexicon
 
-    data = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())
-    data["objects"]["count"] = [1, 2]  # few objects a scene, so holding one out leaves scenes to train on
-    del data["arrangements"], data["objects"]["repeats"]  # every object apart on the table, each kind once: the scenes this test knows
+    data = one_look_random_data(count=[1, 2], repeats=None)  # few objects a scene, so holding one out leaves scenes to train on
+    del data["arrangements"]  # every object apart on the table, each kind once, in its catalog look: the scenes this test knows
     config = tmp_path / "random.yaml"
     config.write_text(yaml.safe_dump(data))
     out = tmp_path / "render"

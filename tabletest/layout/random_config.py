@@ -103,8 +103,8 @@ class Looks(Strict):
     and others stretched and sized within the kind's ranges, `configs/looks.yaml`) and, with `colours`, a colour
     of the kind's palette (no model is made for a colour). `held_out` looks (`mug/2`: a model, `red`: a colour,
     `mug/red`: a kind in a colour, `mug/2/red`) are never drawn while `split` is `train`; with `validation`
-    each object is drawn in one of them, and kinds without one are not drawn. The default: the catalog's
-    models in their own colours, as before looks existed."""
+    each object is drawn in one of them, and kinds without one are not drawn. A config without `looks`: the
+    catalog's models in their own colours (the shipped `configs/random.yaml` draws 4 models a kind, in colours)."""
 
     models: int = Field(1, ge=1, le=64, description="models per kind: the catalog's, then others drawn from the seeds kind/1, kind/2, ...")
     colours: bool = Field(False, strict=True, description="recolour each object from its kind's palette (configs/looks.yaml)")
