@@ -186,23 +186,36 @@ def _side_by_side(a: Shape, b: Shape, gap: float) -> float:
     return x
 
 
-def _mesh_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
-    """The least distance between the two meshes, measured here with fcl from the model files."""
+@functools.lru_cache(maxsize=32)
+def _fcl_model(path: str, sha256: str):
+    """A model file's triangles as an fcl BVH, built here."""
+    import fcl
+
+    vertices, faces = model_mesh(path, sha256)
+    model = fcl.BVHModel()
+    model.beginModel(len(vertices), len(faces))
+    model.addSubModel(vertices, faces)
+    model.endModel()
+    return model
+
+
+def _fcl_placed(shape: Shape, pose: Pose, shift=(0.0, 0.0)):
+    """A model as an fcl object where it stands, moved by `shift` on the table."""
     import math
 
     import fcl
 
-    def placed(shape: Shape, pose: Pose):
-        vertices, faces = model_mesh(shape.path, shape.sha256)
-        model = fcl.BVHModel()
-        model.beginModel(len(vertices), len(faces))
-        model.addSubModel(vertices, faces)
-        model.endModel()
-        t = math.radians(pose.yaw_deg)
-        turn = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
-        return fcl.CollisionObject(model, fcl.Transform(turn, np.array([pose.x, pose.y, pose.z])))
+    model = _fcl_model(shape.path, shape.sha256)
+    t = math.radians(pose.yaw_deg)
+    turn = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
+    return fcl.CollisionObject(model, fcl.Transform(turn, np.array([pose.x + shift[0], pose.y + shift[1], pose.z])))
 
-    return max(0.0, float(fcl.distance(placed(a, pose_a), placed(b, pose_b), fcl.DistanceRequest(), fcl.DistanceResult())))
+
+def _mesh_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
+    """The least distance between the two meshes, measured here with fcl from the model files."""
+    import fcl
+
+    return max(0.0, float(fcl.distance(_fcl_placed(a, pose_a), _fcl_placed(b, pose_b), fcl.DistanceRequest(), fcl.DistanceResult())))
 
 
 def test_touching_and_next_to_are_the_meshes_distance_in_3d_not_their_columns(entries, builtin_assets):
@@ -500,31 +513,6 @@ def test_captions_of_the_relation_table_off_the_table_plane_hold_as_the_record_s
         assert q["answer"] == truth[q["relation"]](), q["qid"]
         checked.add(q["relation"])
     assert checked >= {"under", "contains", "detached", "outside"}, checked
-
-
-@functools.lru_cache(maxsize=32)
-def _fcl_model(path: str, sha256: str):
-    """A model file's triangles as an fcl BVH, built here."""
-    import fcl
-
-    vertices, faces = model_mesh(path, sha256)
-    model = fcl.BVHModel()
-    model.beginModel(len(vertices), len(faces))
-    model.addSubModel(vertices, faces)
-    model.endModel()
-    return model
-
-
-def _fcl_placed(shape: Shape, pose: Pose, shift=(0.0, 0.0)):
-    """A model as an fcl object where it stands, moved by `shift` on the table."""
-    import math
-
-    import fcl
-
-    model = _fcl_model(shape.path, shape.sha256)
-    t = math.radians(pose.yaw_deg)
-    turn = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
-    return fcl.CollisionObject(model, fcl.Transform(turn, np.array([pose.x + shift[0], pose.y + shift[1], pose.z])))
 
 
 def _slide_here(a: Shape, pose_a: Pose, way: np.ndarray, b: Shape, pose_b: Pose, limit: float) -> float | None:

@@ -46,9 +46,10 @@ def metric(ask: Asker, g: SceneGeometry) -> None:
         _length(ask, "metric-distance-centres", "distance", None, "centre_distance", a, [b], g.centre_distance(a, b))
         if (gap := g.gap(a, b)) is not None:
             _length(ask, "metric-gap", "distance", None, "gap", a, [b], gap)
-    for a, b in itertools.permutations(things, 2):
-        if (slide := g.slide(a, b)) is not None:
-            _length(ask, "metric-move-to-touch", "distance", None, "move_to_touch", a, [b], slide)
+        # sliding either towards the other is one motion of the two: asked once, of the first that may slide
+        slider, target = (a, b) if g.slide(a, b) is not None else (b, a)
+        if (slide := g.slide(slider, target)) is not None:
+            _length(ask, "metric-move-to-touch", "distance", None, "move_to_touch", slider, [target], slide)
     for a, b in itertools.permutations(things, 2):
         if (hour := g.clock(a, b)) is not None:
             ask.ask(
