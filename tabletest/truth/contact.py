@@ -15,12 +15,13 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from scipy.spatial import ConvexHull
 
 from tabletest.assets.footprint import model_footprint
 from tabletest.layout.arrangements import Pose, Shape, near, region_m, to_own, vertical_gap, within
 from tabletest.layout.meshes import mesh_distance
 from tabletest.layout.random_config import Arrangements
-from tabletest.layout.random_scene import PlacedObject
+from tabletest.layout.random_scene import PlacedObject, rects_apart
 from tabletest.truth.relations import CONTACT_KEYS
 
 SLIDE_CONTACT_M = 1e-4  # a slide ends where the surfaces are this near: the models' own precision, as gaps are kept
@@ -91,8 +92,10 @@ def slides(placed: Sequence[PlacedObject], shown: Sequence[str], shapes: Mapping
     loaded = {j for _, j, _ in carried}
     middles = [_middle(o, s) for o, s in zip(placed, shape)]
     reach = [math.hypot(*o.size_m[:2]) / 2 for o in placed]
+    feet = [o.footprint() for o in placed]
     index = {o.name: k for k, o in enumerate(placed)}
     out = []
+    swept: dict[frozenset[int], float | None] = {}  # a towards b and b towards a: one motion of the two, swept once
     for a, b in itertools.permutations([index[n] for n in shown], 2):
         on_table = not held[a] and not held[b] and all(abs(poses[k].z - table_top) <= contact_m for k in (a, b))
         on_one = len(held[a]) == 1 and held[a] == held[b] and next(iter(held[a]))[1] == "on"
@@ -102,10 +105,11 @@ def slides(placed: Sequence[PlacedObject], shown: Sequence[str], shapes: Mapping
         if np.linalg.norm(line) < 1e-9:
             continue
         way = line / np.linalg.norm(line)
-        moved = _slide(shape[a], poses[a], way, shape[b], poses[b], float(np.linalg.norm(line)) + reach[a] + reach[b])
-        if moved is None:
+        if (pair := frozenset((a, b))) not in swept:
+            swept[pair] = _slide(shape[a], poses[a], way, shape[b], poses[b], float(np.linalg.norm(line)) + reach[a] + reach[b])
+        if (moved := swept[pair]) is None:
             continue
-        in_way = [k for k in range(len(placed)) if k not in (a, b) and _swept_near(middles[a], way, moved, reach[a], middles[k], reach[k])]
+        in_way = [k for k in range(len(placed)) if k not in (a, b) and _may_meet(feet[a], way, moved, feet[k])]
         if any((first := _slide(shape[a], poses[a], way, shape[k], poses[k], moved)) is not None and first <= moved for k in in_way):
             continue
         out.append([placed[a].name, placed[b].name, round(moved, 4)])
@@ -126,11 +130,15 @@ def _slide(shape: Shape, pose: Pose, way: np.ndarray, other: Shape, other_pose: 
     return None
 
 
-def _swept_near(start: np.ndarray, way: np.ndarray, length: float, reach: float, point: np.ndarray, other_reach: float) -> bool:
-    """Whether an object of footprint radius `reach` moved `length` along `way` from `start` may come near one of
-    radius `other_reach` at `point` (the circles' distance from the segment: a cheap test before the meshes)."""
-    along = float(np.clip((point - start) @ way, 0.0, length))
-    return float(np.linalg.norm(point - (start + along * way))) <= reach + other_reach
+def _may_meet(foot: np.ndarray, way: np.ndarray, length: float, other: np.ndarray) -> bool:
+    """Whether an object whose footprint box is `foot` (corners), moved `length` along `way`, may reach another's
+    (`other`): the boxes hold the meshes, so a swept footprint that keeps clear of the other's (by more than
+    contact) meets nothing of it; a cheap test before the meshes."""
+    if length < SLIDE_CONTACT_M:
+        return True
+    ends = np.vstack([foot, foot + length * way])
+    swept = ends[ConvexHull(ends).vertices]
+    return not rects_apart(swept.tolist(), other.tolist(), SLIDE_CONTACT_M)
 
 
 def _carried(objs: Sequence[PlacedObject], shape: Sequence[Shape], poses: Sequence[Pose], c: float, table_top: float) -> list[tuple[int, int, str]]:
