@@ -32,7 +32,7 @@ from conftest import run_cli
 from test_random_layout import RES, TOP, draw, flat_config
 
 CATALOG = load_catalog()
-LOOKS = 3  # each kind's catalog model and the models of its first looks
+LOOKS = 2  # each kind's catalog model and the models of its first looks
 DIAGONAL = ("flashlight", "eggplant", "carrot")
 
 
