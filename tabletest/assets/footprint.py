@@ -17,8 +17,8 @@ their box. Every built-in model and look lies well clear of these bounds (`tests
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
