@@ -3,9 +3,9 @@
 A render record keeps each object's table side as a mapping from object name to side; as an Arrow
 struct that would become one column per object name, mostly empty. Exports write it as a list of
 `[name, side]` pairs instead, like the other relations. A counterfactual partner's change lists its
-changed `counts` as `[name, number]` items, and `gaps_m` `[a, b, metres]` items, which one Arrow list
-cannot hold: exports write the counts as the mapping `relations.counts` is and each gap as `{a, b,
-metres}`. Everything else is kept as rendered. Random scenes (`tabletest render
+changed `counts` as `[name, number]` items, and `gaps_m` and `slides_m` hold `[a, b, metres]` items,
+which one Arrow list cannot hold: exports write the counts as the mapping `relations.counts` is and
+each gap and slide as `{a, b, metres}`. Everything else is kept as rendered. Random scenes (`tabletest render
 --scenes random`) have their own schema, with every field they add.
 """
 
@@ -96,14 +96,15 @@ def _hf_type(kind: pa.DataType) -> dict:
 
 def columnar(record: dict) -> dict:
     """The record with `relations.table_side` as `[name, side]` pairs, in the objects' order, a partner's
-    changed `counts` as a mapping and each gap as `{a, b, metres}`."""
+    changed `counts` as a mapping and each gap and slide as `{a, b, metres}`."""
     relations = dict(record["relations"])
     relations["table_side"] = [[name, side] for name, side in relations["table_side"].items()]
     columns = {**record, "relations": relations}
     if change := record.get("counterfactual"):
         columns["counterfactual"] = {**change, **{s: _counted(change[s]) for s in CHANGE_SIDES if s in change}}
-    if "gaps_m" in record:
-        columns["gaps_m"] = [{"a": a, "b": b, "metres": metres} for a, b, metres in record["gaps_m"]]
+    for key in ("gaps_m", "slides_m"):
+        if key in record:
+            columns[key] = [{"a": a, "b": b, "metres": metres} for a, b, metres in record[key]]
     return columns
 
 
@@ -174,6 +175,7 @@ RANDOM_RECORD_FIELDS = [
     ("relations", RANDOM_RELATIONS),
     ("vignettes", _BENCHMARK["vignettes"]),
     ("gaps_m", pa.list_(GAP)),  # each pair's gap between meshes as {a, b, metres}; null without arrangements
+    ("slides_m", pa.list_(GAP)),  # how far a slides towards b until they meet, as {a, b, metres}; null as gaps_m
     ("counterfactual", COUNTERFACTUAL),  # a counterfactual partner's change, null on other records
     ("view", VIEW),  # another view's scene and number, null on other records
     ("scene", SCENE),

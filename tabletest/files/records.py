@@ -46,12 +46,17 @@ class SceneObject(Closed):
     slot: Side | None = Field(description="the benchmark's slot; null in random scenes")
     source: Literal["builtin", "objaverse", "dir"] = Field(description="where the model came from")
     uid: str | None = Field(description="the Objaverse uid, or null")
-    position_m: Vec3 = Field(description="where the object stands, world frame (x right, y away from the camera, z up), metres")
-    yaw_deg: float = Field(description="turn about the vertical axis, degrees")
-    size_m: Vec3 = Field(description="box size along x, y, z, metres")
-    center_px: Vec2 = Field(description="projection of the 3D box centre, [u, v], pixels from the top-left")
+    position_m: Vec3 = Field(description="where the object stands, world frame (x right, y away from the camera, z up), metres: its model's origin")
+    yaw_deg: float = Field(description="turn of its model about the vertical axis, degrees")
+    size_m: Vec3 = Field(description="its model's own box along the model's x, y, z, metres: what places it")
+    center_px: Vec2 = Field(description="projection of its model box's centre (half its height above position_m), [u, v], pixels from the top-left")
     bbox_px: Box = Field(description="projected box of the mesh, [x0, y0, x1, y1], pixels")
-    box3d: Box3D | None = Field(None, description="its 3D box, world frame (a benchmark folder rendered before records held it: none)")
+    box3d: Box3D | None = Field(
+        None,
+        description="its 3D box, world frame: its model's own box where it stands, or for a model lying diagonally in that box, "
+        "the box of its least-area footprint, turned and centred off yaw_deg and position_m (a benchmark folder rendered before "
+        "records held it: none)",
+    )
 
     @field_validator("bbox_px")
     @classmethod
@@ -86,8 +91,8 @@ class RandomSceneObject(SceneObject):
         "the scene shows them (apple#2); relations, hidden and covered_by name it by this",
     )
     box3d: Box3D
-    center_camera_m: Vec3 = Field(description="the box centre in the camera frame (x right, y down, z forward)")
-    depth_m: float = Field(description="the box centre's z in the camera frame")
+    center_camera_m: Vec3 = Field(description="its model box's centre (as center_px) in the camera frame (x right, y down, z forward)")
+    depth_m: float = Field(description="that centre's z in the camera frame")
     visible_fraction: float = Field(ge=0, le=1, description="the seen share of the object's whole silhouette; the part outside the frame counts as unseen")
     covered_by: list[str] = Field(description="the objects that hide part of it")
     variant: Look | None = Field(None, description="its look, with the random config's `looks` on; none: its catalog model in its own colours")
@@ -272,6 +277,12 @@ class RandomVignette(BenchmarkVignette):
         None,
         description="[a, b, metres] for each pair of objects not hidden: the least distance between their meshes "
         "(0 where they touch); there when the random config arranges objects on, in or beside others",
+    )
+    slides_m: list[Gap] | None = Field(
+        None,
+        description="[a, b, metres] for each ordered pair of objects not hidden where a, slid along the table straight "
+        "towards b's middle, meets b: how far it moves until their meshes touch; none where a and b stand on different "
+        "surfaces, a carries something, the line misses b or a would meet another object first; there with gaps_m",
     )
     counterfactual: Counterfactual | None = Field(None, description="only on a counterfactual partner")
     view: View | None = Field(None, description="only on a scene's second (third, ...) view")

@@ -107,6 +107,7 @@ class Benchmark(SceneFamily):
         self.catalog = catalog
         self.selection = selection
         self._camera = None
+        self._footprints = None
 
     def scenes(self) -> Iterator[Scene]:
         return select_scenes(self.catalog, self.selection)
@@ -131,9 +132,11 @@ class Benchmark(SceneFamily):
         return self.selection.n_objects
 
     def prepare(self, catalog: Catalog, config: Config, entries: dict[str, AssetEntry], assets_dir: Path) -> None:
+        from tabletest.assets.footprint import Footprints
         from tabletest.layout.camera import PinholeCamera
 
         self._camera = PinholeCamera.from_config(config)
+        self._footprints = Footprints.of_entries(entries, assets_dir)
 
     def pending(self, done: set[str], on_skip: Callable[[str, str], None]) -> Iterator[Scene]:
         return (scene for scene in self.scenes() if scene.id not in done)
@@ -152,7 +155,7 @@ class Benchmark(SceneFamily):
     def _record(self, spec: SceneSpec, measured: list[dict], render: dict, mask: bool) -> dict:
         from tabletest.write.records import image_record
 
-        return image_record(spec, measured, render, mask, self._camera)
+        return image_record(spec, measured, render, mask, self._camera, self._footprints)
 
 
 class RandomScenes(SceneFamily):
@@ -205,6 +208,7 @@ class RandomScenes(SceneFamily):
         return sum(self.random_set.config.objects.count) / 2
 
     def prepare(self, catalog: Catalog, config: Config, entries: dict[str, AssetEntry], assets_dir: Path) -> None:
+        from tabletest.assets.footprint import Footprints
         from tabletest.truth.nouns import Nouns
         from tabletest.write.records import RandomTruth
 
@@ -214,6 +218,7 @@ class RandomScenes(SceneFamily):
             {o.name: o.kind for o in catalog.objects},
             random_set.config.digest,
             random_set.seed,
+            Footprints.of_entries(entries, assets_dir),
             Nouns(frozenset(random_set.pair_nouns)),
             random_set.contact(entries, assets_dir),
         )

@@ -181,12 +181,13 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "At their nearest points, how far is the {x} from the {y}?",
         "What is the shortest distance between the surfaces of the {x} and the {y}?",
     ),
+    # a slide along the table straight towards the other's middle, until the two meet (`truth.contact.slides`)
     "metric-move-to-touch": (
-        "How far would the {x} have to move towards the {y} to touch it?",
-        "How far must the {x} travel, straight towards the {y}, before they touch?",
-        "If you slid the {x} towards the {y}, how far would it go before touching it?",
-        "What distance would the {x} need to move to come into contact with the {y}?",
-        "How much closer would the {x} have to come to touch the {y}?",
+        "How far would the {x} have to slide along the table, straight towards the {y}, to touch it?",
+        "How far must the {x} travel, straight towards the {y} along the table, before they touch?",
+        "If you slid the {x} straight towards the {y}, how far would it go before touching it?",
+        "Slid along the table straight towards the {y}, what distance would the {x} move before the two touch?",
+        "Pushed straight towards the {y} along the table, how far would the {x} move before it touches the {y}?",
     ),
     # a direction on the table: a clock face lying on it, 12 straight away from the viewer, 3 to the right
     "direction-clock": (
