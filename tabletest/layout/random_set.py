@@ -18,7 +18,7 @@ from tabletest.layout.arrangements import Contact, Shape, region_m, support_heig
 from tabletest.layout.counterfactuals import Candidates, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
-from tabletest.layout.selection import Selection, Shard, chosen, count_chosen
+from tabletest.layout.selection import Selection, Shard, chosen
 from tabletest.layout.variants import Variant, kind_variants
 
 FLAT_M = 0.002  # a support's top may vary this much across its region (a book's cover does not at all)
@@ -118,9 +118,6 @@ class RandomSet:
 
     def ids(self) -> Iterator[str]:
         return set_ids(self.seed, self.count, self.shard, self.limit)
-
-    def selected(self) -> int:
-        return count_chosen(range(self.count), self.shard, self.limit)
 
     def scenes(
         self, sizes: Mapping[str, Vec3], table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int],

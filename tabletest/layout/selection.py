@@ -184,10 +184,16 @@ def selected_indices(catalog: Catalog, selection: Selection) -> Iterable[int]:
     return (index for index, _ in _candidates(catalog, pool, selection))
 
 
-def scene_at(catalog: Catalog, n_objects: int, index: int) -> Scene:
-    """The benchmark's scene at a canonical index."""
-    names = catalog.names
-    return Scene(n_objects, index, tuple(names[o] for o in index_to_tuple(index, len(names), n_objects)))
+def scenes_at(catalog: Catalog, selection: Selection, indices: Iterable[int]) -> Iterator[Scene]:
+    """The scenes of `indices` (in order, among those `--only` and `--sample` select), decoded as the enumeration
+    streams past them."""
+    n, names = selection.n_objects, catalog.names
+    pairs = _candidates(catalog, _pool(catalog, selection), selection)
+    for wanted in indices:
+        for index, objects in pairs:
+            if index == wanted:
+                yield Scene(n, index, tuple(names[o] for o in objects))
+                break
 
 
 T = TypeVar("T")

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, ClassVar
 from tabletest.assets.manifest import AssetEntry
 from tabletest.config import Catalog, Config
 from tabletest.errors import UserError
-from tabletest.files.family import FAMILIES, Family, companion_ids, family_of
+from tabletest.files.family import FAMILIES, Family, companion_ids
 from tabletest.layout.enumeration import scene_id
-from tabletest.layout.selection import Scene, Selection, Shard, chosen, count_chosen, scene_at, selected_indices
+from tabletest.layout.selection import Scene, Selection, Shard, chosen, count_chosen, scenes_at, selected_indices
 
 if TYPE_CHECKING:
     from tabletest.files.records import Closed
@@ -123,25 +123,25 @@ class SceneFamily(ABC):
         """The scenes of the selected indices whose images are not in `done`, each checked to be one the run asked
         for: of this family, of an index its shard keeps, not done, and no more scenes than `--limit`."""
         todo = (index for index in self.selected() if not all(sid in done for sid in self.ids(index)))
-        counted: set[int] = set()
+        family, counted = self.records, set()
         for scene in self.scenes(todo, done, on_skip):
-            self._check(scene, done, counted)
+            if problem := self._unasked(family, scene.id, scene.index, done, counted):
+                raise RuntimeError(f"the {self.name} family made {scene.id}, with {problem}: a family yields only what the run asks for")
             yield scene
 
-    def _check(self, scene: Scene | RandomScene, done: set[str], counted: set[int]) -> None:
-        named = self.records.match(scene.id) if family_of(scene.id) == self.records else None
-        wrong = (
-            "an id of another family's" if named is None
-            else f"the index {scene.index}, where its id names {named['index']}" if int(named["index"]) != scene.index
-            else f"an index outside --shard {self.shard}" if self.shard is not None and scene.index % self.shard.count != self.shard.index
-            else "an image made already" if scene.id in done
-            else None
-        )  # fmt: skip
-        if wrong is None and self.limit is not None:
-            counted.add(scene.index)
-            wrong = f"more scenes than --limit {self.limit}" if len(counted) > self.limit else None
-        if wrong is not None:
-            raise RuntimeError(f"the {self.name} family made {scene.id}, with {wrong}: a family yields only what the run asks for")
+    def _unasked(self, family: Family, sid: str, index: int, done: set[str], counted: set[int]) -> str | None:
+        """What makes a scene one the run did not ask for, else None."""
+        named = family.match(sid)
+        if named is None:
+            return "an id of another family's"
+        if int(named["index"]) != index:
+            return f"the index {index}, where its id names {named['index']}"
+        if self.shard is not None and index % self.shard.count != self.shard.index:
+            return f"an index outside --shard {self.shard}"
+        if sid in done:
+            return "an image made already"
+        counted.add(index)
+        return f"more scenes than --limit {self.limit}" if self.limit is not None and len(counted) > self.limit else None
 
     # what a run needs of a family to render and record its scenes
 
@@ -234,7 +234,7 @@ class Benchmark(SceneFamily):
         return [scene_id(self.selection.n_objects, index)]
 
     def scenes(self, indices: Iterator[int], done: set[str], on_skip: Callable[[str, str], None]) -> Iterator[Scene]:
-        return (scene_at(self.catalog, self.selection.n_objects, index) for index in indices)
+        return scenes_at(self.catalog, self.selection, indices)
 
     def settings(self) -> dict:
         return {}
@@ -243,8 +243,7 @@ class Benchmark(SceneFamily):
         return {"scenes": {"family": "benchmark"}}
 
     def model_names(self) -> set[str]:
-        n = self.selection.n_objects
-        return {name for index in self.selected() for name in scene_at(self.catalog, n, index).objects}
+        return {name for scene in scenes_at(self.catalog, self.selection, self.selected()) for name in scene.objects}
 
     @property
     def objects_per_scene(self) -> float:
