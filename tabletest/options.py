@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from tabletest.config import RenderSettings
 from tabletest.errors import UserError
+from tabletest.files.family import FAMILIES
 from tabletest.layout.selection import Selection, Shard, parse_only
 
 CatalogOpt = Annotated[
@@ -91,6 +92,10 @@ ScenesOpt = Annotated[
     Literal["benchmark", "random"],
     typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
 ]
+FamilyOpt = Annotated[
+    Literal[tuple(family.name for family in FAMILIES)],
+    typer.Option(help="; ".join(f"{family.name}: {family.help}" for family in FAMILIES) + "."),
+]  # the scene families `tabletest render` renders (`files.family`)
 CountOpt = Annotated[Optional[int], typer.Option(help="--scenes random: how many scenes the set has (ids rnd{seed}-0000000 ...).")]
 CounterfactualsOpt = Annotated[
     Optional[str],

@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tabletest.export.instruct import question_tally, write_balance
-from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_fields
+from tabletest.export.records import FILE_FIELDS, columns_of, hf_features, record_fields
+from tabletest.files.family import BENCHMARK, Family
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.prompts.hierarchy.balance_report import AnswerTally
@@ -84,7 +85,8 @@ def export_imagefolder(job: Job) -> dict:
     split reads with the same columns (ImageFolder infers a JSON Lines file's from its first rows, and a
     split whose objects are all built in would get a `uid` column of nulls that clashes with another's)."""
     file_fields = FILE_FIELDS if job.dataset.has_masks() else FILE_FIELDS[:1]
-    fields = record_fields(job.dataset.has_random_scenes())
+    family = job.dataset.family()
+    fields = record_fields(family)
     columns = pa.schema([*file_fields, *fields])
     metadata = {
         s: _ParquetShard(job.staging.file(job.in_split(s, "metadata.parquet")), columns, METADATA_ROW_GROUP)
@@ -93,7 +95,7 @@ def export_imagefolder(job: Job) -> dict:
     try:
         for split, record in job.scenes():
             job.place_image(record, job.in_split(split), with_mask=True)
-            metadata[split].write(columnar(record.raw))
+            metadata[split].write(columns_of(record, columns, family))
     finally:
         for shard in metadata.values():
             shard.close()
@@ -120,12 +122,12 @@ ds = datasets.load_dataset("{loadable(job.out)}")
     return {}
 
 
-def schema(with_mask: bool, random_scenes: bool = False) -> pa.Schema:
+def schema(with_mask: bool, family: Family = BENCHMARK) -> pa.Schema:
     """The columns of a shard; the image columns (and `mask` and `depth`, for renders with masks) load as pictures."""
     pictures = PASSES if with_mask else PASSES[:1]
     features = {name: {"_type": "Image"} for name in pictures}
     return pa.schema(
-        [*((name, IMAGE) for name in pictures), *record_fields(random_scenes)],
+        [*((name, IMAGE) for name in pictures), *record_fields(family)],
         metadata={"huggingface": json.dumps({"info": {"features": features}})},
     )
 
@@ -154,11 +156,12 @@ class _ParquetShard:
 
 
 def export_parquet(job: Job) -> dict:
-    columns = schema(job.dataset.has_masks(), job.dataset.has_random_scenes())
-    fields = record_fields(job.dataset.has_random_scenes())
+    family = job.dataset.family()
+    columns = schema(job.dataset.has_masks(), family)
+    fields = record_fields(family)
     shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", lambda p: _ParquetShard(p, columns))
     for split, record in pending(job.scenes(), shards):
-        row = {**columnar(record.raw), "image": _embedded(job.picture(record, job.dataset.image(record)), record.id)}
+        row = {**columns_of(record, columns, family, tuple(name for name, _ in FILE_FIELDS)), "image": _embedded(job.picture(record, job.dataset.image(record)), record.id)}
         for name, path in (("mask", job.dataset.mask(record)), ("depth", job.dataset.depth(record))):
             row[name] = _embedded(job.picture(record, path), f"{record.id}.{name}") if path else None
         shards[split].add(row, sum(len(row[name]["bytes"]) for name in PASSES if row[name]) + 2048)

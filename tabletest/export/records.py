@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from tabletest.errors import UserError
+from tabletest.files.family import Family
+from tabletest.files.records import RenderRecord
 from tabletest.truth.relations import CONTACT_KEYS
 
 STRINGS = pa.list_(pa.list_(pa.string()))
@@ -183,6 +186,39 @@ RANDOM_RECORD_FIELDS = [
 ]
 
 
-def record_fields(random_scenes: bool) -> list[tuple[str, pa.DataType]]:
-    """The columns of a render's records: the benchmark's, or those of random scenes."""
-    return RANDOM_RECORD_FIELDS if random_scenes else RECORD_FIELDS
+# the columns of a family's records, by its placement (`files.family.Family`): the benchmark's, or a random scene's
+PLACEMENT_FIELDS = {"slots": RECORD_FIELDS, "free": RANDOM_RECORD_FIELDS}
+
+
+def record_fields(family: Family) -> list[tuple[str, pa.DataType]]:
+    """The columns of the records of a render of `family`."""
+    return PLACEMENT_FIELDS[family.placement]
+
+
+def columns_of(record: RenderRecord, columns: pa.Schema, family: Family, left: tuple[str, ...] = ()) -> dict:
+    """The record as a row of `columns` (`columnar`), refused in one line where it holds a field (inside structs and
+    lists of them too) that no column holds, which Arrow would leave out without a word; `left`: fields the format
+    keeps otherwise (a Parquet shard embeds the images a record names)."""
+    row = columnar(record.raw)
+    lacking = _unheld({k: v for k, v in row.items() if k not in left}, pa.struct(list(columns)), "")
+    if lacking is not None:
+        raise UserError(
+            f"{record.id} holds {lacking}, which the columns of {family.words} (export/records.py) lack: exported, it "
+            "would be lost; export --format webdataset, whose samples keep each record whole"
+        )
+    return row
+
+
+def _unheld(value: object, kind: pa.DataType, where: str) -> str | None:
+    if isinstance(value, dict) and pa.types.is_struct(kind):
+        for key, item in value.items():
+            index = kind.get_field_index(key)
+            if index < 0:
+                return f"{where}{key}"
+            if (found := _unheld(item, kind.field(index).type, f"{where}{key}.")) is not None:
+                return found
+    elif isinstance(value, list) and pa.types.is_list(kind) and pa.types.is_struct(kind.value_type):
+        for item in value:
+            if (found := _unheld(item, kind.value_type, where)) is not None:
+                return found
+    return None

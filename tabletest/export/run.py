@@ -32,7 +32,7 @@ from tabletest.prompts.hierarchy.pairs import Companions
 from tabletest.prompts.sources import scene_input
 from tabletest.files.lock import output_lock, reading_lock
 from tabletest.files.paths import output_outside
-from tabletest.files.records import RandomRecord, RenderRecord
+from tabletest.files.records import RenderRecord
 from tabletest.truth.described import described
 
 HIERARCHY_FORMS = ("questions", "captions")  # what an export of images asks: its stories are text alone
@@ -133,8 +133,8 @@ class Job:
             self._made_from = (record.id, self._companions.scene_of(record.raw))  # seen even when a resume skips it
             self.image_counts[split] += 1
             self.scene_counts[split] += record.made_from is None
-            if isinstance(record, RandomRecord):
-                self.hdris.add(record.scene.world.hdri)
+            if (appearance := getattr(record, "scene", None)) is not None:  # a record with its own table, lights and sky
+                self.hdris.add(appearance.world.hdri)
             for obj in record.objects:
                 if obj.source == "objaverse":
                     self.objaverse[obj.name] = obj.uid

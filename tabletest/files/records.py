@@ -6,14 +6,15 @@ building the models takes tens of milliseconds."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal, Self, Union
+from typing import Annotated, ClassVar, Literal, Self, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError, create_model, field_validator
 
 from tabletest.errors import UserError
-from tabletest.files.family import KINDS as COMPANIONS
-from tabletest.files.family import made_from
+from tabletest.files.family import BENCHMARK, KINDS as COMPANIONS
+from tabletest.files.family import Family, family_of, made_from
 
 
 class Closed(BaseModel):
@@ -235,6 +236,7 @@ class _Rendered(Closed):
 class BenchmarkVignette(Closed):
     """A benchmark scene's text: what its render record holds but the pixels' measures."""
 
+    family: ClassVar[str] = "benchmark"  # the family whose ids its `id` takes (`files.family`)
     id: BenchmarkId
     index: int = Field(ge=0)
     n_objects: int = Field(ge=1, le=3)
@@ -270,6 +272,7 @@ Gap = tuple[str, str, Annotated[float, Field(ge=0)]]
 class RandomVignette(BenchmarkVignette):
     """A random scene's text."""
 
+    family: ClassVar[str] = "random"
     id: RandomId
     n_objects: int = Field(ge=1)
     relations: RandomRelations
@@ -328,35 +331,55 @@ RenderRecord = Union[BenchmarkRecord, RandomRecord]
 CORE_FIELDS = ("id", "objects", "relations")  # what a scene record must hold, however little else it says
 
 
+# what a family's records hold, by its placement (`files.family.Family`): its render records' and its vignettes' models
+PLACEMENTS: dict[str, tuple[type[_Rendered], type[Closed]]] = {
+    "slots": (BenchmarkRecord, BenchmarkVignette),
+    "free": (RandomRecord, RandomVignette),
+}
+
+
+@cache
+def models_of(family: Family) -> tuple[type[_Rendered], type[Closed]]:
+    """The models of a family's render records and vignettes: those of its placement, where ids are its own, or
+    the same with `id` taking the family's ids."""
+    record, vignette = PLACEMENTS[family.placement]
+    if vignette.family == family.name:
+        return record, vignette
+    own = Annotated[str, Field(pattern=f"^{family.image_id}$")]
+    title = family.name.title().replace("-", "").replace("_", "")
+    return (
+        create_model(f"{title}Record", __base__=record, __doc__=f"A line of the metadata.jsonl of a render of {family.words}.", id=(own, ...)),
+        create_model(f"{title}Vignette", __base__=vignette, __doc__=f"The text of one of {family.words}.", id=(own, ...)),
+    )
+
+
 def render_record(record: dict, path: Path, line: int, fix: str) -> RenderRecord:
-    """A render's record (a line of metadata.jsonl) as the model of its kind, keeping the line's dict; a
+    """A render's record (a line of metadata.jsonl) as the model of its family, keeping the line's dict; a
     record of another shape (a field of another type, a relation of three names, a field missing or unknown)
-    is refused in one line naming the field."""
-    random = str(record.get("id", "")).startswith("rnd")
+    is refused in one line naming the field. A record of no family's id is read as the benchmark's, whose
+    model refuses its id."""
+    family = family_of(record) or BENCHMARK
     try:
-        return (RandomRecord if random else BenchmarkRecord).from_line(record)
+        return models_of(family)[0].from_line(record)
     except ValidationError as err:
-        raise _not_a(err.errors()[0], f"a {'random' if random else 'benchmark'} render record", path, line, fix) from None
+        raise _not_a(err.errors()[0], f"a {family.name} render record", path, line, fix) from None
 
 
 def check_scene_record(record: dict, path: Path, line: int, fix: str) -> None:
-    """A scene record as its schema says (a render's benchmark or random record, or a vignette), before any
+    """A scene record as its schema says (a render's record of its family, or a vignette), before any
     tool reads meaning into its fields: every field it holds of the schema's type and shape (a relation of
     two names, a list of objects), and its id, objects and relations there. Other fields may be left out
     (scenes written by hand, or by another tool, from geometry alone); what is wrong is refused in one line
     naming the field."""
-    random = str(record.get("id", "")).startswith("rnd")
-    model: type[BaseModel]
-    if "file_name" in record:
-        model = RandomRecord if random else BenchmarkRecord
-    else:
-        model = RandomVignette if random else BenchmarkVignette
+    family = family_of(record) or BENCHMARK
+    rendered, text = models_of(family)
+    model: type[BaseModel] = rendered if "file_name" in record else text
     try:
         model.model_validate(record)
     except ValidationError as err:
         wrong = [e for e in err.errors() if e["type"] != "missing" or (len(e["loc"]) == 1 and e["loc"][0] in CORE_FIELDS)]
         if wrong:
-            what = f"a {'random' if random else 'benchmark'} {'render record' if 'file_name' in record else 'vignette'}"
+            what = f"a {family.name} {'render record' if 'file_name' in record else 'vignette'}"
             raise _not_a(wrong[0], what, path, line, fix) from None
 
 

@@ -25,7 +25,7 @@ from tabletest.assets.footprint import Footprints
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView, PinholeCamera
-from tabletest.files.family import family_problem, index_problem
+from tabletest.files.family import family_of, family_problem, index_problem
 from tabletest.verify.audit_looks import MIN_PIXELS as MIN_COLOUR_PX, colour_problem, look_problems
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
@@ -128,7 +128,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
         result.unchecked.append("touching and next to against the pixels (where two surfaces meet rarely shows: derived from the geometry)")
     if derivation.config is None:
         result.partial.append(f"positions and relations from the run's config ({RUN} names no render config)")
-    if not derivation.ground and any(str(r.get("id", "")).startswith("rnd") for _, r in records):
+    if not derivation.ground and any(getattr(family_of(r), "placement", None) == "free" for _, r in records):
         result.partial.append(
             f"random scenes' relations, hidden and counts (a set drawn before \"in front of\" meant where objects "
             f"stand on the table: {SETTINGS} pins no scenes.front)"

@@ -17,7 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tabletest.errors import not_one_of
-from tabletest.files.records import BenchmarkRecord, Closed, RandomRecord, Side, Vignette
+from tabletest.files.family import FAMILIES
+from tabletest.files.records import Closed, Side, Vignette, models_of
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -111,8 +112,7 @@ class Response(BaseModel):
     model: str | None = Field(None, description="the model that answered; default (or null): the file's name")
 
 KINDS: dict[str, type[BaseModel]] = {
-    "benchmark-record": BenchmarkRecord,
-    "random-record": RandomRecord,
+    **{f"{family.name}-record": models_of(family)[0] for family in FAMILIES},  # each scene family's render records
     "vignette": Vignette,
     "prompt": Prompt,
     "question": Question,

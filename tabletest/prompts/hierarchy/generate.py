@@ -19,7 +19,7 @@ from tabletest.prompts.hierarchy.metric import metric
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
-from tabletest.files.family import made_from
+from tabletest.files.family import family_of, made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.files.run_output import read_runs
 
@@ -86,8 +86,9 @@ def _scene_questions(
             captions(ask, g)
             table_captions(ask, g)
         yield from ask.made
-    # a text record (the vignette is all there is), or a benchmark scene, whose vignette is the study's text condition
-    told = "vignettes" in record and not (str(scene_id).startswith("rnd") and "camera" in record)
+    # a text record (the vignette is all there is), or a scene in the benchmark's slots, whose vignette is the study's text condition
+    family = family_of(record)
+    told = "vignettes" in record and not (family is not None and family.placement == "free" and "camera" in record)
     random_text = told and "in_front_of" in record.get("relations", {})  # a random scene's: sentences, not an order
     if "questions" in forms and told:
         order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"
