@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tabletest.prompts.hierarchy.balance import BINS, TAILS, QuantityBins, cell_of
-from tabletest.prompts.hierarchy.text_keys import KNOWN_BY_NAME, answer_key, answer_label
+from tabletest.prompts.hierarchy.text_keys import KNOWN_BY_NAME, answer_label, answer_of
 from tabletest.prompts.hierarchy.text_only import FOLDS, SAMPLE, TextReader
 from tabletest.files.jsonl import atomic_output
 
@@ -45,7 +45,7 @@ class AnswerTally:
         text-only reader's overall figure is of the other questions (a quantity's is an MRA, no accuracy)."""
         cell = (question["skill"], question["answer_type"], question["frame"])
         template, quantity = question["template"], question["answer_type"] == "quantity"
-        answer = Valued(template, cell_of(question)) if quantity else answer_key(question["answer"])
+        answer = Valued(template, cell_of(question)) if quantity else answer_of(question)
         self.cells[cell][answer] += 1
         self.templates[template][answer] += 1
         self.template_cells[template][cell] = None
