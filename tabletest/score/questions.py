@@ -36,7 +36,7 @@ from tabletest.score.lexicon import Lexicon
 from tabletest.score.locations import read_boxes, read_cells, read_points
 from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, normalize
 from tabletest.score.quantities import UNITS, as_asked, closeness, read_numbers, read_quantities, worst
-from tabletest.truth.locations import COORDINATES, box_hits, from_pixels, point_hits, to_pixels
+from tabletest.truth.locations import COORDINATES, box_hits, point_hits, to_pixels
 from tabletest.truth.top_down import CELLS
 
 NONE = re.compile(r"\b(?:none|nothing|no\s+(?:objects?|ones?|things?|items?|[a-z]+s)\b|there\s+(?:are|is)\s+no\b)")
@@ -296,7 +296,8 @@ def _quantity_problem(question: dict) -> str | None:
 def _location_problem(question: dict) -> str | None:
     """A point or box question states its answer in pixels (`answer`: x, y or x0, y0, x1, y1), the coordinates its
     text asks for, the image's size, and what a point is judged against: the object's visible `mask` (COCO RLE) or
-    a free `region`; its own answer must score right."""
+    a free `region`; its own answer must score right (which reads every number of the region, so one that is no
+    number is found here, not while judging)."""
     kind, answer, size = question["answer_type"], question["answer"], question.get("image_size")
     if not (len(answer) == (2 if kind == "point" else 4) and all(_number_value(v) for v in answer)):
         return f"the answer {excerpt(answer)} is not a {kind} ({'x, y' if kind == 'point' else 'x0, y0, x1, y1'} in pixels)"
@@ -304,27 +305,18 @@ def _location_problem(question: dict) -> str | None:
         return f"coordinates {excerpt(question.get('coordinates'))} is none of {', '.join(COORDINATES)}"
     if not (isinstance(size, list) and len(size) == 2 and all(type(v) is int and v > 0 for v in size)):
         return f"image_size {excerpt(size)} is not [width, height] in pixels"
-    if kind == "point" and not (_rle(question.get("mask"), size) or _region(question.get("region"))):
-        return "a point question needs the object's mask (COCO RLE of the image's size) or a free region"
-    gold = from_pixels(answer, question["coordinates"], size)
-    judged = _judge_location(question, _located(gold))
-    if judged.status != "correct":
-        return f"its own answer {_located(tuple(answer))} would score {judged.status} against what it is judged by"
+    mask, region = question.get("mask"), question.get("region")
+    rle = isinstance(mask, dict) and mask.get("size") == size[::-1] and isinstance(mask.get("counts"), str)
+    free = isinstance(region, dict) and all(isinstance(region.get(k), list) for k in ("table", "sides", "objects"))
+    if kind == "point" and not (rle or free):
+        return "a point question needs the object's mask (COCO RLE of the image's size) or a free region (table, sides, objects)"
+    try:
+        right = point_hits(question, tuple(answer)) if kind == "point" else box_hits(question, tuple(answer))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return f"its {'region' if free else 'mask'} {excerpt(region if free else mask)} is not one the judge can read"
+    if not right:
+        return f"its own answer {_located(tuple(answer))} would score wrong against what it is judged by"
     return None
-
-
-def _rle(mask: object, size: list[int]) -> bool:
-    return isinstance(mask, dict) and mask.get("size") == size[::-1] and isinstance(mask.get("counts"), str)
-
-
-def _region(region: object) -> bool:
-    """A free region: a polygon `table`, half-planes `sides` and polygons `objects`, all numbers."""
-    if not isinstance(region, dict):
-        return False
-    polygons = [region.get("table"), *(region.get("objects") if isinstance(region.get("objects"), list) else [None])]
-    sides = region.get("sides")
-    points = all(isinstance(p, list) and all(isinstance(q, list) and len(q) == 2 and all(map(_number_value, q)) for q in p) for p in polygons)
-    return points and isinstance(sides, list) and all(isinstance(h, list) and len(h) == 3 and all(map(_number_value, h)) for h in sides)
 
 
 def _number_value(value: object) -> bool:

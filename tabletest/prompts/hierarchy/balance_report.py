@@ -219,6 +219,10 @@ def markdown(made: dict) -> str:
         "`tabletest score` scores it) of a ridge regression of the log value on the same words and names, fitted on "
         "the other scene families, and **median MRA** that of the other families' median value, the best constant; "
         "text reveals compares the two.",
+        "- **points and boxes**: counted by the third of the image across and down their point (a box's centre) lies "
+        "in; their text prior is how often the reader's answer lands (the centre of the image cell it reads from the "
+        "words, for a box one of the other families' median size there), judged as `tabletest score` judges it, and "
+        "their guess how often the other families' most common cell's does.",
         "",
         "Text prior per answer type: "
         + "; ".join(_type_prior(t) for t in after["answer_types"])

@@ -25,7 +25,7 @@ from tabletest.layout.instances import kind_of
 from tabletest.prompts.hierarchy.negatives import matched, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import PHRASE, named
+from tabletest.prompts.hierarchy.skills import FACT, PHRASE, named
 from tabletest.truth.free_space import MIN_CLEAR_SHARE, free_region, image_size, room_between
 from tabletest.truth.locations import in_region
 from tabletest.truth.scene_facts import SceneGeometry, Thing
@@ -66,7 +66,7 @@ def objects(ask: Asker, g: SceneGeometry, record: dict, seen: dict[str, Seen], s
         y, word = random.Random(f"{seed}:{ask.scene_id}:refer:{x.label}").choice(ways)
         words = {"x": x.name, "rel": PHRASE[word], "y": y.name}
         common = {"level": "single", "frame": "viewer", "relation": word, "objects": [x.name, y.name], "skill": "grounding"}
-        facts = [[x.label, {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}[word], y.name]]
+        facts = [[x.label, FACT[word], y.name]]
         ask.ask(
             _key("point", x.label), Wording("point-object", words), answer_type="point",
             answer=[round(v, 2) for v in shown.inner], facts=facts, located={"image_size": size, "mask": shown.rle}, **common,
@@ -94,7 +94,7 @@ def free_spots(ask: Asker, g: SceneGeometry, record: dict, seed: int) -> None:
             ask.ask(
                 _key("free", word, y.label), Wording("point-free", {"rel": PHRASE[word], "y": y.name}),
                 skill="free space", level="multi", frame="viewer", relation=word, answer_type="point",
-                answer=[round(v, 2) for v in spot], objects=[y.name], facts=[["free table", f"{word}_of", y.name]],
+                answer=[round(v, 2) for v in spot], objects=[y.name], facts=[["free table", FACT[word], y.name]],
                 located={"image_size": list(size), "region": stored},
             )  # fmt: skip
 

@@ -20,12 +20,12 @@ INSTRUCTION = {
 }
 # how a point's or a box's numbers run, per coordinates (x to the right, y down, from the top-left corner)
 SCALES = {
-    "pixels": "in pixels",
-    "0-1000": "each from 0 to 1000 across the image's width and height",
-    "0-1": "each from 0 to 1 across the image's width and height",
-    "percent": "in percent of the image's width and height",
+    "pixels": " in pixels",
+    "0-1000": ", each from 0 to 1000 across the image's width and height",
+    "0-1": ", each from 0 to 1 across the image's width and height",
+    "percent": " in percent of the image's width and height",
 }
-SHAPES = {"point": "the point as (x, y)", "box": "the box as [x1, y1, x2, y2], its top-left and bottom-right corners,"}
+SHAPES = {"point": "the point as (x, y)", "box": "the box as [x1, y1, x2, y2], its top-left and bottom-right corners"}
 DECIMALS = {"pixels": 0, "0-1000": 0, "0-1": 3, "percent": 1}
 UNIT_WORDS = {"cm": "cm", "m": "m", "deg": "degrees"}  # a quantity's unit as its gold answer says it
 QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
@@ -144,7 +144,7 @@ def location_instruction(answer_type: str, coordinates: str) -> str | None:
     and y down from the image's top-left corner.`"""
     if answer_type not in SHAPES:
         return None
-    return f"Answer with {SHAPES[answer_type]} {SCALES[coordinates]}, x to the right and y down from the image's top-left corner."
+    return f"Answer with {SHAPES[answer_type]}{SCALES[coordinates]}, x to the right and y down from the image's top-left corner."
 
 
 def _choose(options: list[str], scene_objects: list[str]) -> str:
