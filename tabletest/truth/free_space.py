@@ -106,13 +106,9 @@ def boxes(record: dict) -> list[dict]:
 
 
 def corners(box: dict) -> np.ndarray:
-    """A box's eight corners, world frame."""
-    sx, sy, sz = box["size_m"]
-    t = math.radians(box.get("yaw_deg", 0.0))
-    turn = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    half = np.array([[x * sx / 2, y * sy / 2] for x in (-1, 1) for y in (-1, 1)]) @ turn.T
-    base = np.asarray(box["center_m"], dtype=float)
-    return np.array([[*(base[:2] + h), base[2] + z * sz / 2] for h in half for z in (-1, 1)])
+    """A box's eight corners, world frame (as a scene's objects' are, `Thing.corners`)."""
+    size = tuple(float(v) for v in box["size_m"])
+    return Thing("", np.asarray(box["center_m"], dtype=float), size, float(box.get("yaw_deg", 0.0)), False, None).corners()  # type: ignore[arg-type]
 
 
 def footprint(box: dict) -> np.ndarray:

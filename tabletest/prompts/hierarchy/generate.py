@@ -10,7 +10,7 @@ itself). Random renders get image questions, captions and stories.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -41,14 +41,18 @@ class Located:
     coordinates: Coordinates = "pixels"
     mask: np.ndarray | None = None
     marks: str | None = None
+    _seen: dict | None = field(default=None, init=False, repr=False)
 
     def seen(self, record: dict) -> dict:
-        return {} if self.mask is None else seen_objects(record, self.mask)
+        """What the record's mask shows of each object (read once: the points, boxes and marks all need it)."""
+        if self._seen is None:
+            self._seen = {} if self.mask is None else seen_objects(record, self.mask)
+        return self._seen
 
-    def ask(self, ask: Asker, g: SceneGeometry, record: dict, seed: int) -> None:
+    def ask(self, ask: Asker, g: SceneGeometry, record: dict) -> None:
         if self.mask is not None:
-            locate.objects(ask, g, record, self.seen(record), seed)
-        locate.free_spots(ask, g, record, seed)
+            locate.objects(ask, g, record, self.seen(record))
+        locate.free_spots(ask, g, record)
         locate.room(ask, g, record)
 
 
@@ -115,7 +119,7 @@ def _scene_questions(
             metric(ask, g)
             maps.cells(ask, g)
             if located is not None:
-                located.ask(ask, g, record, seed)
+                located.ask(ask, g, record)
         if "captions" in forms:
             captions(ask, g)
             table_captions(ask, g)

@@ -19,7 +19,6 @@ Points and boxes need the render's masks (`truth.seen`); free space and fit need
 from __future__ import annotations
 
 import itertools
-import random
 
 from tabletest.layout.instances import kind_of
 from tabletest.prompts.hierarchy.negatives import matched, stream
@@ -55,15 +54,16 @@ def referring(g: SceneGeometry, x: Thing) -> list[tuple[Thing, str]]:
     return found
 
 
-def objects(ask: Asker, g: SceneGeometry, record: dict, seen: dict[str, Seen], seed: int) -> None:
-    """Point to, and box, each object the mask shows enough of, named by a relation that picks it out."""
+def objects(ask: Asker, g: SceneGeometry, record: dict, seen: dict[str, Seen]) -> None:
+    """Point to, and box, each object the mask shows enough of, named by a relation that picks it out (drawn by
+    the scene's own stream, whatever the seed)."""
     size = list(image_size(record) or ())
     for x in g.things:
         shown = seen.get(x.label)
         ways = referring(g, x)
         if shown is None or not shown.pointable or not ways:
             continue
-        y, word = random.Random(f"{seed}:{ask.scene_id}:refer:{x.label}").choice(ways)
+        y, word = stream(ask.scene_id, f"refer:{x.label}").choice(ways)
         words = {"x": x.name, "rel": PHRASE[word], "y": y.name}
         common = {"level": "single", "frame": "viewer", "relation": word, "objects": [x.name, y.name], "skill": "grounding"}
         facts = [[x.label, FACT[word], y.name]]
@@ -78,14 +78,15 @@ def objects(ask: Asker, g: SceneGeometry, record: dict, seen: dict[str, Seen], s
             )  # fmt: skip
 
 
-def free_spots(ask: Asker, g: SceneGeometry, record: dict, seed: int) -> None:
+def free_spots(ask: Asker, g: SceneGeometry, record: dict) -> None:
     """A free spot on the table beside each object a question may name, where there is one: on one of its sides
-    (left or right, drawn) and before or behind it (drawn), each where the other has none."""
+    (left or right, drawn by the scene's own stream) and before or behind it (drawn), each where the other has
+    none."""
     size = image_size(record)
     if size is None:
         return
     for y in named(g):
-        rng = random.Random(f"{seed}:{ask.scene_id}:free:{y.label}")
+        rng = stream(ask.scene_id, f"free:{y.label}")
         for sides in (("left", "right"), ("front", "behind")):
             found = _free(g, record, y, rng.sample(sides, 2), size)
             if found is None:
