@@ -305,12 +305,19 @@ def _features(fields: list[tuple[str, pa.DataType]]) -> list[dict]:
     return hf_features(fields)
 
 
+def _mapped_format(job: Job) -> str:
+    """With --map-first, the form of the rows that answer after the scene's map."""
+    if not job.options.map_first:
+        return ""
+    return f", `{THINK_MAP_ANSWER if job.options.reasoning else MAP_ANSWER}` where a question about an image asks for the scene's map first"
+
+
 def _trl_card(job: Job, files: dict) -> str:
     images = ", images=ds[0][\"images\"]" if job.options.modality == "image" else ""
     return f"""Questions about where everyday objects stand on a table, one row a question, as a prompt-only
 conversational dataset for TRL's `GRPOTrainer`: `prompt` (the question as a user turn{', its pictures in `images`' if images else ''}),
 `solution` (a gold answer, for reading) and the columns `tabletest.rewards` reads, `ground_truth` (the question
-as the judge reads it) and `answer_format` (`{_answer_format(job)}`). `group` names each row's scene family.
+as the judge reads it) and `answer_format` (`{_answer_format(job)}`{_mapped_format(job)}). `group` names each row's scene family.
 
 ```python
 import datasets
