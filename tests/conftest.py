@@ -27,7 +27,7 @@ FIRST_LANES = ("test_slurm.py", "test_grpo.py")  # the first lane's Python (3.11
 # read from the files themselves, so every lane shares them out alike whatever it collects
 TEST_S = 0.7
 MEASURED_S = {
-    "test_arrangements.py": 108, "test_record_trust.py": 95, "test_footprint.py": 90, "test_balance.py": 74, "test_composite.py": 80,
+    "test_arrangements.py": 108, "test_record_trust.py": 95, "test_footprint.py": 90, "test_grounding.py": 135, "test_balance.py": 74, "test_composite.py": 80,
     "test_random_render.py": 76, "test_render.py": 75, "test_slurm.py": 70, "test_merge.py": 61, "test_export.py": 60,
     "test_pairs_and_views.py": 52, "test_new_family.py": 75, "test_change_costs.py": 48, "test_dataset_guard.py": 48, "test_verify_tampering.py": 47,
     "test_hostile_show.py": 46, "test_hostile_writes.py": 59, "test_multi_image_exports.py": 42, "test_counting_and_wording.py": 42,

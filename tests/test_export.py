@@ -41,7 +41,7 @@ from tabletest.export import huggingface
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.queries import queries
 from tabletest.export.records import columnar
-from tabletest.export.rle import encode
+from tabletest.files.rle import encode
 from tabletest.export.run import ExportOptions, run_export
 from tabletest.prompts.battery import SceneInput
 from tabletest.score.judge import judge

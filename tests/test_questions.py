@@ -172,6 +172,35 @@ def caption_expected(k: Reckoner, record: dict, q: dict) -> bool:
     raise AssertionError(f"no reckoning for the caption {q['qid']}")
 
 
+def map_cell(k: Reckoner, record: dict, name: str) -> str:
+    """The cell of a square 3x3 grid over the box centres of the objects the render saw, seen from above with the
+    viewer at the bottom, that holds `name`; the margins (3 cm across, 5 cm along the view) asserted."""
+    forward = k.R[2, :2] / np.linalg.norm(k.R[2, :2])
+    right = np.array([forward[1], -forward[0]])
+    hidden = set(record.get("relations", {}).get("hidden", ()))
+    centres = {}
+    for o in record["objects"]:
+        if o.get("instance", o["name"]) in hidden:
+            continue
+        if "box3d" in o:
+            centre = np.array(o["box3d"]["center_m"])
+        else:
+            centre = np.array(o["position_m"]) + [0, 0, o["size_m"][2] / 2]
+        centres.setdefault(o["name"], []).append((float(centre[:2] @ right), float(centre[:2] @ forward)))
+    points = np.array([p for ps in centres.values() for p in ps])
+    side = max(np.ptp(points[:, 0]), np.ptp(points[:, 1]))
+    assert side >= 0.2
+    (x, y), = centres[name]
+    left = (points[:, 0].max() + points[:, 0].min()) / 2 - side / 2
+    far = (points[:, 1].max() + points[:, 1].min()) / 2 + side / 2
+    column, row = (x - left) / (side / 3), (far - y) / (side / 3)
+    for offset, margin in ((column, 0.03), (row, 0.05)):
+        assert min(abs(offset - 1), abs(offset - 2)) * side / 3 >= margin, name
+    row, column = min(2, int(row)), min(2, int(column))
+    words = ("top", "middle", "bottom")[row], ("left", "middle", "right")[column]
+    return "centre" if words == ("middle", "middle") else " ".join(words)
+
+
 def expected(record: dict, q: dict):
     """The gold answer of a question, recomputed from the record's geometry alone."""
     k = Reckoner(record)
@@ -193,6 +222,8 @@ def expected(record: dict, q: dict):
     if skill == "orientation":
         x, y = objs
         return ("front" if rel == "facing" else "behind") in own_side(k, x, y)
+    if skill == "map":
+        return map_cell(k, record, objs[0])
     if skill == "position" and rel == "between":
         if q["answer_type"] == "names":
             a, b = objs
@@ -264,7 +295,7 @@ def test_every_gold_is_recomputed_from_the_geometry(asked):
         kinds[q["skill"]] += 1
     assert set(kinds) >= {
         "position", "distance", "size", "distance+size", "counting", "position+counting", "distance+counting",
-        "occlusion", "orientation", "multi-hop", "perspective",
+        "occlusion", "orientation", "multi-hop", "perspective", "map",
     }  # fmt: skip
 
 
@@ -276,13 +307,14 @@ def test_qids_are_unique_and_every_record_has_the_fields(asked):
     for _, q in asked:
         assert q["frame"] in ("viewer", "intrinsic", "person", "object", None)
         assert ("observer" in q) == (q["frame"] == "person")
-        assert q["answer_type"] in ("yes/no", "choice", "number", "names", "quantity")
+        assert q["answer_type"] in ("yes/no", "choice", "number", "names", "quantity", "cell")
         if q["skill"] in levels:
             assert q["level"] == levels[q["skill"]]
         if q["answer_type"] == "choice":
             assert q["answer"] in q["options"] and 2 <= len(q["options"]) <= 3
         assert q["text"].endswith(
-            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number and its unit.")
+            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number and its unit.",
+             "Answer with the cell's row (top, middle, bottom) and column (left, middle, right), or centre.")
         ) or (q["answer_type"] == "choice" and q["text"].endswith(" or ".join(q["options"][-1:]) + "."))
 
 

@@ -25,6 +25,7 @@ from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.prompts.hierarchy.balance_report import AnswerTally
 from tabletest.files.reading import images_asked
+from tabletest.prompts.hierarchy.marks import MARKED
 from tabletest.files.records import RenderRecord
 
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
@@ -228,7 +229,8 @@ def chat_rows(job: Job, record: RenderRecord, queries: list[dict]) -> list[dict]
     rows = []
     for files, questions in by_images.items():
         name = record.id if len(files) == 1 else f"{record.id}-with-{record.made_from}"
-        pictures = [_embedded(job.picture(record, job.dataset.file(f)), Path(f).stem) for f in files]
+        name += "-marked" * (files[0].startswith(f"{MARKED}/"))
+        pictures = [_embedded(job.shown(record, f), picture_name(f)) for f in files]
         for start in range(0, len(questions), TURNS):
             asked = questions[start : start + TURNS]
             rows.append({
@@ -301,6 +303,11 @@ inputs = processor(text=text, images=ds[0]["images"])
 
 def _embedded(data: bytes, stem: str) -> dict:
     return {"bytes": data, "path": f"{stem}.png"}
+
+
+def picture_name(relative: str) -> str:
+    """What an embedded picture is called: its id, `<id>-marked` for its marked copy."""
+    return Path(relative).stem + "-marked" * relative.startswith(f"{MARKED}/")
 
 
 def _final_names(job: Job, names: list[str]) -> list[str]:

@@ -35,6 +35,7 @@ from tabletest.files.family import made_from
 from tabletest.files.reading import read_records
 from tabletest.files.records import render_record
 from tabletest.verify.audit_contact import check_off_plane, object_points, world_points
+from tabletest.verify.audit_grounding import check_free_table, check_marks
 from tabletest.verify.audit_pairs import PairFacts, check_pairs
 from tabletest.verify.audit_visible import Models, check_fractions, model_files
 from tabletest.truth.geometry import ground_depths
@@ -333,6 +334,7 @@ def _audit_record(
         else:
             check_fractions(partial(result.check, "visible", scene_id), objects, mask, camera, models, _box_corners)
     _check_boxes(result, scene_id, objects, pixels, small)
+    check_marks(partial(_checked, result, "marks", scene_id), record, mask)
     seen = [p.any() for p in pixels]
     columns = _Columns.of(objects, pixels)
     terms = _resolver(objects)
@@ -350,10 +352,15 @@ def _audit_record(
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
                 _check_depth(result, scene_id, obj, p, depth, camera)
+        check_free_table(partial(_checked, result, "free table", scene_id), record, mask, depth)
         if camera is not None and any(relations.get(key) for key in ("on", "inside", "above")):
             points = object_points(pixels, depth, camera.K, camera.world_to_camera)
             table_top = min(_placed(o).position_m[2] for o in objects)  # the lowest object stands on the table
             check_off_plane(lambda ok, what: result.check("off_plane", scene_id, ok, what), relations, terms, points, table_top)
+
+
+def _checked(result: Audit, kind: str, scene_id: str, ok: bool, what: str) -> None:
+    result.check(kind, scene_id, ok, what)
 
 
 def _masks_again(root: Path, records: list[tuple[int, dict]]) -> Iterator[tuple[str, str, np.ndarray, np.ndarray | None]]:
@@ -728,6 +735,8 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "named": "relations name visible objects",
         "derived": "labels derived from the checked geometry",
         "image": f"images match their masks (≥ {MIN_WIDTH_PX} px wide)",
+        "free table": "free table: no object, the table's depth",
+        "marks": "set-of-marks marks (placed from the masks)",
         "pair": "counterfactual partners (records)",
         "pair_pixels": "counterfactual partners (masks)",
         "view": "other views of a scene (records)",

@@ -15,7 +15,7 @@ from tabletest.options import CatalogOpt, DatasetOpt, LimitOpt
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, one_line, report, write_report
 from tabletest.prompts.hierarchy.generate import FORMS, drawn_from
 from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
-from tabletest.prompts.hierarchy.record import Phrasings
+from tabletest.prompts.hierarchy.record import Coordinates, Phrasings
 from tabletest.files.reading import read_records, require
 from tabletest.files.records import check_scene_record
 from tabletest.truth.described import described
@@ -67,6 +67,10 @@ def questions(
         Phrasings,
         typer.Option("--phrasings", help="one: each question in one of its template's phrasings; all: in every one."),
     ] = "one",
+    coordinates: Annotated[
+        Coordinates,
+        typer.Option("--coordinates", help="How questions answered with a point or a box ask for it: pixels, 0-1000, 0-1 or percent of the image."),
+    ] = "pixels",
     limit: LimitOpt = None,
     catalog: CatalogOpt = None,
 ) -> None:
@@ -95,8 +99,9 @@ def questions(
 
     before = AnswerTally(seed) if balance and balance_report is not None else None
     with reading_lock(path.parent, "ask questions of") if path.name == "metadata.jsonl" else contextlib.nullcontext():
-        asking = Asking(chosen, seed, text_only, phrasings, balance, image_only)
-        asked = RenderQuestions(lambda: itertools.islice(records(), limit), cat, asking, drawn_from(render), before.through if before else None)
+        asking = Asking(chosen, seed, text_only, phrasings, balance, image_only, coordinates)
+        first = before.through if before else None
+        asked = RenderQuestions(lambda: itertools.islice(records(), limit), cat, asking, drawn_from(render), first, render)
         written = AnswerTally(seed) if balance_report is not None else None
         made = asked.all()
         count = write_lines(out, (dumps(q) for q in (written.through(made) if written else made)))

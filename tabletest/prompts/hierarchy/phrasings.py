@@ -263,6 +263,51 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Picture yourself in the {at}'s place, turned towards the {facing}: is the {y} on your left or your right?",
     ),
 }
+PHRASINGS |= {  # where in the image: an object named by a relation, free table, room, a map's cell, marks
+    "point-object": (
+        "From the viewer's point of view, point to the {x} {rel} the {y}.",
+        "As the viewer sees it, where is the {x} {rel} the {y}? Point to it.",
+        "Point to the {x} that is {rel} the {y}, as the viewer sees them.",
+        "Seen from the viewer's position, mark a point on the {x} {rel} the {y}.",
+        "Show where the {x} {rel} the {y} is, from the viewer's point of view, with a point on it.",
+    ),
+    "box-object": (
+        "From the viewer's point of view, give the 2D box of the {x} {rel} the {y}.",
+        "As the viewer sees it, draw a bounding box around the {x} {rel} the {y}.",
+        "Give the bounding box of the {x} that is {rel} the {y}, as the viewer sees them.",
+        "Seen from the viewer's position, where is the {x} {rel} the {y}? Give its 2D box.",
+        "Locate the {x} {rel} the {y}, from the viewer's point of view, with a bounding box.",
+    ),
+    "point-free": (
+        "From the viewer's point of view, point to a free spot on the table just {rel} the {y}.",
+        "As the viewer sees it, where is there free space on the table just {rel} the {y}? Point to it.",
+        "Point to an empty spot on the table right next to the {y}, {rel} it, as the viewer sees it.",
+        "Seen from the viewer's position, mark a point on the table just {rel} the {y} where nothing stands.",
+        "Where could something be put down on the table just {rel} the {y}, from the viewer's point of view? Point to the spot.",
+    ),
+    "fit-yes/no": (
+        "Is there room for the {x} on the table between the {y} and the {z}?",
+        "Would the {x} fit on the table between the {y} and the {z}?",
+        "Could the {x} be put down between the {y} and the {z} without moving anything?",
+        "Is the gap between the {y} and the {z} wide enough to set the {x} down in it?",
+        "Is there space enough to stand the {x} on the table between the {y} and the {z}?",
+    ),
+    "map-cell": (
+        "Picture the objects from above with you at the bottom, and a square 3x3 grid centred on them, just big enough to hold their centres. Which cell holds the {x}?",
+        "Seen from above, you at the bottom, a square 3x3 grid is laid over the objects, as wide as they spread. In which cell is the {x}?",
+        "Draw a map of the objects from above, you at the bottom, cut into a square 3x3 grid that just covers their centres. Which cell is the {x} in?",
+        "Imagine looking down on the objects, you at the bottom, with a 3x3 grid over the smallest square centred on them that holds their centres. Where is the {x}?",
+        "On a top-down square 3x3 grid just spanning the objects' centres, with you at the bottom, which cell does the {x} stand in?",
+    ),
+    "mark-which": (
+        "Which number marks the {x}?",
+        "The objects carry numbered marks. Which number is the {x}'s?",
+        "What is the number of the mark on the {x}?",
+        "Which of the numbered objects is the {x}?",
+        "The {x} carries a numbered mark. Which number?",
+    ),
+    "mark-position-yes/no": _viewer("is object {a} {rel} object {b}?"),
+}
 STORY = (  # a question about a story, as the story's question puts it, or pointing at the story first
     "{asked}",
     "According to the story, {asked_lower}",
