@@ -34,6 +34,8 @@ from tabletest.score.locations import read_boxes, read_cells, read_points
 from tabletest.score.quantities import read_numbers
 from tabletest.truth.locations import from_pixels
 
+from tabletest.truth.scene_facts import DEPTH_M  # the records' front/behind margin
+
 CATALOG = load_catalog()
 LEXICON = load_lexicon(CATALOG)
 TABLE = {"width_m": 1.6, "depth_m": 0.9}
@@ -337,7 +339,7 @@ def referent(record: dict, mask: np.ndarray, q: dict) -> int:
         ahead = float((of[:2] - c[:2]) @ forward)  # > 0: c in front of `of`
         holds = {
             "left": dx <= -0.03 and du <= -8 * ray.width / 1024, "right": dx >= 0.03 and du >= 8 * ray.width / 1024,
-            "front": ahead >= 0.05, "behind": ahead <= -0.05,
+            "front": ahead >= DEPTH_M, "behind": ahead <= -DEPTH_M,
         }[q["relation"]]  # fmt: skip
         if holds:
             found.append(position)

@@ -174,7 +174,7 @@ def caption_expected(k: Reckoner, record: dict, q: dict) -> bool:
 
 def map_cell(k: Reckoner, record: dict, name: str) -> str:
     """The cell of a square 3x3 grid over the box centres of the objects the render saw, seen from above with the
-    viewer at the bottom, that holds `name`; the margins (3 cm across, 5 cm along the view) asserted."""
+    viewer at the bottom, that holds `name`; the records' margins (3 cm across, 4 cm along the view) asserted."""
     forward = k.R[2, :2] / np.linalg.norm(k.R[2, :2])
     right = np.array([forward[1], -forward[0]])
     hidden = set(record.get("relations", {}).get("hidden", ()))
@@ -194,7 +194,7 @@ def map_cell(k: Reckoner, record: dict, name: str) -> str:
     left = (points[:, 0].max() + points[:, 0].min()) / 2 - side / 2
     far = (points[:, 1].max() + points[:, 1].min()) / 2 + side / 2
     column, row = (x - left) / (side / 3), (far - y) / (side / 3)
-    for offset, margin in ((column, 0.03), (row, 0.05)):
+    for offset, margin in ((column, margins.LATERAL_M), (row, margins.DEPTH_M)):
         assert min(abs(offset - 1), abs(offset - 2)) * side / 3 >= margin, name
     row, column = min(2, int(row)), min(2, int(column))
     words = ("top", "middle", "bottom")[row], ("left", "middle", "right")[column]
