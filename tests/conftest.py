@@ -27,9 +27,9 @@ FIRST_LANES = ("test_slurm.py", "test_grpo.py")  # the first lane's Python (3.11
 # read from the files themselves, so every lane shares them out alike whatever it collects
 TEST_S = 0.7
 MEASURED_S = {
-    "test_arrangements.py": 95, "test_record_trust.py": 95, "test_balance.py": 74, "test_composite.py": 80,
+    "test_arrangements.py": 108, "test_record_trust.py": 95, "test_footprint.py": 90, "test_grounding.py": 135, "test_balance.py": 74, "test_composite.py": 80,
     "test_random_render.py": 76, "test_render.py": 75, "test_slurm.py": 70, "test_merge.py": 61, "test_export.py": 60,
-    "test_pairs_and_views.py": 52, "test_dataset_guard.py": 48, "test_verify_tampering.py": 47,
+    "test_pairs_and_views.py": 52, "test_new_family.py": 75, "test_change_costs.py": 48, "test_dataset_guard.py": 48, "test_verify_tampering.py": 47,
     "test_hostile_show.py": 46, "test_hostile_writes.py": 59, "test_multi_image_exports.py": 42, "test_counting_and_wording.py": 42,
     "test_show.py": 31, "test_random_layout.py": 30, "test_questions_score.py": 30, "test_hostile_cache.py": 30,
     "test_verify.py": 29, "test_gallery.py": 29, "test_hostile_values.py": 24, "test_nouns.py": 23,
@@ -40,7 +40,7 @@ MEASURED_S = {
     "test_model_limits.py": 11, "test_camera_motion.py": 10, "test_docs.py": 7, "test_objaverse_fetch.py": 7,
     "test_import.py": 6, "test_recipes_kitchen_tool_misc_toy.py": 5, "test_workbench_textures.py": 5,
     "test_rest_poses.py": 3, "test_exposure.py": 3, "test_questions_observers.py": 3, "test_shared_cause.py": 2,
-    "test_shard_auto.py": 2, "test_truth.py": 2, "test_typed_records.py": 2, "test_layout.py": 2,
+    "test_shard_auto.py": 2, "test_families.py": 6, "test_truth.py": 2, "test_typed_records.py": 2, "test_layout.py": 2,
     "test_recipes_electronics_home.py": 2, "test_config.py": 1, "test_score_quantities.py": 1,
     "test_question_wording.py": 1, "test_score_parse.py": 0, "test_placement.py": 0, "test_composite_parts.py": 0,
     "test_model_columns.py": 0, "test_lmms_oracle.py": 0,

@@ -4,6 +4,7 @@ from the final geometry."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -188,23 +189,36 @@ def _side_by_side(a: Shape, b: Shape, gap: float) -> float:
     return x
 
 
-def _mesh_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
-    """The least distance between the two meshes, measured here with fcl from the model files."""
+@functools.lru_cache(maxsize=32)
+def _fcl_model(path: str, sha256: str):
+    """A model file's triangles as an fcl BVH, built here."""
+    import fcl
+
+    vertices, faces = model_mesh(path, sha256)
+    model = fcl.BVHModel()
+    model.beginModel(len(vertices), len(faces))
+    model.addSubModel(vertices, faces)
+    model.endModel()
+    return model
+
+
+def _fcl_placed(shape: Shape, pose: Pose, shift=(0.0, 0.0)):
+    """A model as an fcl object where it stands, moved by `shift` on the table."""
     import math
 
     import fcl
 
-    def placed(shape: Shape, pose: Pose):
-        vertices, faces = model_mesh(shape.path, shape.sha256)
-        model = fcl.BVHModel()
-        model.beginModel(len(vertices), len(faces))
-        model.addSubModel(vertices, faces)
-        model.endModel()
-        t = math.radians(pose.yaw_deg)
-        turn = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
-        return fcl.CollisionObject(model, fcl.Transform(turn, np.array([pose.x, pose.y, pose.z])))
+    model = _fcl_model(shape.path, shape.sha256)
+    t = math.radians(pose.yaw_deg)
+    turn = np.array([[math.cos(t), -math.sin(t), 0.0], [math.sin(t), math.cos(t), 0.0], [0.0, 0.0, 1.0]])
+    return fcl.CollisionObject(model, fcl.Transform(turn, np.array([pose.x + shift[0], pose.y + shift[1], pose.z])))
 
-    return max(0.0, float(fcl.distance(placed(a, pose_a), placed(b, pose_b), fcl.DistanceRequest(), fcl.DistanceResult())))
+
+def _mesh_gap(a: Shape, pose_a: Pose, b: Shape, pose_b: Pose) -> float:
+    """The least distance between the two meshes, measured here with fcl from the model files."""
+    import fcl
+
+    return max(0.0, float(fcl.distance(_fcl_placed(a, pose_a), _fcl_placed(b, pose_b), fcl.DistanceRequest(), fcl.DistanceResult())))
 
 
 def test_touching_and_next_to_are_the_meshes_distance_in_3d_not_their_columns(entries, builtin_assets):
@@ -426,8 +440,8 @@ def test_prompt_5_opt_in_asks_inside_where_it_is_true_and_scores_it(stacked_rend
 @pytest.mark.render
 def test_each_pair_s_gap_is_the_least_distance_between_its_meshes_and_the_lengths_asked_are_it(stacked_render, entries, builtin_assets, tmp_path):
     """`gaps_m` holds every pair of objects not hidden, each the least distance between their meshes as measured
-    here from the model files; the questions asking how far apart two surfaces are, how far one would move to
-    touch the other and how high one stands above the table state those lengths within 5 %."""
+    here from the model files; the questions asking how far apart two surfaces are, how far one would slide to
+    touch the other (its record's `slides_m`) and how high one stands above the table state those lengths within 5 %."""
     records = _records(stacked_render)
     checked = 0
     for record in records:
@@ -450,8 +464,10 @@ def test_each_pair_s_gap_is_the_least_distance_between_its_meshes_and_the_length
     seen = set()
     for q in lengths:
         record = by_id[q["scene_id"]]
-        if q["relation"] in ("gap", "move_to_touch"):
+        if q["relation"] == "gap":
             truth = {frozenset(e[:2]): e[2] for e in record["gaps_m"]}[frozenset(q["objects"])]
+        elif q["relation"] == "move_to_touch":  # the slide until they meet: test_move_to_touch_is_the_slide_...
+            truth = {tuple(e[:2]): e[2] for e in record["slides_m"]}[tuple(q["objects"])]
         elif q["relation"] == "above_table":
             (name,) = q["objects"]
             bottom = {o["name"]: o["box3d"]["center_m"][2] - o["box3d"]["size_m"][2] / 2 for o in record["objects"]}
@@ -500,3 +516,70 @@ def test_captions_of_the_relation_table_off_the_table_plane_hold_as_the_record_s
         assert q["answer"] == truth[q["relation"]](), q["qid"]
         checked.add(q["relation"])
     assert checked >= {"under", "contains", "detached", "outside"}, checked
+
+
+def _slide_here(a: Shape, pose_a: Pose, way: np.ndarray, b: Shape, pose_b: Pose, limit: float) -> float | None:
+    """How far `a` moves along `way` before it meets `b`, measured here: moved on by the meshes' least distance
+    (no point of `a` moves farther) until they are 0.1 mm apart; None past `limit` or after 500 moves."""
+    import fcl
+
+    other, moved = _fcl_placed(b, pose_b), 0.0
+    for _ in range(500):
+        apart = fcl.distance(_fcl_placed(a, pose_a, tuple(moved * way)), other, fcl.DistanceRequest(), fcl.DistanceResult())
+        if apart <= 1e-4:
+            return moved
+        moved += apart
+        if moved > limit:
+            return None
+    return None
+
+
+def test_move_to_touch_is_the_slide_along_the_line_until_the_meshes_meet(entries, builtin_assets):
+    """Twenty scenes with objects on, in and beside others: "how far would the X slide straight towards the Y to
+    touch it" is answered where, and only where, X stands on the same surface as Y (the table, or one carrier),
+    carries nothing, and slid along the table towards Y's middle meets Y before anything else (measured here from
+    the model files); its gold is that slide, not the least gap between them (which it often is not)."""
+    from tabletest.assets.footprint import model_footprint
+    from tabletest.prompts.hierarchy.generate import scene_questions
+    from tabletest.truth.geometry import box3d, camera_record
+    from tabletest.truth.records import random_truth
+
+    config = RandomConfig.model_validate(shipped_without_repeats())
+    pool = ("book", "padlock", "stapler", "mug", "apple", "bowl", "flashlight", "banana", "carrot", "laptop")
+    scenes, contact = scenes_of(config, entries, builtin_assets, pool, 20)
+    shapes = {n: _shape(entries, builtin_assets, n) for n in pool}
+    kinds = {o.name: o.kind for o in CATALOG.objects}
+    asked = differ = 0
+    for scene in scenes:
+        truth = random_truth(scene, RES, config.relations, kinds, contact=contact)
+        rel, slid = truth["relations"], {tuple(e[:2]): e[2] for e in truth["slides_m"]}
+        boxes = {o.name: box3d(o.position_m, o.yaw_deg, o.size_m, model_footprint(shapes[o.name].path, shapes[o.name].sha256)) for o in scene.objects}
+        poses = {o.name: Pose(*o.position_m, o.yaw_deg) for o in scene.objects}
+        top = min(o.position_m[2] for o in scene.objects)
+        carriers = {a: b for key in ("on", "inside") for a, b in rel[key]}
+        for a, b in ((p.name, q.name) for p in scene.objects for q in scene.objects if p is not q):
+            line = np.subtract(boxes[b]["center_m"][:2], boxes[a]["center_m"][:2])
+            way = line / np.linalg.norm(line)
+            raised = [n for n in (a, b) if n in carriers or poses[n].z > top + 0.003]
+            one_surface = not raised or (len(raised) == 2 and carriers.get(a) == carriers.get(b) and [a, carriers[a]] in rel["on"])
+            reach = sum(np.hypot(*shapes[n].size_m[:2]) / 2 for n in (a, b)) + float(np.linalg.norm(line))
+            here = _slide_here(shapes[a], poses[a], way, shapes[b], poses[b], reach) if one_surface and a not in carriers.values() else None
+            others = [_slide_here(shapes[a], poses[a], way, shapes[o.name], poses[o.name], here) for o in scene.objects if here is not None and o.name not in (a, b)]
+            first = here is not None and all(s is None or s > here for s in others)
+            assert ((a, b) in slid) == first, (scene.id, a, b, here, others)
+            if first:
+                assert slid[(a, b)] == pytest.approx(here, abs=5e-4), (scene.id, a, b)
+        record = {
+            "id": scene.id, "index": scene.index, "file_name": f"images/{scene.id}.png", "camera": camera_record(scene.camera.pinhole(RES)),
+            "objects": [{"name": o.name, "yaw_deg": o.yaw_deg, "box3d": boxes[o.name], "visible_fraction": 1.0} for o in scene.objects],
+            **truth,
+        }  # fmt: skip
+        gaps = {frozenset(e[:2]): e[2] for e in truth["gaps_m"]}
+        for q in scene_questions(record, CATALOG, seed=0):
+            if q["template"] == "metric-move-to-touch":
+                exact = slid[tuple(q["objects"])]
+                assert q["exact"] == {"value": pytest.approx(exact), "unit": "m"}, q["qid"]
+                assert abs(q["answer"] / (100 if q["unit"] == "cm" else 1) - exact) <= 0.05 * exact, q["qid"]
+                asked += 1
+                differ += abs(gaps[frozenset(q["objects"])] - exact) > 0.1 * exact
+    assert asked >= 30 and differ >= asked // 5, (asked, differ)

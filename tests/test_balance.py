@@ -25,7 +25,7 @@ from tabletest.config import load_catalog
 from tabletest.export import huggingface
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.run import ExportOptions, run_export
-from tabletest.prompts.hierarchy.balance import BINS, BalancePlan, QuantityBins, Ranked, answer_key, cell_of, choose_caps
+from tabletest.prompts.hierarchy.balance import BINS, BalancePlan, QuantityBins, Ranked, cell_of, choose_caps
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, markdown, one_line, report
 from tabletest.prompts.hierarchy.generate import drawn_from, scene_questions
@@ -33,6 +33,7 @@ from tabletest.prompts.hierarchy.metric import stated
 from tabletest.prompts.hierarchy.pairs import view_questions
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.record import Asker
+from tabletest.prompts.hierarchy.text_keys import answer_key
 from tabletest.prompts.hierarchy.text_only import SAMPLE
 from tabletest.prompts.hierarchy.closeness import closeness
 

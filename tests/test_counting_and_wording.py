@@ -173,9 +173,15 @@ def test_counts_are_exact_and_only_an_unambiguous_one_of_several_is_named(render
                 relation = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}[q["relation"]]
                 assert q["answer"] == sum((label, y) in sides[relation] for label, k in labels.items() if k == kind), q["qid"]
                 kind_position += 1
-            for name in q["objects"]:
+            named = q["objects"]
+            if q["template"] in ("point-object", "box-object"):  # "the egg left of the bowl": one egg stands so
+                kind, y = named
+                relation = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}[q["relation"]]
+                assert len([label for label, k in labels.items() if k == kind and (label, y) in sides[relation]]) == 1, q["qid"]
+                named = [y]
+            for name in named:
                 if q["template"] not in ("count-kind", "count-kind-position") and name in kinds:
-                    assert kinds[name] == 1, q["qid"]  # a kind held several times is never named bare
+                    assert kinds[name] == 1, q["qid"]  # a kind held several times is never named bare (but by a relation that picks one out)
                 if name.startswith(("leftmost ", "rightmost ")):
                     side, kind = name.split(" ", 1)
                     same = [label for label, k in labels.items() if k == kind]

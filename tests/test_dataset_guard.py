@@ -93,7 +93,7 @@ def test_a_folder_an_older_tabletest_rendered_is_refused_in_one_line(tmp_path, a
     (out / "settings.json").write_text(json.dumps({"output_version": 1, "mode": "direct", "models": {}}))
     refused = run_cli(*render_args(out, assets, "--limit", "1"))
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
-    assert f"--out {out} was rendered by an older tabletest (output version 1, this one writes 2: objects rest in stable poses" in refused.stderr
+    assert f"--out {out} was rendered by an older tabletest (output version 1, this one writes 3: objects rest in stable poses" in refused.stderr
     assert "give a new --out" in refused.stderr and sorted(p.name for p in out.iterdir()) == ["settings.json"]
 
 

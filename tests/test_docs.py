@@ -68,3 +68,23 @@ def test_the_questions_guide_s_example_scenes_are_asked_as_it_shows(tmp_path, cl
     assert asked[("rnd0-0000000", "centre_distance", ("teddy bear", "mug"))] == 41
     assert asked[("rnd0-0000000", "clock", ("teddy bear", "mug"))] == 4
     assert asked[("rnd0-0000001", "bigger", ("apple", "mug"))] == "mug"
+
+
+def test_the_questions_guide_states_the_margins_the_code_withholds_at():
+    """Each margin the questions guide states is the number the code decides by, and the front/behind one is the
+    records' own (`relations.margin_m`, shipped in configs/random.yaml), read from one place."""
+    import yaml
+
+    from tabletest.layout.random_config import RelationMargins
+    from tabletest.truth import scene_facts
+
+    guide = (REPO / "docs" / "guide" / "questions.md").read_text()
+    shipped = yaml.safe_load((REPO / "configs" / "random.yaml").read_text())["relations"]["margin_m"]
+    assert scene_facts.DEPTH_M == RelationMargins.model_fields["margin_m"].default == shipped
+    stated = {
+        f"**front/behind**: {scene_facts.DEPTH_M * 100:g} cm along the camera's view",
+        f"**left/right**: needs {scene_facts.LATERAL_M * 100:g} cm across the camera's view *and* {scene_facts.LATERAL_PX:g} px",
+        f"`relations.margin_m` ({shipped * 100:g} cm as\n  shipped)",
+        f"objects less than {scene_facts.APART_M * 100:g} cm apart (no direction)",
+    }
+    assert not [s for s in stated if s not in guide], [s for s in stated if s not in guide]

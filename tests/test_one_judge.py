@@ -18,6 +18,7 @@ from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.score.answer import judge_answer
 from tabletest.score.lexicon import load_lexicon
+from tabletest.truth.top_down import CELLS
 
 CATALOG = load_catalog()
 LEXICON = load_lexicon(CATALOG)
@@ -37,6 +38,13 @@ def hedges(question: dict) -> list[str]:
     if kind == "names":
         others = [o for o in question["scene_objects"] if o not in answer]
         return [" and ".join(f"the {n}" for n in [*answer, others[0]]) + "."] if others else []
+    if kind == "cell":
+        other = next(c for c in CELLS if c != answer)
+        return [f"{answer.capitalize()} or {other}.", f"The {other} cell, or the {answer} one."]
+    if kind == "point":
+        return [f"{gold_text(question)} or (-5, -5)", f"[{-5}, {-5}], {gold_text(question)}"]
+    if kind == "box":
+        return [f"{gold_text(question)} [0, 0, 1, 1]"]
     others = [o for o in question["options"] if o != answer]
     joined = " or ".join(f"the {o}" if o in question["scene_objects"] else o for o in [answer, *others])
     return [f"{joined[0].upper()}{joined[1:]}."]

@@ -165,7 +165,40 @@ def caption_expected(k: Reckoner, record: dict, q: dict) -> bool:
         side = abs(float((cx[:2] - cy[:2]) @ np.array([forward[1], -forward[0]])))
         assert k.in_front_of(y, x) and side <= max(sy[:2]) / 2, f"{q['qid']}: {side:.3f} m to the side is withheld"
         return True
+    if rel == "ahead_of":  # farther along the way the relatum faces: within 45 degrees of its own front
+        angle = abs(k.own_angle(y, x))
+        assert angle <= 45 or angle >= 135, f"{q['qid']}: {angle:.1f} degrees off the relatum's front is withheld"
+        return angle <= 45
     raise AssertionError(f"no reckoning for the caption {q['qid']}")
+
+
+def map_cell(k: Reckoner, record: dict, name: str) -> str:
+    """The cell of a square 3x3 grid over the box centres of the objects the render saw, seen from above with the
+    viewer at the bottom, that holds `name`; the records' margins (3 cm across, 4 cm along the view) asserted."""
+    forward = k.R[2, :2] / np.linalg.norm(k.R[2, :2])
+    right = np.array([forward[1], -forward[0]])
+    hidden = set(record.get("relations", {}).get("hidden", ()))
+    centres = {}
+    for o in record["objects"]:
+        if o.get("instance", o["name"]) in hidden:
+            continue
+        if "box3d" in o:
+            centre = np.array(o["box3d"]["center_m"])
+        else:
+            centre = np.array(o["position_m"]) + [0, 0, o["size_m"][2] / 2]
+        centres.setdefault(o["name"], []).append((float(centre[:2] @ right), float(centre[:2] @ forward)))
+    points = np.array([p for ps in centres.values() for p in ps])
+    side = max(np.ptp(points[:, 0]), np.ptp(points[:, 1]))
+    assert side >= 0.2
+    (x, y), = centres[name]
+    left = (points[:, 0].max() + points[:, 0].min()) / 2 - side / 2
+    far = (points[:, 1].max() + points[:, 1].min()) / 2 + side / 2
+    column, row = (x - left) / (side / 3), (far - y) / (side / 3)
+    for offset, margin in ((column, margins.LATERAL_M), (row, margins.DEPTH_M)):
+        assert min(abs(offset - 1), abs(offset - 2)) * side / 3 >= margin, name
+    row, column = min(2, int(row)), min(2, int(column))
+    words = ("top", "middle", "bottom")[row], ("left", "middle", "right")[column]
+    return "centre" if words == ("middle", "middle") else " ".join(words)
 
 
 def expected(record: dict, q: dict):
@@ -174,7 +207,7 @@ def expected(record: dict, q: dict):
     skill, rel, objs = q["skill"], q["relation"], q["objects"]
     if q["answer_type"] == "quantity" or rel == "clock":
         return metric_expected(k, q)
-    if q["form"] == "caption" and rel in ("near", "far", "parallel", "perpendicular", "beyond"):
+    if q["form"] == "caption" and rel in ("near", "far", "parallel", "perpendicular", "beyond", "ahead_of"):
         return caption_expected(k, record, q)
     if q["form"] == "story":
         x, y = objs[:2]
@@ -189,6 +222,8 @@ def expected(record: dict, q: dict):
     if skill == "orientation":
         x, y = objs
         return ("front" if rel == "facing" else "behind") in own_side(k, x, y)
+    if skill == "map":
+        return map_cell(k, record, objs[0])
     if skill == "position" and rel == "between":
         if q["answer_type"] == "names":
             a, b = objs
@@ -260,7 +295,7 @@ def test_every_gold_is_recomputed_from_the_geometry(asked):
         kinds[q["skill"]] += 1
     assert set(kinds) >= {
         "position", "distance", "size", "distance+size", "counting", "position+counting", "distance+counting",
-        "occlusion", "orientation", "multi-hop", "perspective",
+        "occlusion", "orientation", "multi-hop", "perspective", "map",
     }  # fmt: skip
 
 
@@ -272,13 +307,14 @@ def test_qids_are_unique_and_every_record_has_the_fields(asked):
     for _, q in asked:
         assert q["frame"] in ("viewer", "intrinsic", "person", "object", None)
         assert ("observer" in q) == (q["frame"] == "person")
-        assert q["answer_type"] in ("yes/no", "choice", "number", "names", "quantity")
+        assert q["answer_type"] in ("yes/no", "choice", "number", "names", "quantity", "cell")
         if q["skill"] in levels:
             assert q["level"] == levels[q["skill"]]
         if q["answer_type"] == "choice":
             assert q["answer"] in q["options"] and 2 <= len(q["options"]) <= 3
         assert q["text"].endswith(
-            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number and its unit.")
+            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number and its unit.",
+             "Answer with the cell's row (top, middle, bottom) and column (left, middle, right), or centre.")
         ) or (q["answer_type"] == "choice" and q["text"].endswith(" or ".join(q["options"][-1:]) + "."))
 
 
@@ -304,7 +340,7 @@ def test_inverse_pairs_have_opposite_golds_and_balance_every_cell(asked):
 def test_intrinsic_questions_only_of_objects_with_a_clear_front(asked):
     intrinsic = [q for _, q in asked if q["frame"] == "intrinsic"]
     assert intrinsic
-    assert {q["objects"][0] for q in intrinsic} <= FRONTED
+    assert {q["objects"][1 if q["relation"] == "ahead_of" else 0] for q in intrinsic} <= FRONTED  # ahead of: the relatum's front
 
 
 def test_counting_has_as_many_trick_zeros_as_kinds_present(asked):
@@ -651,3 +687,37 @@ def test_nearer_to_an_object_is_not_asked_where_centres_and_surfaces_disagree():
     assert not asked()
     record["gaps_m"][0][2] = 0.3  # the surfaces agree with the centres
     assert asked()
+
+
+def test_ahead_of_is_farther_along_the_way_the_relatum_faces_and_no_word_means_another_sense():
+    """"Ahead of" is what English and VSR mean (the person ahead of the cow is farther along the way it goes): the
+    subject within 45° of the relatum's own front, reckoned here from the boxes; a telephone turned to face +X has a
+    mug ahead of it and a banana behind it, whichever of them is nearer the camera. "In front of" (the viewer's)
+    is never worded "ahead of", and "toward" or "away from" alone say nothing of facing (they name a motion)."""
+    telephone = obj("telephone", 0.0, 0.1, (0.2, 0.1, 0.08), yaw=90.0)
+    record = scene("rnd9-0000011", [telephone, obj("mug", 0.35, 0.05, (0.1, 0.08, 0.1)), obj("banana", -0.35, 0.2, (0.19, 0.04, 0.05))])
+    asked = questions_of([record])
+    ahead = {tuple(q["objects"]): q["answer"] for q in asked if q["relation"] == "ahead_of"}
+    assert ahead == {("mug", "telephone"): True, ("banana", "telephone"): False}
+    for q in asked:
+        assert q["answer"] == expected(record, q), q["qid"]
+    said = [q["text"] for q in questions_of(ALL_RECORDS + [record]) if q["form"] == "caption"]
+    assert not [t for t in said if re.search(r"is (toward|away from) the ", t)]
+    fronts = [q for q in questions_of(ALL_RECORDS) if q["form"] == "caption" and q["relation"] in ("front", "behind")]
+    assert fronts and not [q["text"] for q in fronts if "ahead of" in q["text"]]
+
+
+def test_which_object_is_between_two_is_not_asked_where_a_hidden_one_stands_between_too():
+    """A between-which question weighs every object on the table, those the render measured as hidden too (a cup 6 %
+    of which shows): where one of them also stands between the two (or may), the answer would be open."""
+    row = [obj("banana", -0.45, 0.0, (0.19, 0.04, 0.05)), obj("mug", 0.0, 0.0, (0.1, 0.08, 0.1)), obj("lamp", 0.45, 0.0, (0.2, 0.2, 0.4))]
+    behind = obj("alarm clock", 0.2, 0.1, (0.1, 0.06, 0.1), visible=0.06)
+    aside = obj("alarm clock", 0.8, 0.1, (0.1, 0.06, 0.1), visible=0.06)
+    for third, asks in ((behind, False), (aside, True)):
+        record = scene("rnd9-0000012", [*row, third])
+        record["relations"] = {"hidden": ["alarm clock"]}
+        which = [q for q in questions_of([record]) if q["relation"] == "between" and q["answer_type"] == "names"]
+        k = Reckoner(record)
+        standing = [n for n in k.names() if k.between(n, "banana", "lamp")]
+        assert standing == (["mug"] if asks else ["mug", "alarm clock"])
+        assert [q["answer"] for q in which] == ([["mug"]] if asks else []), which

@@ -60,6 +60,8 @@ def test_every_answer_wording_obeys_its_questions_instruction():
             assert re.fullmatch(r"(About )?\d+(\.\d+)? (cm|m|centimetres|metres)\.", gold), (text, gold)
         elif text.endswith("Answer with a number."):
             assert re.fullmatch(r"\d+\.?|[A-Z][a-z]+\.", gold), (text, gold)
+        elif text.endswith("(left, middle, right), or centre."):  # a map's cell: its row and column, or the centre
+            assert re.fullmatch(r"((Top|Middle|Bottom) (left|middle|right)|Centre)\.|It is in the (.+ cell|centre)\.", gold), (text, gold)
         elif (offered := re.search(r"Answer (.+) or (.+)\.$", text)) is not None:
             options = {o.removeprefix("the ") for o in re.split(r", | or ", offered.group(0)[len("Answer "):-1])}
             assert any(o.lower() in gold.lower() for o in options), (text, gold)

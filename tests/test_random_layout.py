@@ -10,6 +10,7 @@ import pytest
 import yaml
 from matplotlib.path import Path as Polygon
 
+from tabletest.assets.footprint import Footprints
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
@@ -192,7 +193,7 @@ def test_the_record_hides_what_the_render_measured_below_the_threshold(sizes, bu
     spec = random_spec(scene, 0, load_manifest(builtin_assets).objects, builtin_assets)
     measured = [{"center_px": [0.0, 0.0], "bbox_px": [0.0, 0.0, 1.0, 1.0], "visible_fraction": f, "covered_by": []} for f in (0.9, 0.24, 0.25)]
     kinds = {"strawberry": "natural", "apple": "natural", "lamp": "artifact"}
-    truth = RandomTruth(config.relations, kinds, config.digest, 0)
+    truth = RandomTruth(config.relations, kinds, config.digest, 0, Footprints.of_entries(load_manifest(builtin_assets).objects, builtin_assets))
     record = random_record(spec, measured, {"resolution": list(RES)}, False, truth)
     assert record["relations"]["hidden"] == ["apple"] and [o["name"] for o in record["objects"]] == ["strawberry", "apple", "lamp"]
     assert record["relations"] == random_truth(scene, RES, config.relations, kinds, frozenset({"apple"}))["relations"]

@@ -166,6 +166,20 @@ def test_a_tampered_label_is_caught(copy, tamper, kind):
     assert f"disagreement(s) in {len(tampered)} scene(s): {', '.join(sorted(tampered))}" in result.stdout.splitlines()[-1]
 
 
+def test_a_table_recorded_at_another_size_is_caught(copy):
+    """The table's size decides which objects stand at its edge or in its middle: a record claiming a wider table than
+    its scene drew (the set's config, seed and index draw it again) disagrees."""
+    rows = records(copy)
+    table = rows[3]["scene"]["table"]
+    table["width_m"] = round(table["width_m"] + 0.4, 4)
+    write_records(copy, rows)
+    result = verify(copy)
+    assert result.returncode == 1, result.stdout
+    assert f"DISAGREES {rows[3]['id']} [derived] scene.table: recorded" in result.stdout, result.stdout
+    assert "disagreement(s) in 1 scene(s)" in result.stdout.splitlines()[-1]
+    assert "a random scene's lights and backdrop" in result.stdout and "table, lights" not in result.stdout
+
+
 def test_files_outside_the_folder_or_not_regular_are_never_opened(copy, tmp_path):
     rows = records(copy)
     outside = tmp_path / "elsewhere.png"

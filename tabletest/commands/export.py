@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Optional
 
 import typer
 
 from tabletest.commands.options import CatalogOpt
 from tabletest.errors import UserError, not_one_of
 
-QUESTIONS = {"variations", "types", "questions", "balance"}
+QUESTIONS = {"variations", "types", "questions", "balance", "coordinates", "marks"}
+MAP_FIRST = {"map_first"}  # training formats: an answer after its scene's map
 HIERARCHY = {"vlmevalkit": "hierarchy:export_vlmevalkit_hierarchy", "lmms-eval": "hierarchy:export_lmms_eval_hierarchy"}
 SPLITS = {"split_by", "val_fraction"}
 SHARDS = {"shard_size", "shard_mb"}
@@ -21,15 +22,15 @@ FORMATS = {
     "imagefolder": ("huggingface:export_imagefolder", SPLITS),
     "parquet": ("huggingface:export_parquet", SPLITS | SHARDS),
     "webdataset": ("wds:export_webdataset", SPLITS | SHARDS),
-    "llava": ("instruct:export_llava", QUESTIONS | SPLITS),
-    "sharegpt": ("instruct:export_sharegpt", QUESTIONS | SPLITS),
-    "hf-chat": ("huggingface:export_hf_chat", QUESTIONS | SPLITS | SHARDS),
+    "llava": ("instruct:export_llava", QUESTIONS | SPLITS | MAP_FIRST),
+    "sharegpt": ("instruct:export_sharegpt", QUESTIONS | SPLITS | MAP_FIRST),
+    "hf-chat": ("huggingface:export_hf_chat", QUESTIONS | SPLITS | SHARDS | MAP_FIRST),
     "vlmevalkit": ("vlmevalkit:export_vlmevalkit", QUESTIONS),
     "lmms-eval": ("lmms_eval:export_lmms_eval", QUESTIONS),
     "coco": ("coco:export_coco", SPLITS | {"segmentation"}),
-    "trl": ("rl:export_trl", QUESTIONS | SPLITS | SHARDS | RL),
-    "verl": ("rl:export_verl", QUESTIONS | SPLITS | SHARDS | RL),
-    "dpo": ("rl:export_dpo", QUESTIONS | SPLITS | SHARDS | {"modality"}),
+    "trl": ("rl:export_trl", QUESTIONS | SPLITS | SHARDS | RL | MAP_FIRST),
+    "verl": ("rl:export_verl", QUESTIONS | SPLITS | SHARDS | RL | MAP_FIRST),
+    "dpo": ("rl:export_dpo", QUESTIONS | SPLITS | SHARDS | {"modality"} | MAP_FIRST),
 }
 EVALUATION = {"vlmevalkit", "lmms-eval"}  # every scene is a test item
 
@@ -94,6 +95,21 @@ def export(
         bool,
         typer.Option("--reasoning", help="trl, verl: ask for reasoning in <think> </think>, then the answer in <answer> </answer>."),
     ] = False,
+    coordinates: Annotated[
+        Literal["pixels", "0-1000", "0-1", "percent"],
+        typer.Option(
+            "--coordinates",
+            help="With --questions hierarchy: points and boxes in pixels (Qwen2.5-VL), 0-1000 (Qwen2-VL, InternVL), 0-1, or percent (Molmo); x right, y down from the top-left.",
+        ),
+    ] = "pixels",
+    marks: Annotated[
+        Optional[Literal["numbers", "boxes"]],
+        typer.Option("--marks", help="With --questions hierarchy: a copy of each image with numbered marks (or boxes) on its objects, marked/<id>.png, and questions about them (needs a render with --masks)."),
+    ] = None,
+    map_first: Annotated[
+        bool,
+        typer.Option("--map-first", help="With --questions hierarchy: each answer about an image after a map of its objects seen from above (<map>JSON</map>), for map-then-answer training."),
+    ] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Export a render to a training or evaluation format (no Blender needed)."""
@@ -107,7 +123,7 @@ def export(
     target, own = FORMATS[fmt]
     given = {
         name
-        for name in QUESTIONS | SPLITS | SHARDS | RL | {"segmentation"}
+        for name in QUESTIONS | SPLITS | SHARDS | RL | MAP_FIRST | {"segmentation"}
         if ctx.get_parameter_source(name).name != "DEFAULT"
     }
     if given - own:
@@ -117,6 +133,9 @@ def export(
         raise UserError(f"{option} does not apply to --format {fmt}{why}; drop it")
     if balance and questions != "hierarchy":
         raise UserError("--balance balances the question hierarchy's answers; add --questions hierarchy, or drop it")
+    hierarchy_only = [f"--{n.replace('_', '-')}" for n in ("coordinates", "marks", "map_first") if n in given]
+    if hierarchy_only and questions != "hierarchy":
+        raise UserError(f"{hierarchy_only[0]} shapes the question hierarchy's questions; add --questions hierarchy, or drop it")
     options = ExportOptions(
         variations=variations,
         types=parse_types(types),
@@ -132,6 +151,9 @@ def export(
         balance=balance,
         modality=modality,
         reasoning=reasoning,
+        coordinates=coordinates,
+        marks=marks,
+        map_first=map_first,
     )
     if questions == "hierarchy":
         target = HIERARCHY.get(fmt, target)

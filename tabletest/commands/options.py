@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Literal, Optional
 import typer
 
 from tabletest.errors import UserError
+from tabletest.files.family import FAMILIES
 
 if TYPE_CHECKING:  # read when a command runs, not when its options are declared (its --help needs none of them)
     from tabletest.config import RenderSettings
@@ -98,6 +99,10 @@ ScenesOpt = Annotated[
     Literal["benchmark", "random"],
     typer.Option(help="benchmark: the study's scenes (--objects); random: --count randomised training scenes from --random-config."),
 ]
+FamilyOpt = Annotated[
+    Literal[tuple(family.name for family in FAMILIES)],
+    typer.Option(help="; ".join(f"{family.name}: {family.help}" for family in FAMILIES) + "."),
+]  # the scene families `tabletest render` renders (`files.family`)
 CountOpt = Annotated[Optional[int], typer.Option(help="--scenes random: how many scenes the set has (ids rnd{seed}-0000000 ...).")]
 CounterfactualsOpt = Annotated[
     Optional[str],

@@ -12,7 +12,7 @@ import typer
 from tabletest.commands.options import CatalogOpt, DatasetOpt, LimitOpt
 from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.generate import FORMS, drawn_from
-from tabletest.prompts.hierarchy.record import Phrasings
+from tabletest.prompts.hierarchy.record import Coordinates, Phrasings
 
 SCENE_FIX = "give a render's metadata.jsonl (or its folder) or a `tabletest vignettes` JSONL file"
 
@@ -58,6 +58,10 @@ def questions(
         Phrasings,
         typer.Option("--phrasings", help="one: each question in one of its template's phrasings; all: in every one."),
     ] = "one",
+    coordinates: Annotated[
+        Coordinates,
+        typer.Option("--coordinates", help="How questions answered with a point or a box ask for it: pixels, 0-1000, 0-1 or percent of the image."),
+    ] = "pixels",
     limit: LimitOpt = None,
     catalog: CatalogOpt = None,
 ) -> None:
@@ -96,8 +100,9 @@ def questions(
 
     before = AnswerTally(seed) if balance and balance_report is not None else None
     with reading_lock(path.parent, "ask questions of") if path.name == "metadata.jsonl" else contextlib.nullcontext():
-        asking = Asking(chosen, seed, text_only, phrasings, balance, image_only)
-        asked = RenderQuestions(lambda: itertools.islice(records(), limit), cat, asking, drawn_from(render), before.through if before else None)
+        asking = Asking(chosen, seed, text_only, phrasings, balance, image_only, coordinates)
+        first = before.through if before else None
+        asked = RenderQuestions(lambda: itertools.islice(records(), limit), cat, asking, drawn_from(render), first, render)
         written = AnswerTally(seed) if balance_report is not None else None
         made = asked.all()
         count = write_lines(out, (dumps(q) for q in (written.through(made) if written else made)))

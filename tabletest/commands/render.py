@@ -22,7 +22,7 @@ from tabletest.commands.options import (
     RandomConfigOpt,
     RenderSeedOpt,
     SampleOpt,
-    ScenesOpt,
+    FamilyOpt,
     ShardOpt,
     ViewsOpt,
     make_selection,
@@ -114,7 +114,7 @@ def render(
     compose_jobs: Annotated[
         Optional[int], typer.Option(min=1, help="Composite mode: composer processes (default: one per core).")
     ] = None,
-    scenes: ScenesOpt = "benchmark",
+    scenes: FamilyOpt = "benchmark",
     count: CountOpt = None,
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
@@ -134,7 +134,7 @@ def render(
     from tabletest.extras import require_render_extra
     from tabletest.render.run import render_run
     from tabletest.render.run_options import RenderOptions
-    from tabletest.write.families import Benchmark, RandomScenes, SceneFamily
+    from tabletest.write.families import Asked, scene_family
 
     if mode == "composite":  # Blender only for layers missing from the cache: checked once that is known
         require_render_extra("render", "OpenEXR", "PyOpenColorIO")
@@ -156,16 +156,10 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
-    family: SceneFamily = Benchmark(cat, selection)
-    if scenes == "random" or any(flag is not None for flag in (count, random_config, counterfactuals, views)):
-        from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
-
-        random_set = random_set_for(cat, scenes, count, random_config, cfg.render.seed, selection, sample, counterfactuals, views)
-        if random_set is not None:
-            family = RandomScenes(random_set)
+    family = scene_family(scenes, Asked(cat, selection, cfg.render.seed, count, random_config, counterfactuals, views))
     if mode == "direct":
         chosen = (objects, shard, limit, sample, only, count, random_config)
-        announce_long_run(family.images(), cfg.render, explicit=any(x is not None for x in chosen) or scenes == "random")
+        announce_long_run(family.images(), cfg.render, explicit=any(x is not None for x in chosen) or scenes != "benchmark")
     options = RenderOptions(
         out=out,
         assets=assets,

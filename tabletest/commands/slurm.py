@@ -60,7 +60,7 @@ def render(
 
     render_args = list(ctx.args)
     params = check_render_args(ctx, render_args)
-    check_random_set(params, tasks)
+    check_scene_set(params, tasks)
     old = out / "slurm" / FARM
     if old.is_file() and Farm.load(out).submissions:
         raise UserError(
@@ -176,18 +176,16 @@ def check_render_args(ctx: typer.Context, args: list[str]) -> dict:
     return params
 
 
-def check_random_set(params: dict, tasks: int) -> None:
-    """`--scenes random`'s set checked as each task will check it (its --count, its --random-config),
-    and refused when some tasks would have no scene to render."""
+def check_scene_set(params: dict, tasks: int) -> None:
+    """The family's set checked as each task will check it (a random set's --count, its --random-config), and refused
+    when some tasks would have no scene to render."""
     from tabletest.commands.options import make_selection
     from tabletest.config import load_catalog
-    from tabletest.layout.random_set import random_set_for
+    from tabletest.layout.selection import count_chosen
+    from tabletest.write.families import Asked, scene_family
 
     selection = make_selection(params["objects"], None, params["limit"], params["sample"], params["seed"], params["only"])
-    catalog = load_catalog(params["catalog"])
-    random_set = random_set_for(
-        catalog, params["scenes"], params["count"], params["random_config"], selection.seed, selection, params["sample"],
-        params["counterfactuals"], params["views"],
-    )
-    if random_set is not None and tasks > random_set.count:
-        raise UserError(f"--tasks {tasks} is more than the random set's {random_set.count} scenes (--count); give --tasks {random_set.count} or fewer")
+    asked = Asked(load_catalog(params["catalog"]), selection, selection.seed, params["count"], params["random_config"], params["counterfactuals"], params["views"])
+    family = scene_family(params["scenes"], asked)
+    if tasks > (scenes := count_chosen(family.indices(), None, None)):
+        raise UserError(f"--tasks {tasks} is more than the {family.name} set's {scenes} scenes; give --tasks {scenes} or fewer")

@@ -21,7 +21,7 @@ from PIL import Image
 
 from tabletest.config import unknown_name_message
 from tabletest.errors import UserError
-from tabletest.export.rle import encode
+from tabletest.files.rle import encode
 from tabletest.export.run import Job
 from tabletest.files.jsonl import atomic_output
 from tabletest.files.records import RandomSceneObject, RenderRecord

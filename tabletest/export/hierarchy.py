@@ -36,7 +36,7 @@ def _skill_file(question: dict) -> str:
 def _encoded(job: Job, record: RenderRecord, files: tuple[str, ...]) -> str:
     """The `image` cell of a question's first row in a file: one image's base64, or a Python list of them,
     which VLMEvalKit (`toliststr`) reads as a multi-image question and shows to the model in order."""
-    encoded = [base64.b64encode(job.picture(record, job.dataset.file(f))).decode("ascii") for f in files]
+    encoded = [base64.b64encode(job.shown(record, f)).decode("ascii") for f in files]
     return encoded[0] if len(encoded) == 1 else repr(encoded)
 
 

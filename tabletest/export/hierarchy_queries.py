@@ -11,7 +11,7 @@ import random
 import re
 from collections.abc import Iterator
 
-from tabletest.prompts.hierarchy.record import gold_text
+from tabletest.prompts.hierarchy.record import gold_text, location_text
 from tabletest.truth.nouns import Nouns
 
 SPOKEN = (
@@ -33,6 +33,11 @@ def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
     if kind == "names":
         listed = " and ".join(f"the {n}" for n in answer)
         return [f"{listed[0].upper()}{listed[1:]}.", f"It is {listed}."] if answer else ["None."]
+    if kind in ("point", "box"):
+        family = {"percent": "molmo", "0-1000": "qwen2"}.get(question["coordinates"], "json")
+        return list(dict.fromkeys([gold_text(question), location_text(question), location_text(question, family)]))
+    if kind == "cell":
+        return [gold_text(question), f"It is in the {answer} cell." if answer != "centre" else "It is in the centre."]
     if kind == "quantity":
         plain = gold_text(question)
         return [plain, f"About {plain[0].lower()}{plain[1:]}", plain.replace(" cm.", " centimetres.").replace(" m.", " metres.")]

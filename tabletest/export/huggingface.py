@@ -19,11 +19,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tabletest.export.instruct import question_tally, write_balance
-from tabletest.export.records import FILE_FIELDS, columnar, hf_features, record_fields
+from tabletest.export.records import FILE_FIELDS, columns_of, hf_features, record_fields
+from tabletest.files.family import BENCHMARK, Family
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.prompts.hierarchy.balance_report import AnswerTally
 from tabletest.files.reading import images_asked
+from tabletest.prompts.hierarchy.marks import MARKED
 from tabletest.files.records import RenderRecord
 
 ROW_GROUP = 100  # rows per Parquet row group: small groups keep random access to images cheap
@@ -84,7 +86,8 @@ def export_imagefolder(job: Job) -> dict:
     split reads with the same columns (ImageFolder infers a JSON Lines file's from its first rows, and a
     split whose objects are all built in would get a `uid` column of nulls that clashes with another's)."""
     file_fields = FILE_FIELDS if job.dataset.has_masks() else FILE_FIELDS[:1]
-    fields = record_fields(job.dataset.has_random_scenes())
+    family = job.dataset.family()
+    fields = record_fields(family)
     columns = pa.schema([*file_fields, *fields])
     metadata = {
         s: _ParquetShard(job.staging.file(job.in_split(s, "metadata.parquet")), columns, METADATA_ROW_GROUP)
@@ -93,7 +96,7 @@ def export_imagefolder(job: Job) -> dict:
     try:
         for split, record in job.scenes():
             job.place_image(record, job.in_split(split), with_mask=True)
-            metadata[split].write(columnar(record.raw))
+            metadata[split].write(columns_of(record, columns, family))
     finally:
         for shard in metadata.values():
             shard.close()
@@ -120,12 +123,12 @@ ds = datasets.load_dataset("{loadable(job.out)}")
     return {}
 
 
-def schema(with_mask: bool, random_scenes: bool = False) -> pa.Schema:
+def schema(with_mask: bool, family: Family = BENCHMARK) -> pa.Schema:
     """The columns of a shard; the image columns (and `mask` and `depth`, for renders with masks) load as pictures."""
     pictures = PASSES if with_mask else PASSES[:1]
     features = {name: {"_type": "Image"} for name in pictures}
     return pa.schema(
-        [*((name, IMAGE) for name in pictures), *record_fields(random_scenes)],
+        [*((name, IMAGE) for name in pictures), *record_fields(family)],
         metadata={"huggingface": json.dumps({"info": {"features": features}})},
     )
 
@@ -154,11 +157,12 @@ class _ParquetShard:
 
 
 def export_parquet(job: Job) -> dict:
-    columns = schema(job.dataset.has_masks(), job.dataset.has_random_scenes())
-    fields = record_fields(job.dataset.has_random_scenes())
+    family = job.dataset.family()
+    columns = schema(job.dataset.has_masks(), family)
+    fields = record_fields(family)
     shards = split_shards(job, lambda split, i: f"data/{split}-{i:05d}.parquet", lambda p: _ParquetShard(p, columns))
     for split, record in pending(job.scenes(), shards):
-        row = {**columnar(record.raw), "image": _embedded(job.picture(record, job.dataset.image(record)), record.id)}
+        row = {**columns_of(record, columns, family, tuple(name for name, _ in FILE_FIELDS)), "image": _embedded(job.picture(record, job.dataset.image(record)), record.id)}
         for name, path in (("mask", job.dataset.mask(record)), ("depth", job.dataset.depth(record))):
             row[name] = _embedded(job.picture(record, path), f"{record.id}.{name}") if path else None
         shards[split].add(row, sum(len(row[name]["bytes"]) for name in PASSES if row[name]) + 2048)
@@ -225,7 +229,8 @@ def chat_rows(job: Job, record: RenderRecord, queries: list[dict]) -> list[dict]
     rows = []
     for files, questions in by_images.items():
         name = record.id if len(files) == 1 else f"{record.id}-with-{record.made_from}"
-        pictures = [_embedded(job.picture(record, job.dataset.file(f)), Path(f).stem) for f in files]
+        name += "-marked" * (files[0].startswith(f"{MARKED}/"))
+        pictures = [_embedded(job.shown(record, f), picture_name(f)) for f in files]
         for start in range(0, len(questions), TURNS):
             asked = questions[start : start + TURNS]
             rows.append({
@@ -298,6 +303,11 @@ inputs = processor(text=text, images=ds[0]["images"])
 
 def _embedded(data: bytes, stem: str) -> dict:
     return {"bytes": data, "path": f"{stem}.png"}
+
+
+def picture_name(relative: str) -> str:
+    """What an embedded picture is called: its id, `<id>-marked` for its marked copy."""
+    return Path(relative).stem + "-marked" * relative.startswith(f"{MARKED}/")
 
 
 def _final_names(job: Job, names: list[str]) -> list[str]:

@@ -31,7 +31,7 @@ def llava_sample(query: dict, image: str) -> dict:
     images = images_asked(query)
     return {
         "id": query["qid"],
-        "image": image if len(images) == 1 else images,
+        "image": images[0] if len(images) == 1 else images,  # the image, or its marked copy
         "conversations": [
             {"from": "human", "value": f"{IMAGE_TOKEN}\n" * len(images) + query["text"]},
             {"from": "gpt", "value": query["gold"]},

@@ -24,19 +24,20 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from tabletest.export.huggingface import IMAGE, _embedded, _final_names, _ParquetShard, declared, loadable
+from tabletest.export.huggingface import IMAGE, _embedded, _final_names, _ParquetShard, declared, loadable, picture_name
 from tabletest.export.instruct import question_tally, write_balance
 from tabletest.export.run import Job
 from tabletest.export.shards import close_all, pending, split_shards
 from tabletest.files.reading import images_asked
 from tabletest.files.records import RenderRecord
 from tabletest.prompts.hierarchy.record import gold_text
-from tabletest.rewards import THINK_ANSWER
+from tabletest.rewards import MAP_ANSWER, THINK_ANSWER, THINK_MAP_ANSWER
 from tabletest.config import load_catalog
 from tabletest.score.answer import is_question, judge_answer, judged_fields
 from tabletest.score.lexicon import Lexicon, load_lexicon
 
 THINK_INSTRUCTION = "Think it through inside <think> </think>, then give only your final answer inside <answer> </answer>."
+THINK_MAP_INSTRUCTION = "Think it through inside <think> </think>, then write the map inside <map> </map>, then give only your final answer inside <answer> </answer>."
 DATA_SOURCE = "tabletest"
 ABILITY = "spatial reasoning"
 FLIP = {"left": "right", "right": "left", "in front": "behind", "behind": "in front", "front": "behind"}
@@ -134,11 +135,17 @@ class _Rows(_ParquetShard):
 
 
 def _prompt_text(job: Job, query: dict) -> str:
-    return f"{query['text']} {THINK_INSTRUCTION}" if job.options.reasoning else query["text"]
+    if not job.options.reasoning:
+        return query["text"]
+    return f"{query['text']} {THINK_MAP_INSTRUCTION if 'map' in query else THINK_INSTRUCTION}"
 
 
-def _answer_format(job: Job) -> str:
-    return THINK_ANSWER if job.options.reasoning else "plain"
+def _answer_format(job: Job, query: dict | None = None) -> str:
+    """The form a row's prompt asks for: with --map-first, a question about an image answers after its map."""
+    mapped = query is not None and "map" in query
+    if job.options.reasoning:
+        return THINK_MAP_ANSWER if mapped else THINK_ANSWER
+    return MAP_ANSWER if mapped else "plain"
 
 
 def _about(job: Job, record: RenderRecord, query: dict) -> dict:
@@ -149,7 +156,7 @@ def _about(job: Job, record: RenderRecord, query: dict) -> dict:
         "category": query.get("skill") or f"p{query['prompt_type']}",
         "template": query.get("template"),
         "answer_type": query.get("answer_type") or "study",
-        "answer_format": _answer_format(job),
+        "answer_format": _answer_format(job, query),
     }
 
 
@@ -157,7 +164,7 @@ def _images(job: Job, record: RenderRecord, query: dict) -> dict:
     if job.options.modality != "image":
         return {}
     files = images_asked(query)
-    return {"images": [_embedded(job.picture(record, job.dataset.file(f)), Path(f).stem) for f in files]}
+    return {"images": [_embedded(job.shown(record, f), picture_name(f)) for f in files]}
 
 
 def _ground_truth(query: dict) -> str:
@@ -204,11 +211,19 @@ def _dpo_rows(job: Job, family: Family, record: RenderRecord, queries: list[dict
             **_images(job, record, q),
             "prompt": [{"role": "user", "content": _prompt_text(job, q)}],
             "chosen": [{"role": "assistant", "content": q["gold"]}],
-            "rejected": [{"role": "assistant", "content": rejected}],
+            "rejected": [{"role": "assistant", "content": _after_map(q, rejected)}],
             "negative": kind,
             **_about(job, record, q),
         })  # fmt: skip
     return rows
+
+
+def _after_map(query: dict, answer: str) -> str:
+    """A rejected answer after the question's own map (with --map-first; a partner's answer loses its own map), so
+    that chosen and rejected differ in their answers alone."""
+    if "map" not in query:
+        return answer
+    return f"{query['map']}\n{answer.split(chr(10), 1)[-1] if answer.startswith('<map>') else answer}"
 
 
 def hard_negative(query: dict, record: RenderRecord, family: Family) -> tuple[str, str] | None:
@@ -290,12 +305,19 @@ def _features(fields: list[tuple[str, pa.DataType]]) -> list[dict]:
     return hf_features(fields)
 
 
+def _mapped_format(job: Job) -> str:
+    """With --map-first, the form of the rows that answer after the scene's map."""
+    if not job.options.map_first:
+        return ""
+    return f", `{THINK_MAP_ANSWER if job.options.reasoning else MAP_ANSWER}` where a question about an image asks for the scene's map first"
+
+
 def _trl_card(job: Job, files: dict) -> str:
     images = ", images=ds[0][\"images\"]" if job.options.modality == "image" else ""
     return f"""Questions about where everyday objects stand on a table, one row a question, as a prompt-only
 conversational dataset for TRL's `GRPOTrainer`: `prompt` (the question as a user turn{', its pictures in `images`' if images else ''}),
 `solution` (a gold answer, for reading) and the columns `tabletest.rewards` reads, `ground_truth` (the question
-as the judge reads it) and `answer_format` (`{_answer_format(job)}`). `group` names each row's scene family.
+as the judge reads it) and `answer_format` (`{_answer_format(job)}`{_mapped_format(job)}). `group` names each row's scene family.
 
 ```python
 import datasets

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass
 from functools import cached_property
 from pathlib import Path
 
+import numpy as np
+
 from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
@@ -23,7 +25,14 @@ from tabletest.files.dataset import RenderDataset
 from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
 from tabletest.layout.split import BY_LABEL, TEST, TRAIN, VALIDATION, Split, SplitBy, labels, make_split
+from tabletest.export.marked import marked_png
 from tabletest.export.png import png_problem
+from tabletest.files.images import open_image
+from tabletest.files.jsonl import atomic_bytes
+from tabletest.prompts.hierarchy.maps import map_text, mapped_first
+from tabletest.prompts.hierarchy.marks import marked_file
+from tabletest.truth.marks import place_marks
+from tabletest.truth.seen import seen_objects
 from tabletest.export.staging import Staging, check_out, place
 from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.hierarchy.generate import drawn_from
@@ -32,7 +41,7 @@ from tabletest.prompts.hierarchy.pairs import Companions
 from tabletest.prompts.sources import scene_input
 from tabletest.files.lock import output_lock, reading_lock
 from tabletest.files.paths import output_outside
-from tabletest.files.records import RandomRecord, RenderRecord
+from tabletest.files.records import RenderRecord
 from tabletest.truth.described import described
 
 HIERARCHY_FORMS = ("questions", "captions")  # what an export of images asks: its stories are text alone
@@ -54,6 +63,9 @@ class ExportOptions:
     balance: bool = False  # hierarchy: keep only what `tabletest questions --balance` keeps
     modality: str = "image"  # text: questions about each scene's vignette, no image (the RL and preference formats)
     reasoning: bool = False  # the prompt asks for reasoning in <think>, then the answer in <answer> (trl, verl)
+    coordinates: str = "pixels"  # hierarchy: how points and boxes are asked for and answered
+    marks: str | None = None  # hierarchy: numbered marks on a copy of each image (`numbers`, `boxes`), and questions about them
+    map_first: bool = False  # hierarchy: each answer about an image after the scene's map
 
 
 class Job:
@@ -89,6 +101,7 @@ class Job:
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
         self._companions = Companions()  # pairs views and partners with their scene, for questions about both
         self._made_from: tuple[str, dict | None] = ("", None)  # the record last yielded, and its scene's line
+        self._marked: tuple[str, bytes] = ("", b"")  # the record whose marked copy was drawn last, and its PNG
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -133,8 +146,8 @@ class Job:
             self._made_from = (record.id, self._companions.scene_of(record.raw))  # seen even when a resume skips it
             self.image_counts[split] += 1
             self.scene_counts[split] += record.made_from is None
-            if isinstance(record, RandomRecord):
-                self.hdris.add(record.scene.world.hdri)
+            if (appearance := getattr(record, "scene", None)) is not None:  # a record with its own table, lights and sky
+                self.hdris.add(appearance.world.hdri)
             for obj in record.objects:
                 if obj.source == "objaverse":
                     self.objaverse[obj.name] = obj.uid
@@ -157,8 +170,10 @@ class Job:
         if self.options.questions == "hierarchy":
             scene = self._made_from[1] if self._made_from[0] == record.id else None
             root = self.dataset.root
-            asked = self._hierarchy.of(described(record.raw, root), scene and described(scene, root))
-            return hierarchy_queries(record.id, asked, self.options.variations, self.options.seed, self._hierarchy.nouns)
+            raw = described(record.raw, root)
+            asked = self._hierarchy.of(raw, scene and described(scene, root))
+            made = hierarchy_queries(record.id, asked, self.options.variations, self.options.seed, self._hierarchy.nouns)
+            return mapped_first(made, map_text(raw, self.catalog)) if self.options.map_first else made
         o = self.options
         return queries(scene_input(record.raw), o.types, o.variations, o.seed, o.modality)
 
@@ -171,17 +186,17 @@ class Job:
         if o.modality == "text":
             asking = Asking(seed=o.seed, text_only=True, balance=o.balance)
         else:
-            asking = Asking(HIERARCHY_FORMS, o.seed, balance=o.balance, image_only=True)
-        return RenderQuestions(self._described, self.catalog, asking, drawn_from(self.dataset.root))
+            asking = Asking(HIERARCHY_FORMS, o.seed, balance=o.balance, image_only=True, coordinates=o.coordinates, marks=o.marks)  # type: ignore[arg-type]
+        return RenderQuestions(self._described, self.catalog, asking, drawn_from(self.dataset.root), root=self.dataset.root)
 
     def _described(self) -> Iterator[dict]:
         """The render's records as they describe themselves (`truth.described`)."""
         return (described(r.raw, self.dataset.root) for r in self.dataset.records())
 
     def place_image(self, record: RenderRecord, folder: str = "", with_mask: bool = False) -> str:
-        """Put the record's image (and its mask and depth, if asked and rendered) under `folder` of the export,
-        hard-linked when possible, each checked first (`picture`); return the image's path in the export. Paths
-        inside `folder` are the record's own."""
+        """Put the record's image (and its mask and depth, if asked and rendered; its marked copy with --marks)
+        under `folder` of the export, hard-linked when possible, each checked first (`picture`); return the image's
+        path in the export. Paths inside `folder` are the record's own."""
         files = [(record.file_name, self.dataset.image)]
         if with_mask:
             files += [(record.mask_file_name, self.dataset.mask), (record.depth_file_name, self.dataset.depth)]
@@ -190,7 +205,27 @@ class Job:
                 path = source(record)
                 self.picture(record, path)
                 place(path, self.staging.file(folder + relative))
+        if self.options.marks and record.mask_file_name is not None:
+            target = self.staging.file(folder + marked_file(record.raw))
+            if not target.exists():  # placed by an earlier run of this export
+                atomic_bytes(target, self.marked_copy(record))
         return folder + record.file_name
+
+    def shown(self, record: RenderRecord, relative: str) -> bytes:
+        """The bytes of an image a question asks about: the render's own file, or (`marked/<id>.png`) its marked copy."""
+        if relative == marked_file(record.raw):
+            return self.marked_copy(record)
+        return self.picture(record, self.dataset.file(relative))
+
+    def marked_copy(self, record: RenderRecord) -> bytes:
+        """The record's image with numbered marks on its objects, drawn from its mask (the last one drawn is kept:
+        a record's questions ask about it one after another)."""
+        if self._marked[0] != record.id:
+            image = self.picture(record, self.dataset.image(record))
+            mask = np.asarray(open_image(self.dataset.mask(record)))  # type: ignore[arg-type]
+            seen = seen_objects(record.raw, mask)
+            self._marked = (record.id, marked_png(image, mask, place_marks(record.id, mask, seen), seen, self.options.marks or ""))
+        return self._marked[1]
 
     def picture(self, record: RenderRecord, path: Path) -> bytes:
         """The bytes of one of the render's PNGs shown with `record` (its image, mask or depth, or its scene's
@@ -236,11 +271,36 @@ class Job:
             lines.append(
                 f"- validation: scenes drawn with probability {self.split.val_fraction} (seed {self.split.seed})"
             )
+        if self.options.questions == "hierarchy" and self.options.modality == "image":
+            for line in self._located_lines():
+                lines += ["", line]
         if self.hdris:
             lines += ["", f"The random scenes are lit by HDRIs that ship with Blender ({', '.join(sorted(self.hdris))}): CC0, by Greg Zaal, Poly Haven (https://polyhaven.com)."]
         return "\n".join(lines)
 
+    def _located_lines(self) -> list[str]:
+        """What the card says of points, boxes, marks and maps: the coordinates they are in (for which models)."""
+        o = self.options
+        lines = [
+            f"Points and boxes are {COORDINATE_WORDS[o.coordinates]}, x to the right and y down from the image's top-left "
+            "corner; a point is right on the object's visible pixels (or in the free table asked for), a box at IoU >= 0.5 "
+            "with the object's visible extent. Answers are read as `(x, y)`, `[x1, y1, x2, y2]`, Molmo's "
+            '`<point x="..." y="...">` and Qwen2-VL\'s `<|box_start|>(x1,y1),(x2,y2)<|box_end|>`; several are judged as the worst.'
+        ]
+        if o.marks:
+            drawn = "discs" if o.marks == "numbers" else "discs and boxes"
+            lines.append(f"Questions about marks show a copy of the image with numbered {drawn} on its objects (`marked/<id>.png`, embedded as `<id>-marked.png`).")
+        if o.map_first:
+            lines.append("Each answer about an image comes after a map of its objects seen from above (`<map>JSON</map>`): their cells on a square 3x3 grid just spanning them, you at the bottom, and where each with a front faces.")
+        return lines
 
+
+COORDINATE_WORDS = {
+    "pixels": "in the image's own pixels (as Qwen2.5-VL writes them)",
+    "0-1000": "from 0 to 1000 across the image's width and height (as Qwen2-VL and InternVL write them)",
+    "0-1": "from 0 to 1 across the image's width and height",
+    "percent": "in percent of the image's width and height (as Molmo writes its points)",
+}
 Exporter = Callable[[Job], dict]
 
 
@@ -249,6 +309,8 @@ def run_export(
 ) -> dict:
     started = time.time()
     render = RenderDataset.open(dataset)
+    if options.marks and not render.has_masks():
+        raise UserError(f"--marks draws marks where each object's mask says it is, and --dataset {dataset} has no masks; render it with --masks, or drop --marks")
     output_outside(out, dataset, "--out")
     check_out(out)
     with reading_lock(dataset, "export"), output_lock(out, beside=True, flag="--out"):

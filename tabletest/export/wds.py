@@ -53,7 +53,7 @@ def export_webdataset(job: Job) -> dict:
     columns = [
         {"name": "__key__", "dtype": "string"},
         {"name": "__url__", "dtype": "string"},
-        {"name": "json", "struct": hf_features(FILE_FIELDS + record_fields(job.dataset.has_random_scenes()))},
+        {"name": "json", "struct": hf_features(FILE_FIELDS + record_fields(job.dataset.family()))},
         {"name": "png", "dtype": "image"},
         *([{"name": "mask.png", "dtype": "image"}] if with_mask else []),
     ]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from tabletest.errors import UserError
 from tabletest.files.digest import sha256_of
-from tabletest.files.family import family_problem, index_problem
+from tabletest.files.family import BENCHMARK, Family, family_of, family_problem, index_problem
 from tabletest.files.paths import record_path
 from tabletest.files.reading import read_records
-from tabletest.files.records import RandomRecord, RenderRecord, render_record
+from tabletest.files.records import RenderRecord, render_record
 from tabletest.files.run_output import METADATA, read_runs
 from tabletest.files.settings import read_settings, record_settings, settings_differences, shown_settings
 
@@ -76,9 +76,9 @@ class RenderDataset:
         """Whether the render was made with `--masks` (judged by its first record)."""
         return next(self.records()).mask_file_name is not None
 
-    def has_random_scenes(self) -> bool:
-        """Whether the render is of random scenes (`--scenes random`, judged by its first record)."""
-        return isinstance(next(self.records()), RandomRecord)
+    def family(self) -> Family:
+        """The scene family the render is of (`tabletest render --scenes`), as its first record says."""
+        return family_of(next(self.records())) or BENCHMARK
 
     def mask(self, record: RenderRecord) -> Path | None:
         """The object mask (`tabletest render --masks`: pixel value = 1 + position from the left), if rendered."""

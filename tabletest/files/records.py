@@ -6,14 +6,15 @@ building the models takes tens of milliseconds."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal, Self, Union
+from typing import Annotated, ClassVar, Literal, Self, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError, create_model, field_validator
 
 from tabletest.errors import UserError
-from tabletest.files.family import KINDS as COMPANIONS
-from tabletest.files.family import made_from
+from tabletest.files.family import BENCHMARK, KINDS as COMPANIONS
+from tabletest.files.family import Family, family_of, made_from
 
 
 class Closed(BaseModel):
@@ -21,6 +22,22 @@ class Closed(BaseModel):
     which JSON reads as an infinity; NaN and Infinity themselves are refused as the line is read)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+class Columns:
+    """How a column holds a fixed-length item of mixed types (an exported record's `[a, b, metres]`): a struct
+    of these names, one for each place. Read by the exports (`export/records.py`); no rule of the record's."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+
+class ItemsOf:
+    """How a column holds a mapping of relation keys to items (a partner's `became_true`): the columns of
+    `model`'s fields, but `without`."""
+
+    def __init__(self, model: type[BaseModel], without: tuple[str, ...] = ()) -> None:
+        self.model, self.without = model, without
 
 
 def _vector(n: int, kind: type = float):
@@ -46,12 +63,17 @@ class SceneObject(Closed):
     slot: Side | None = Field(description="the benchmark's slot; null in random scenes")
     source: Literal["builtin", "objaverse", "dir"] = Field(description="where the model came from")
     uid: str | None = Field(description="the Objaverse uid, or null")
-    position_m: Vec3 = Field(description="where the object stands, world frame (x right, y away from the camera, z up), metres")
-    yaw_deg: float = Field(description="turn about the vertical axis, degrees")
-    size_m: Vec3 = Field(description="box size along x, y, z, metres")
-    center_px: Vec2 = Field(description="projection of the 3D box centre, [u, v], pixels from the top-left")
+    position_m: Vec3 = Field(description="where the object stands, world frame (x right, y away from the camera, z up), metres: its model's origin")
+    yaw_deg: float = Field(description="turn of its model about the vertical axis, degrees")
+    size_m: Vec3 = Field(description="its model's own box along the model's x, y, z, metres: what places it")
+    center_px: Vec2 = Field(description="projection of its model box's centre (half its height above position_m), [u, v], pixels from the top-left")
     bbox_px: Box = Field(description="projected box of the mesh, [x0, y0, x1, y1], pixels")
-    box3d: Box3D | None = Field(None, description="its 3D box, world frame (a benchmark folder rendered before records held it: none)")
+    box3d: Box3D | None = Field(
+        None,
+        description="its 3D box, world frame: its model's own box where it stands, or for a model lying diagonally in that box, "
+        "the box of its least-area footprint, turned and centred off yaw_deg and position_m (a benchmark folder rendered before "
+        "records held it: none)",
+    )
 
     @field_validator("bbox_px")
     @classmethod
@@ -86,8 +108,8 @@ class RandomSceneObject(SceneObject):
         "the scene shows them (apple#2); relations, hidden and covered_by name it by this",
     )
     box3d: Box3D
-    center_camera_m: Vec3 = Field(description="the box centre in the camera frame (x right, y down, z forward)")
-    depth_m: float = Field(description="the box centre's z in the camera frame")
+    center_camera_m: Vec3 = Field(description="its model box's centre (as center_px) in the camera frame (x right, y down, z forward)")
+    depth_m: float = Field(description="that centre's z in the camera frame")
     visible_fraction: float = Field(ge=0, le=1, description="the seen share of the object's whole silhouette; the part outside the frame counts as unseen")
     covered_by: list[str] = Field(description="the objects that hide part of it")
     variant: Look | None = Field(None, description="its look, with the random config's `looks` on; none: its catalog model in its own colours")
@@ -230,6 +252,7 @@ class _Rendered(Closed):
 class BenchmarkVignette(Closed):
     """A benchmark scene's text: what its render record holds but the pixels' measures."""
 
+    family: ClassVar[str] = "benchmark"  # the family whose ids its `id` takes (`files.family`)
     id: BenchmarkId
     index: int = Field(ge=0)
     n_objects: int = Field(ge=1, le=3)
@@ -247,9 +270,9 @@ class Counterfactual(Closed):
     kind: Literal[COMPANIONS]
     objects: list[str] = Field(description="swap: the two; move: the one moved, then the one crossed; remove: the one; "
                                "replace: the old, then the new; unstack: the one taken off, then its carrier")  # fmt: skip
-    became_true: dict[str, list] = {}
-    became_false: dict[str, list] = {}
-    unchanged: dict[str, list] = {}
+    became_true: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
+    became_false: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
+    unchanged: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
 
 
 class View(Closed):
@@ -259,12 +282,13 @@ class View(Closed):
     number: int = Field(ge=2, description="the scene itself is view 1")
 
 
-Gap = tuple[str, str, Annotated[float, Field(ge=0)]]
+Gap = Annotated[tuple[str, str, Annotated[float, Field(ge=0)]], Columns("a", "b", "metres")]
 
 
 class RandomVignette(BenchmarkVignette):
     """A random scene's text."""
 
+    family: ClassVar[str] = "random"
     id: RandomId
     n_objects: int = Field(ge=1)
     relations: RandomRelations
@@ -272,6 +296,12 @@ class RandomVignette(BenchmarkVignette):
         None,
         description="[a, b, metres] for each pair of objects not hidden: the least distance between their meshes "
         "(0 where they touch); there when the random config arranges objects on, in or beside others",
+    )
+    slides_m: list[Gap] | None = Field(
+        None,
+        description="[a, b, metres] for each ordered pair of objects not hidden where a, slid along the table straight "
+        "towards b's middle, meets b: how far it moves until their meshes touch; none where a and b stand on different "
+        "surfaces, a carries something, the line misses b or a would meet another object first; there with gaps_m",
     )
     counterfactual: Counterfactual | None = Field(None, description="only on a counterfactual partner")
     view: View | None = Field(None, description="only on a scene's second (third, ...) view")
@@ -317,35 +347,55 @@ RenderRecord = Union[BenchmarkRecord, RandomRecord]
 CORE_FIELDS = ("id", "objects", "relations")  # what a scene record must hold, however little else it says
 
 
+# what a family's records hold, by its placement (`files.family.Family`): its render records' and its vignettes' models
+PLACEMENTS: dict[str, tuple[type[_Rendered], type[Closed]]] = {
+    "slots": (BenchmarkRecord, BenchmarkVignette),
+    "free": (RandomRecord, RandomVignette),
+}
+
+
+@cache
+def models_of(family: Family) -> tuple[type[_Rendered], type[Closed]]:
+    """The models of a family's render records and vignettes: those of its placement, where ids are its own, or
+    the same with `id` taking the family's ids."""
+    record, vignette = PLACEMENTS[family.placement]
+    if vignette.family == family.name:
+        return record, vignette
+    own = Annotated[str, Field(pattern=f"^{family.image_id}$")]
+    title = family.name.title().replace("-", "").replace("_", "")
+    return (
+        create_model(f"{title}Record", __base__=record, __doc__=f"A line of the metadata.jsonl of a render of {family.words}.", id=(own, ...)),
+        create_model(f"{title}Vignette", __base__=vignette, __doc__=f"The text of one of {family.words}.", id=(own, ...)),
+    )
+
+
 def render_record(record: dict, path: Path, line: int, fix: str) -> RenderRecord:
-    """A render's record (a line of metadata.jsonl) as the model of its kind, keeping the line's dict; a
+    """A render's record (a line of metadata.jsonl) as the model of its family, keeping the line's dict; a
     record of another shape (a field of another type, a relation of three names, a field missing or unknown)
-    is refused in one line naming the field."""
-    random = str(record.get("id", "")).startswith("rnd")
+    is refused in one line naming the field. A record of no family's id is read as the benchmark's, whose
+    model refuses its id."""
+    family = family_of(record) or BENCHMARK
     try:
-        return (RandomRecord if random else BenchmarkRecord).from_line(record)
+        return models_of(family)[0].from_line(record)
     except ValidationError as err:
-        raise _not_a(err.errors()[0], f"a {'random' if random else 'benchmark'} render record", path, line, fix) from None
+        raise _not_a(err.errors()[0], f"a {family.name} render record", path, line, fix) from None
 
 
 def check_scene_record(record: dict, path: Path, line: int, fix: str) -> None:
-    """A scene record as its schema says (a render's benchmark or random record, or a vignette), before any
+    """A scene record as its schema says (a render's record of its family, or a vignette), before any
     tool reads meaning into its fields: every field it holds of the schema's type and shape (a relation of
     two names, a list of objects), and its id, objects and relations there. Other fields may be left out
     (scenes written by hand, or by another tool, from geometry alone); what is wrong is refused in one line
     naming the field."""
-    random = str(record.get("id", "")).startswith("rnd")
-    model: type[BaseModel]
-    if "file_name" in record:
-        model = RandomRecord if random else BenchmarkRecord
-    else:
-        model = RandomVignette if random else BenchmarkVignette
+    family = family_of(record) or BENCHMARK
+    rendered, text = models_of(family)
+    model: type[BaseModel] = rendered if "file_name" in record else text
     try:
         model.model_validate(record)
     except ValidationError as err:
         wrong = [e for e in err.errors() if e["type"] != "missing" or (len(e["loc"]) == 1 and e["loc"][0] in CORE_FIELDS)]
         if wrong:
-            what = f"a {'random' if random else 'benchmark'} {'render record' if 'file_name' in record else 'vignette'}"
+            what = f"a {family.name} {'render record' if 'file_name' in record else 'vignette'}"
             raise _not_a(wrong[0], what, path, line, fix) from None
 
 

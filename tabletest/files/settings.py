@@ -15,12 +15,16 @@ import json
 from pathlib import Path
 
 from tabletest.errors import UserError
+from tabletest.files.family import RANDOM, family_named, family_of
 from tabletest.files.jsonl import UnfitNumber, atomic_output, bounded_lines, loads
 
 SETTINGS = "settings.json"
-OUTPUT_VERSION = 2  # bump when a change of tabletest alters the pixels or records made from the same settings
+OUTPUT_VERSION = 3  # bump when a change of tabletest alters the pixels or records made from the same settings
 # What each version changed, named by the refusal of a folder an older one made.
-OUTPUT_CHANGES = {2: "objects rest in stable poses, and random scenes' lights never wash their table out"}
+OUTPUT_CHANGES = {
+    2: "objects rest in stable poses, and random scenes' lights never wash their table out",
+    3: "an object lying diagonally in its model's box has the box of its footprint",
+}
 GROWING = frozenset({"models"})  # name -> sha256 maps that a wider selection may extend
 
 
@@ -79,9 +83,9 @@ def check_settings(root: Path, new: dict) -> dict | None:
 
 
 def _family(settings: dict) -> str:
-    """Which scenes a folder's settings render, in words: the study's benchmark or a random set."""
+    """Which scenes a folder's settings render, in words: the study's benchmark, a random set, or another family's."""
     scenes = settings.get("scenes")
-    return "random scenes" if isinstance(scenes, dict) and scenes.get("family") == "random" else "the study's benchmark scenes"
+    return family_named(scenes.get("family") if isinstance(scenes, dict) else None).words
 
 
 def _brief(differences: list[str], at_most: int = 4) -> str:
@@ -110,8 +114,9 @@ def record_settings(record: dict) -> dict:
         "masks": "mask_file_name" in record,
     }
     scene = record.get("scene")
-    if isinstance(scene, dict):  # a random scene names its set: the random config's digest and the seed
-        shown["scenes"] = {"family": "random", "config_sha256": scene.get("config_sha256"), "seed": scene.get("seed")}
+    if isinstance(scene, dict):  # a scene placed freely names its family and set: the random config's digest and the seed
+        family = (family_of(record) or RANDOM).name
+        shown["scenes"] = {"family": family, "config_sha256": scene.get("config_sha256"), "seed": scene.get("seed")}
     return shown
 
 
@@ -123,14 +128,14 @@ def shown_settings(settings: dict) -> dict:
         "masks": bool(settings.get("masks")),
     }
     scenes = settings.get("scenes")
-    if isinstance(scenes, dict) and scenes.get("family") == "random":
+    if isinstance(scenes, dict) and family_named(scenes.get("family")).placement == "free":
         shown["scenes"] = {key: scenes.get(key) for key in ("family", "config_sha256", "seed")}
     return shown
 
 
 def check_records_agree(metadata: Path, settings: dict, lines: int | None = None) -> None:
-    """A folder is continued only if its records show these settings: render settings, masks, and a random
-    set's config digest and seed. Every record of a folder without settings.json (from before it, or with
+    """A folder is continued only if its records show these settings: render settings, masks, and a freely placed
+    set's family, config digest and seed. Every record of a folder without settings.json (from before it, or with
     it removed); the first `lines` where settings.json is there (an edited one then disagrees with them)."""
     if not metadata.is_file():
         return

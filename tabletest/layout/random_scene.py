@@ -199,7 +199,7 @@ def sample_scene(
     `work`: the meter its draws are charged to, for a caller that wants to read what they cost; `variants`:
     the looks each kind may take, with the config's `looks` on)."""
     stream = f"{config.digest}:{seed}:{index}"
-    look = random.Random(f"{stream}:look")
+    look = _look_stream(config, seed, index)
     table = _table(config, look)
     work = Work(index) if work is None else work
     for draw in range(1, config.placement.redraws + 1):
@@ -266,6 +266,17 @@ def _jitter(rng: random.Random, color: Sequence[float], amount: float) -> Vec3:
 def placement_bounds(config: RandomConfig, table_width_m: float, table_depth_m: float) -> tuple[float, float]:
     """Half the width and depth of the area objects stand in: the config's, kept `EDGE_M` inside the table."""
     return min(config.placement.area_m[0], table_width_m - 2 * EDGE_M) / 2, min(config.placement.area_m[1], table_depth_m - 2 * EDGE_M) / 2
+
+
+def scene_table(config: RandomConfig, seed: int, index: int) -> TableLook:
+    """Scene `index`'s table (its views' and partners' too): the first draw of its look's stream, whatever else the
+    scene draws, so a record's table can be drawn again without its models."""
+    return _table(config, _look_stream(config, seed, index))
+
+
+def _look_stream(config: RandomConfig, seed: int, index: int) -> random.Random:
+    """The stream scene `index`'s look is drawn from: its table, then its key light, world and backdrop."""
+    return random.Random(f"{config.digest}:{seed}:{index}:look")
 
 
 def _table(config: RandomConfig, rng: random.Random) -> TableLook:

@@ -6,8 +6,7 @@ the first N of what is left, exactly as for the benchmark, so shards are disjoin
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from tabletest.layout.arrangements import Contact, Shape, region_m, support_heig
 from tabletest.layout.counterfactuals import Candidates, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
-from tabletest.layout.selection import Selection, Shard
+from tabletest.layout.selection import Selection, Shard, chosen
 from tabletest.layout.variants import Variant, kind_variants
 
 FLAT_M = 0.002  # a support's top may vary this much across its region (a book's cover does not at all)
@@ -120,16 +119,12 @@ class RandomSet:
     def ids(self) -> Iterator[str]:
         return set_ids(self.seed, self.count, self.shard, self.limit)
 
-    def selected(self) -> int:
-        total = len(range(self.count)) if self.shard is None else len(range(self.shard.index, self.count, self.shard.count))
-        return total if self.limit is None else min(total, self.limit)
-
     def scenes(
         self, sizes: Mapping[str, Vec3], table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int],
-        skip: frozenset[str] | set[str] = frozenset(), shapes: Mapping[str, Shape] | None = None,
+        skip: frozenset[str] | set[str] = frozenset(), shapes: Mapping[str, Shape] | None = None, indices: Iterable[int] | None = None,
     ) -> Iterator[RandomScene]:
-        """The selected scenes, sampled one at a time as they are needed (ids in `skip` are not sampled)."""
-        for index in self.indices():
+        """The selected scenes (or those of `indices`), sampled one at a time as they are needed (ids in `skip` are not sampled)."""
+        for index in self.indices() if indices is None else indices:
             if random_scene_id(self.seed, index) not in skip:
                 yield sample_scene(
                     self.config, self.pool, sizes, self.seed, index, table_height_m, sensor_width_mm, resolution, shapes,
@@ -168,8 +163,7 @@ class RandomSet:
 
 def set_indices(count: int, shard: Shard | None, limit: int | None) -> Iterator[int]:
     """The indices `--count`, `--shard` and `--limit` select from a random set."""
-    chosen = range(count) if shard is None else range(shard.index, count, shard.count)
-    return itertools.islice(iter(chosen), None if limit is None else min(limit, count))
+    return chosen(range(count), shard, limit)
 
 
 def set_ids(seed: int, count: int, shard: Shard | None, limit: int | None) -> Iterator[str]:

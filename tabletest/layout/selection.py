@@ -11,8 +11,9 @@ import itertools
 import os
 import random
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tabletest.config import Catalog
 from tabletest.errors import UserError
@@ -163,29 +164,59 @@ def parse_only(text: str | None) -> tuple[str, ...] | None:
 
 def select_scenes(catalog: Catalog, selection: Selection) -> Iterator[Scene]:
     """Stream the selected scenes in canonical index order."""
-    n = selection.n_objects
-    pool = _pool(catalog, selection)
-    if len(pool) < n:
-        raise UserError(f"--only names {len(pool)} object(s) but --objects {n} needs at least {n}")
-    names = catalog.names
-    for index, objects in _shard_and_limit(_candidates(catalog, pool, selection), selection):
+    n, names = selection.n_objects, catalog.names
+    pairs = _candidates(catalog, _pool(catalog, selection), selection)
+    for index, objects in chosen(pairs, selection.shard, selection.limit, index=lambda pair: pair[0]):
         yield Scene(n, index, tuple(names[o] for o in objects))
 
 
 def count_selected(catalog: Catalog, selection: Selection) -> int:
     """How many scenes `select_scenes` yields, without decoding them all when it can be avoided."""
+    return count_chosen(selected_indices(catalog, selection), selection.shard, selection.limit)
+
+
+def selected_indices(catalog: Catalog, selection: Selection) -> Iterable[int]:
+    """The canonical indices `--only` and `--sample` select, in order, before `--shard` and `--limit` (`chosen`):
+    a range where they are all the scenes of `--objects`."""
     pool = _pool(catalog, selection)
-    total = scene_count(len(pool), selection.n_objects)
-    if selection.sample is not None:
-        total = min(total, selection.sample)
-        if selection.shard is not None:
-            return sum(1 for _ in select_scenes(catalog, selection))
-    elif selection.shard is not None:
-        if selection.only is not None:
-            return sum(1 for _ in select_scenes(catalog, selection))
-        i, k = selection.shard.index, selection.shard.count
-        total = len(range(i, total, k))
-    return total if selection.limit is None else min(total, selection.limit)
+    if selection.only is None and selection.sample is None:
+        return range(scene_count(len(pool), selection.n_objects))
+    return (index for index, _ in _candidates(catalog, pool, selection))
+
+
+def scenes_at(catalog: Catalog, selection: Selection, indices: Iterable[int]) -> Iterator[Scene]:
+    """The scenes of `indices` (in order, among those `--only` and `--sample` select), decoded as the enumeration
+    streams past them."""
+    n, names = selection.n_objects, catalog.names
+    pairs = _candidates(catalog, _pool(catalog, selection), selection)
+    for wanted in indices:
+        for index, objects in pairs:
+            if index == wanted:
+                yield Scene(n, index, tuple(names[o] for o in objects))
+                break
+
+
+T = TypeVar("T")
+
+
+def chosen(items: Iterable[T], shard: Shard | None, limit: int | None, index: Callable[[T], int] = lambda item: item) -> Iterator[T]:
+    """`--shard i/n` keeps every item whose index has `index % n == i`, then `--limit N` the first N of those: the one
+    rule every scene family's run, merge and vignettes take."""
+    items = iter(items)
+    if shard is not None:
+        i, k = shard.index, shard.count
+        items = (item for item in items if index(item) % k == i)
+    if limit is not None:
+        items = itertools.islice(items, min(limit, sys.maxsize))  # a limit past every scene is no limit
+    return items
+
+
+def count_chosen(indices: Iterable[int], shard: Shard | None, limit: int | None) -> int:
+    """How many of `indices` `chosen` keeps: counted without iterating where they are a range."""
+    if isinstance(indices, range):
+        total = len(indices if shard is None else indices[shard.index :: shard.count])
+        return total if limit is None else min(total, limit)
+    return sum(1 for _ in chosen(indices, shard, limit))
 
 
 def _pool(catalog: Catalog, selection: Selection) -> list[int]:
@@ -197,6 +228,8 @@ def _pool(catalog: Catalog, selection: Selection) -> list[int]:
 def _candidates(catalog: Catalog, pool: list[int], selection: Selection) -> Iterator[tuple[int, tuple[int, ...]]]:
     """(canonical index, catalog tuple) pairs, in canonical order, after --only and --sample."""
     n, n_catalog = selection.n_objects, len(catalog)
+    if len(pool) < n:
+        raise UserError(f"--only names {len(pool)} object(s) but --objects {n} needs at least {n}")
     total = scene_count(len(pool), n)
     full = len(pool) == n_catalog
     if selection.sample is None:
@@ -211,14 +244,3 @@ def _candidates(catalog: Catalog, pool: list[int], selection: Selection) -> Iter
     for position in sorted(random.Random(selection.seed).sample(range(total), selection.sample)):
         objects = tuple(pool[p] for p in index_to_tuple(position, len(pool), n))
         yield (position if full else tuple_to_index(objects, n_catalog)), objects
-
-
-def _shard_and_limit(
-    pairs: Iterator[tuple[int, tuple[int, ...]]], selection: Selection
-) -> Iterator[tuple[int, tuple[int, ...]]]:
-    if selection.shard is not None:
-        i, k = selection.shard.index, selection.shard.count
-        pairs = (p for p in pairs if p[0] % k == i)
-    if selection.limit is not None:
-        pairs = itertools.islice(pairs, min(selection.limit, sys.maxsize))  # a limit past every scene is no limit
-    return pairs

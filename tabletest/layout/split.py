@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tabletest.errors import UserError
+from tabletest.files.family import BENCHMARK, family_of
 
 SplitBy = Literal["object", "scene", "appearance", "look"]
 BY_LABEL = ("appearance", "look")  # the splits that hold out labels of a record (`labels`), not objects
@@ -81,9 +82,10 @@ def labels(by: SplitBy | None, record: dict) -> tuple[str, ...]:
     if by != "look":
         return ()
     shown = tuple(o["variant"]["look"] for o in record.get("objects", ()) if o.get("variant"))
-    if not shown and not str(record.get("id", "")).startswith("rnd"):
+    family = family_of(record) or BENCHMARK
+    if not shown and family.placement == "slots":  # the benchmark's models are the catalog's, in their own colours
         raise UserError(
-            f"--split-by look needs random scenes rendered with looks (random config `looks`); {record.get('id')} is the benchmark's"
+            f"--split-by look needs random scenes rendered with looks (random config `looks`); {record.get('id')} is the {family.name}'s"
         )
     return shown
 

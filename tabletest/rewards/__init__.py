@@ -28,11 +28,18 @@ from tabletest.score.lexicon import Lexicon, load_lexicon
 
 PLAIN = "plain"  # the answer alone, as the question's instruction asks
 THINK_ANSWER = "think-answer"  # reasoning in <think>...</think>, then the answer in <answer>...</answer>
-ANSWER_FORMATS = (PLAIN, THINK_ANSWER)
-# one <think> block, then one <answer> block, and nothing else
-THINK_ANSWER_SHAPE = re.compile(
-    r"\s*<think>(?:(?!</?think>|</?answer>).)+</think>\s*<answer>((?:(?!</?answer>).)+)</answer>\s*", re.S
-)
+MAP_ANSWER = "map-answer"  # the scene's map in <map>...</map>, then the answer
+THINK_MAP_ANSWER = "think-map-answer"  # reasoning, then the map, then the answer in <answer>...</answer>
+ANSWER_FORMATS = (PLAIN, THINK_ANSWER, MAP_ANSWER, THINK_MAP_ANSWER)
+THINK = r"\s*<think>(?:(?!</?think>|</?answer>|</?map>).)+</think>"
+MAP = r"\s*<map>((?:(?!</?map>|</?answer>).)+)</map>"
+ANSWER = r"\s*<answer>((?:(?!</?answer>).)+)</answer>\s*"
+# each form: its blocks in order and nothing else; the answer is the last group (a map-answer's: the rest)
+SHAPES = {
+    THINK_ANSWER: re.compile(THINK + ANSWER, re.S),
+    MAP_ANSWER: re.compile(MAP + r"\s*((?:(?!</?map>|</?think>).)+?)\s*", re.S),
+    THINK_MAP_ANSWER: re.compile(THINK + MAP + ANSWER, re.S),
+}
 
 __all__ = ["ANSWER_FORMATS", "accuracy_reward", "compute_score", "format_reward", "judgment"]
 
@@ -47,8 +54,9 @@ def format_reward(
     completions: Sequence, ground_truth: Sequence[str], answer_format: Sequence[str] | None = None, **_: object
 ) -> list[float]:
     """1 where the completion has the form its prompt asked for, else 0: with `think-answer`, one <think> block then
-    one <answer> block and nothing else; and in every form, an answer the judge reads as one value (not a hedge,
-    not unreadable), right or wrong."""
+    one <answer> block and nothing else; with `map-answer`, one <map> block of a map (JSON with an `objects`
+    list) then the answer (`think-map-answer`: a <think> block, the map, an <answer> block); and in every form,
+    an answer the judge reads as one value (not a hedge, not unreadable), right or wrong."""
     forms = answer_format or [PLAIN] * len(completions)
     return [
         _formatted(_text(completion), truth, form)
@@ -69,15 +77,24 @@ def judgment(ground_truth: str, response: str) -> Judgment:
 
 
 def _formatted(response: str, ground_truth: str, form: str) -> float:
-    if form == THINK_ANSWER:
-        shaped = THINK_ANSWER_SHAPE.fullmatch(response)
-        if shaped is None:
+    if form in SHAPES:
+        shaped = SHAPES[form].fullmatch(response)
+        if shaped is None or (form != THINK_ANSWER and not _a_map(shaped[1])):
             return 0.0
-        response = shaped[1]
+        response = shaped.groups()[-1]
     elif form != PLAIN:
         raise ValueError(f"answer_format {form!r} is none of {', '.join(ANSWER_FORMATS)}")
     judged = judgment(ground_truth, response)
     return float(judged.status != "unparsed" and not judged.hedged)
+
+
+def _a_map(text: str) -> bool:
+    """JSON of a map: an object whose `objects` is a list of objects."""
+    try:
+        made = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(made, dict) and isinstance(made.get("objects"), list) and all(isinstance(o, dict) for o in made["objects"])
 
 
 def _text(completion: object) -> str:

@@ -35,7 +35,10 @@ class Judgment:
         return self.status == "correct"
 
 
-QUESTION_JUDGED = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects", "options", "unit", "exact")
+QUESTION_JUDGED = (
+    "qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects", "options", "unit", "exact",
+    "coordinates", "image_size", "mask", "region",  # points and boxes: where the answer must land, and in what units
+)  # fmt: skip
 QUERY_JUDGED = ("qid", "scene_id", "prompt_type", "variation", "answer", "objects", "distractor")
 
 

@@ -159,18 +159,20 @@ class Reading:
 
 
 ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
-THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.IGNORECASE | re.DOTALL)
+THINKING = re.compile(r"<(think|map)>.*?(?:</\1>|$)", re.IGNORECASE | re.DOTALL)
 
 
 def answer_part(response: str) -> str:
     """What a response answers with: the last `<answer>...</answer>` where it has one, else the response
-    without its `<think>...</think>` reasoning (an unclosed one runs to the end), as reasoning models write."""
+    without its `<think>...</think>` reasoning and its `<map>...</map>` (an unclosed one runs to the end), as
+    reasoning models and map-then-answer models write."""
     if "<" not in response:
         return response
     tagged = ANSWER_TAG.findall(response)
     if tagged:
         return tagged[-1]
-    return THINKING.sub(" ", response) if "<think>" in response.lower() else response
+    lowered = response.lower()
+    return THINKING.sub(" ", response) if "<think>" in lowered or "<map>" in lowered else response
 
 
 def normalize(response: str) -> str:

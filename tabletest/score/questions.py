@@ -13,7 +13,10 @@ lamp`) is not named.
   picks the other;
 - choice of objects and names: the objects the answer names, through the synonym table, an object set
   aside (`the mug, not the lamp`) left out;
-- quantity: every length or angle of the asked kind (`quantities`), judged against the record's exact value.
+- quantity: every length or angle of the asked kind (`quantities`), judged against the record's exact value;
+- point and box: every point or box in the syntaxes models write them (`locations`), in the question's
+  coordinates, a point judged by the object's visible mask (or the free region it asks for), a box by IoU >= 0.5;
+- cell: every cell of a map's grid the answer names (`bottom left`, `centre`).
 """
 
 from __future__ import annotations
@@ -30,9 +33,12 @@ from tabletest.prompts.hierarchy.record import QUESTION_FIELDS
 from tabletest.files.reading import read_user_records
 from tabletest.score.collect import read_responses
 from tabletest.score.lexicon import Lexicon
+from tabletest.score.locations import read_boxes, read_cells, read_points
 from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, normalize
 from tabletest.prompts.hierarchy.closeness import closeness
 from tabletest.score.quantities import UNITS, as_asked, read_numbers, read_quantities, worst
+from tabletest.truth.locations import COORDINATES, box_hits, point_hits, to_pixels
+from tabletest.truth.top_down import CELLS
 
 NONE = re.compile(r"\b(?:none|nothing|no\s+(?:objects?|ones?|things?|items?|[a-z]+s)\b|there\s+(?:are|is)\s+no\b)")
 OPTION = {  # each option's words, as a pattern
@@ -90,6 +96,8 @@ def judge_question(question: dict, response: str | None, lexicon: Lexicon) -> Ju
     response = answer_part(response or "")
     if kind == "quantity":
         return _judge_quantity(question, response)
+    if kind in LOCATED:
+        return _judge_location(question, response)
     if not response or not response.strip():
         return Judged("unparsed", "empty answer")
     values = READERS[kind](question, response, lexicon)
@@ -122,6 +130,23 @@ def _judge_quantity(question: dict, response: str) -> Judged:
     status = "correct" if near.correct else "wrong"
     shown = " or ".join(as_asked(v, question["unit"]) for v in values)
     return Judged(status, shown, near.mra, float(near.within_2x), len(values))
+
+
+def _judge_location(question: dict, response: str) -> Judged:
+    """Every point (box) the answer names, read in the question's coordinates and judged in pixels: a point on the
+    object's visible mask or in its free region, a box at IoU >= 0.5 with the gold box; the worst decides."""
+    kind, coordinates, size = question["answer_type"], question["coordinates"], question["image_size"]
+    found = read_points(response) if kind == "point" else read_boxes(response)
+    if not found:
+        return Judged("unparsed", f"no {kind} found" if response.strip() else "empty answer")
+    hits = point_hits if kind == "point" else box_hits
+    ok = all(hits(question, to_pixels(value, coordinates, size)) for value in found)  # type: ignore[arg-type]
+    shown = " or ".join(_located(value) for value in found)
+    return Judged("correct" if ok else "wrong", shown, values=len(found))
+
+
+def _located(value: tuple[float, ...]) -> str:
+    return f"({', '.join(f'{v:g}' for v in value)})" if len(value) == 2 else f"[{', '.join(f'{v:g}' for v in value)}]"
 
 
 def _yes_no(question: dict, response: str, lexicon: Lexicon) -> tuple[bool, ...]:
@@ -173,7 +198,12 @@ def _named(response: str, lexicon: Lexicon, names: tuple[str, ...]) -> list[str]
     return list(dict.fromkeys(out))
 
 
-READERS = {"yes/no": _yes_no, "number": _number, "choice": _choice, "names": _names}
+def _cell(question: dict, response: str, lexicon: Lexicon) -> tuple[str, ...]:
+    return tuple(read_cells(normalize(response)))
+
+
+READERS = {"yes/no": _yes_no, "number": _number, "choice": _choice, "names": _names, "cell": _cell}
+LOCATED = ("point", "box")
 
 
 def is_question_file(path: Path) -> bool:
@@ -214,7 +244,7 @@ def _questions(paths: list[Path]) -> Iterator[tuple[Path, int, dict]]:
             yield path, line, record
 
 
-ANSWERS = {"yes/no": bool, "number": int, "choice": str, "names": list, "quantity": (int, float)}
+ANSWERS = {"yes/no": bool, "number": int, "choice": str, "names": list, "quantity": (int, float), "point": list, "box": list, "cell": str}
 ASKED_IN = {"cm": "m", "m": "m", "deg": "deg"}  # the unit a quantity question asks in -> its exact value's unit
 
 
@@ -234,6 +264,10 @@ def question_problem(question: dict) -> str | None:
         return f"the answer {excerpt(answer)} is not a {kind} answer"
     if kind == "quantity":
         return _quantity_problem(question)
+    if kind in LOCATED:
+        return _location_problem(question)
+    if kind == "cell" and answer not in CELLS:
+        return f"the cell {excerpt(answer)} is none of {', '.join(CELLS)}"
     if kind == "names" and not _strings(answer):
         return "the answer is not a list of names"
     if kind == "choice" and not (_strings(question.get("options")) and answer in question["options"]):
@@ -257,6 +291,32 @@ def _quantity_problem(question: dict) -> str | None:
             f"the answer {excerpt(question['answer'])} {unit} is 10% or more off its exact value "
             f"{exact['value']} {exact['unit']}, so its gold answer would score wrong"
         )
+    return None
+
+
+def _location_problem(question: dict) -> str | None:
+    """A point or box question states its answer in pixels (`answer`: x, y or x0, y0, x1, y1), the coordinates its
+    text asks for, the image's size, and what a point is judged against: the object's visible `mask` (COCO RLE) or
+    a free `region`; its own answer must score right (which reads every number of the region, so one that is no
+    number is found here, not while judging)."""
+    kind, answer, size = question["answer_type"], question["answer"], question.get("image_size")
+    if not (len(answer) == (2 if kind == "point" else 4) and all(_number_value(v) for v in answer)):
+        return f"the answer {excerpt(answer)} is not a {kind} ({'x, y' if kind == 'point' else 'x0, y0, x1, y1'} in pixels)"
+    if question.get("coordinates") not in COORDINATES:
+        return f"coordinates {excerpt(question.get('coordinates'))} is none of {', '.join(COORDINATES)}"
+    if not (isinstance(size, list) and len(size) == 2 and all(type(v) is int and v > 0 for v in size)):
+        return f"image_size {excerpt(size)} is not [width, height] in pixels"
+    mask, region = question.get("mask"), question.get("region")
+    rle = isinstance(mask, dict) and mask.get("size") == size[::-1] and isinstance(mask.get("counts"), str)
+    free = isinstance(region, dict) and all(isinstance(region.get(k), list) for k in ("table", "sides", "objects"))
+    if kind == "point" and not (rle or free):
+        return "a point question needs the object's mask (COCO RLE of the image's size) or a free region (table, sides, objects)"
+    try:
+        right = point_hits(question, tuple(answer)) if kind == "point" else box_hits(question, tuple(answer))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return f"its {'region' if free else 'mask'} {excerpt(region if free else mask)} is not one the judge can read"
+    if not right:
+        return f"its own answer {_located(tuple(answer))} would score wrong against what it is judged by"
     return None
 
 

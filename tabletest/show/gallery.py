@@ -35,7 +35,7 @@ from tabletest.config import Catalog, load_catalog
 from tabletest.errors import UserError
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.staging import place
-from tabletest.show.files import open_image
+from tabletest.files.images import open_image
 from tabletest.show.gallery_data import Index, details
 from tabletest.files.verdict import kept_verdict
 from tabletest.write.orphans import end_with

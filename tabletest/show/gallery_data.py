@@ -14,8 +14,8 @@ from tabletest.config import Catalog
 from tabletest.layout.instances import label_of
 from tabletest.prompts.hierarchy.generate import scene_questions
 from tabletest.prompts.hierarchy.record import gold_text
-from tabletest.files.family import made_from
-from tabletest.files.records import BenchmarkRecord, RandomRelations, RenderRecord
+from tabletest.files.family import BENCHMARK, family_of, made_from
+from tabletest.files.records import RandomRelations, RenderRecord
 from tabletest.show.overlay import camera_of, changes, hidden_names, legend, projected_box
 
 # the relations a scene can be filtered by: it holds at least one pair of the kind
@@ -27,12 +27,9 @@ QUESTIONS_SHOWN = 60  # per scene in its details, a question of each skill in tu
 
 
 def family(record: RenderRecord) -> str:
-    """What made the scene: the benchmark, a random scene, another view of one, or a counterfactual partner."""
-    if isinstance(record, BenchmarkRecord):
-        return f"benchmark: {record.n_objects} objects"
-    if record.counterfactual is not None:
-        return f"partner: {record.counterfactual.kind}"
-    return "random" if record.view is None else "other view"
+    """What made the scene: its family (the benchmark, with its count of objects; a random scene), another
+    view of one, or a counterfactual partner (`Family.facet`)."""
+    return (family_of(record) or BENCHMARK).facet(record.raw)
 
 
 class Index:

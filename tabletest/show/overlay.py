@@ -39,6 +39,7 @@ EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4),
 OBJECT_NUMBERS = (
     ("bbox_px", (4,), False), ("position_m", (3,), False), ("size_m", (3,), False), ("yaw_deg", (), False),
 )  # fmt: skip
+BOX_NUMBERS = (("center_m", (3,), False), ("size_m", (3,), False), ("yaw_deg", (), False))
 CAMERA_NUMBERS = (("K", (3, 3), False), ("world_to_camera", (4, 4), False), ("resolution", (2,), True))
 
 
@@ -58,6 +59,9 @@ def _numbers_drawn(record: dict) -> Iterator[tuple[str, object, tuple[int, ...],
     for k, obj in enumerate(record["objects"]):
         for key, shape, positive in OBJECT_NUMBERS:
             yield f"objects[{k}].{key}", obj.get(key), shape, positive
+        if isinstance(box := obj.get("box3d"), dict):
+            for key, shape, positive in BOX_NUMBERS:
+                yield f"objects[{k}].box3d.{key}", box.get(key), shape, positive
     if "camera" in record:
         camera = record["camera"] if isinstance(record["camera"], dict) else {}
         for key, shape, positive in CAMERA_NUMBERS:
@@ -85,8 +89,15 @@ def camera_of(record: dict) -> CameraView | None:
 
 
 def projected_box(obj: dict, camera: CameraView) -> np.ndarray | None:
-    """The object's box corners in pixels (8 × 2), or None where a corner lies behind the camera."""
-    corners = PlacedObject(label_of(obj), tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj["size_m"])).box_corners()
+    """The object's 3D box corners in pixels (8 × 2): its `box3d`, else its model box where it stands (a record from
+    before boxes); None where a corner lies behind the camera."""
+    box = obj.get("box3d")
+    if isinstance(box, dict):
+        (x, y, z), size = box["center_m"], tuple(box["size_m"])
+        placed = PlacedObject(label_of(obj), (x, y, z - size[2] / 2), box["yaw_deg"], size)
+    else:
+        placed = PlacedObject(label_of(obj), tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj["size_m"]))
+    corners = placed.box_corners()
     if (camera.to_camera(corners)[:, 2] <= 0).any():
         return None
     return camera.project(corners)

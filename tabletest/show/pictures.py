@@ -14,7 +14,7 @@ from tabletest.files.dataset import RenderDataset
 from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.paths import record_id
 from tabletest.files.records import RenderRecord
-from tabletest.show.files import open_image
+from tabletest.files.images import open_image
 from tabletest.show.overlay import camera_of, drawable, overlay
 from tabletest.truth.described import described
 

@@ -11,15 +11,21 @@ than `margin_m` it is not, and in between it is withheld (`next_to`).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+from scipy.spatial import ConvexHull
 
+from tabletest.assets.footprint import model_footprint
 from tabletest.layout.arrangements import Pose, Shape, near, region_m, to_own, vertical_gap, within
 from tabletest.layout.meshes import mesh_distance
 from tabletest.layout.random_config import Arrangements
-from tabletest.layout.random_scene import PlacedObject
+from tabletest.layout.random_scene import PlacedObject, rects_apart
 from tabletest.truth.relations import CONTACT_KEYS
+
+SLIDE_CONTACT_M = 1e-4  # a slide ends where the surfaces are this near: the models' own precision, as gaps are kept
+SLIDE_STEPS = 64  # moves before a slide that keeps grazing the other object is given up (no answer)
 
 
 def contact_relations(
@@ -33,18 +39,13 @@ def contact_relations(
     rel: dict[str, list] = {key: [] for key in CONTACT_KEYS}
     ambiguous: list[list[str]] = []
     carrier: dict[int, int] = {}
+    for i, j, how in _carried(objs, shape, poses, c, table_top):
+        rel[how].append([names[i], names[j]])
+        carrier[i] = j
     for i, j in itertools.permutations(range(len(objs)), 2):
-        gap = vertical_gap(shape[i], poses[i], shape[j], poses[j]) if _near(objs[i], objs[j], 0.0) else None
-        if gap is None:
-            continue
-        if _inside(objs[i], objs[j], shape[j], poses[j], c):
-            rel["inside"].append([names[i], names[j]])
-            carrier[i] = j
-        elif abs(gap) <= c and poses[i].z > table_top + c:
-            rel["on"].append([names[i], names[j]])
-            carrier[i] = j
-        if poses[i].z >= poses[j].z + shape[j].size_m[2] - c:
-            rel["above"].append([names[i], names[j]])
+        if _near(objs[i], objs[j], 0.0) and poses[i].z >= poses[j].z + shape[j].size_m[2] - c:
+            if vertical_gap(shape[i], poses[i], shape[j], poses[j]) is not None:
+                rel["above"].append([names[i], names[j]])
     for i, j in itertools.combinations(range(len(objs)), 2):
         if not _near(objs[i], objs[j], arrangements.next_to_m + next_to_margin_m):
             continue
@@ -74,6 +75,93 @@ def gaps(objs: Sequence[PlacedObject], shapes: Mapping[str, Shape]) -> list[list
         [objs[i].name, objs[j].name, round(mesh_distance(shape[i], poses[i], shape[j], poses[j]), 4)]
         for i, j in itertools.combinations(range(len(objs)), 2)
     ]
+
+
+def slides(placed: Sequence[PlacedObject], shown: Sequence[str], shapes: Mapping[str, Shape], contact_m: float, table_top: float) -> list[list]:
+    """[a, b, metres] for each ordered pair of the `shown` objects where a, slid along the table straight towards
+    b's middle (its box's centre, `truth.geometry.box3d`), meets b: how far it moves until their meshes touch
+    (advanced by the least distance between them, which no point of a outruns, until it is under
+    `SLIDE_CONTACT_M`), what "how far would a move to touch b" answers. None is kept where the slide is no slide
+    or never ends at b: a and b on different surfaces (one raised on another object, or in a container), a
+    carrying something, a line that misses b (a padlock on a book slid towards a stapler on the table passes over
+    it), or another object (hidden ones too: `placed` is the whole scene) met first. Rounded as `gaps`."""
+    poses = [Pose(*o.position_m, o.yaw_deg) for o in placed]
+    shape = [shapes[o.model] for o in placed]
+    carried = _carried(placed, shape, poses, contact_m, table_top)
+    held = {i: {(j, how) for k, j, how in carried if k == i} for i in range(len(placed))}  # what each rests on or in
+    loaded = {j for _, j, _ in carried}
+    middles = [_middle(o, s) for o, s in zip(placed, shape)]
+    reach = [math.hypot(*o.size_m[:2]) / 2 for o in placed]
+    feet = [o.footprint() for o in placed]
+    index = {o.name: k for k, o in enumerate(placed)}
+    out = []
+    swept: dict[frozenset[int], float | None] = {}  # a towards b and b towards a: one motion of the two, swept once
+    for a, b in itertools.permutations([index[n] for n in shown], 2):
+        on_table = not held[a] and not held[b] and all(abs(poses[k].z - table_top) <= contact_m for k in (a, b))
+        on_one = len(held[a]) == 1 and held[a] == held[b] and next(iter(held[a]))[1] == "on"
+        if a in loaded or not (on_table or on_one):
+            continue
+        line = middles[b] - middles[a]
+        if np.linalg.norm(line) < 1e-9:
+            continue
+        way = line / np.linalg.norm(line)
+        if (pair := frozenset((a, b))) not in swept:
+            swept[pair] = _slide(shape[a], poses[a], way, shape[b], poses[b], float(np.linalg.norm(line)) + reach[a] + reach[b])
+        if (moved := swept[pair]) is None:
+            continue
+        in_way = [k for k in range(len(placed)) if k not in (a, b) and _may_meet(feet[a], way, moved, feet[k])]
+        if any((first := _slide(shape[a], poses[a], way, shape[k], poses[k], moved)) is not None and first <= moved for k in in_way):
+            continue
+        out.append([placed[a].name, placed[b].name, round(moved, 4)])
+    return out
+
+
+def _slide(shape: Shape, pose: Pose, way: np.ndarray, other: Shape, other_pose: Pose, limit: float) -> float | None:
+    """How far `shape` moves along the horizontal unit vector `way` until its mesh meets `other`'s; None where it
+    passes `limit` first, or grazes it for `SLIDE_STEPS` moves without meeting it."""
+    moved = 0.0
+    for _ in range(SLIDE_STEPS):
+        apart = mesh_distance(shape, Pose(pose.x + moved * way[0], pose.y + moved * way[1], pose.z, pose.yaw_deg), other, other_pose)
+        if apart <= SLIDE_CONTACT_M:
+            return moved
+        moved += apart
+        if moved > limit:
+            return None
+    return None
+
+
+def _may_meet(foot: np.ndarray, way: np.ndarray, length: float, other: np.ndarray) -> bool:
+    """Whether an object whose footprint box is `foot` (corners), moved `length` along `way`, may reach another's
+    (`other`): the boxes hold the meshes, so a swept footprint that keeps clear of the other's (by more than
+    contact) meets nothing of it; a cheap test before the meshes."""
+    if length < SLIDE_CONTACT_M:
+        return True
+    ends = np.vstack([foot, foot + length * way])
+    swept = ends[ConvexHull(ends).vertices]
+    return not rects_apart(swept.tolist(), other.tolist(), SLIDE_CONTACT_M)
+
+
+def _carried(objs: Sequence[PlacedObject], shape: Sequence[Shape], poses: Sequence[Pose], c: float, table_top: float) -> list[tuple[int, int, str]]:
+    """(i, j, how) for each object i resting on (`on`) or in (`inside`) object j, by index, in pair order."""
+    carried = []
+    for i, j in itertools.permutations(range(len(objs)), 2):
+        gap = vertical_gap(shape[i], poses[i], shape[j], poses[j]) if _near(objs[i], objs[j], 0.0) else None
+        if gap is None:
+            continue
+        if _inside(objs[i], objs[j], shape[j], poses[j], c):
+            carried.append((i, j, "inside"))
+        elif abs(gap) <= c and poses[i].z > table_top + c:
+            carried.append((i, j, "on"))
+    return carried
+
+
+def _middle(obj: PlacedObject, shape: Shape) -> np.ndarray:
+    """Where an object's middle stands on the table: its box's centre (along its footprint where its model lies
+    diagonally in its own box)."""
+    footprint = model_footprint(shape.path, shape.sha256)
+    if footprint is None:
+        return np.asarray(obj.position_m[:2], dtype=float)
+    return np.asarray(footprint.box(obj.position_m, obj.yaw_deg, obj.size_m[2])[0][:2], dtype=float)
 
 
 def stacked_pairs(rel: Mapping[str, list]) -> set[frozenset[str]]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from tabletest.assets.footprint import Footprint
 from tabletest.config import Config
 from tabletest.errors import UserError
 from tabletest.files.run_output import last_render_run
 from tabletest.layout.camera import PinholeCamera
-from tabletest.truth.geometry import pinhole_record
+from tabletest.truth.geometry import box3d, pinhole_record
 
 
 def described(record: dict, folder: Path | None) -> dict:
@@ -33,14 +34,12 @@ def described(record: dict, folder: Path | None) -> dict:
     return {**record, "objects": [boxed(o) for o in record["objects"]], "camera": pinhole_record(camera)}
 
 
-def boxed(obj: dict) -> dict:
-    """A benchmark object with its 3D box (what its render writes): its origin stands on the table top, the box's
-    centre half its height above."""
+def boxed(obj: dict, footprint: Footprint | None = None) -> dict:
+    """A benchmark object with its 3D box (what its render writes): `box3d` of its pose and model box, and of its
+    model's `footprint` box where the model lies diagonally in its own box."""
     if "box3d" in obj:
         return obj
-    x, y, z = obj["position_m"]
-    size = obj["size_m"]
-    return {**obj, "box3d": {"center_m": [x, y, round(z + size[2] / 2, 6)], "size_m": list(size), "yaw_deg": obj["yaw_deg"], "frame": "world"}}
+    return {**obj, "box3d": box3d(obj["position_m"], obj["yaw_deg"], obj["size_m"], footprint)}
 
 
 @lru_cache(maxsize=8)

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from tabletest.assets.footprint import Footprint
 from tabletest.layout.arrangements import Contact
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import kind_of
@@ -53,20 +54,26 @@ def pinhole_record(camera: PinholeCamera) -> dict:
     }
 
 
-def object_geometry(camera: PinholeCamera, obj: PlacedObject) -> dict:
-    """The object's 3D box (world frame), its centre in the camera frame, and its depth."""
-    center = np.asarray(obj.box_center)
-    in_camera = camera.axes @ (center - np.asarray(camera.position))
+def object_geometry(camera: PinholeCamera, obj: PlacedObject, footprint: Footprint | None = None) -> dict:
+    """The object's 3D box (world frame, `box3d`), the centre it is placed by (its model box's, half its height
+    above its origin) in the camera frame, and that centre's depth."""
+    in_camera = camera.axes @ (np.asarray(obj.box_center) - np.asarray(camera.position))
     return {
-        "box3d": {
-            "center_m": [_r(v) for v in center],
-            "size_m": list(obj.size_m),
-            "yaw_deg": obj.yaw_deg,
-            "frame": "world",
-        },
+        "box3d": box3d(obj.position_m, obj.yaw_deg, obj.size_m, footprint),
         "center_camera_m": [_r(v) for v in in_camera],
         "depth_m": _r(in_camera[2]),
     }
+
+
+def box3d(position: Sequence[float], yaw_deg: float, size: Sequence[float], footprint: Footprint | None = None) -> dict:
+    """An object's 3D box in the world, as records keep it: its model's own box standing at its origin (`position`
+    on the table top, the box's centre half its height above), or its model's footprint box (`assets.footprint`)
+    where the model lies diagonally in its own box."""
+    if footprint is None:
+        x, y, z = (float(v) for v in position)
+        return {"center_m": [round(x, 6), round(y, 6), round(z + size[2] / 2, 6)], "size_m": list(size), "yaw_deg": yaw_deg, "frame": "world"}
+    center, sides, yaw = footprint.box(tuple(position), yaw_deg, size[2])
+    return {"center_m": center, "size_m": sides, "yaw_deg": yaw, "frame": "world"}
 
 
 def ground_depths(camera: PinholeCamera, placed: Sequence[PlacedObject]) -> np.ndarray:

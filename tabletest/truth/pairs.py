@@ -126,13 +126,13 @@ def skip_on_resume(done: Iterable[str], kinds: Sequence[str], views: int = 1) ->
 def set_scenes(
     random_set: RandomSet, sizes: Mapping[str, Vec3], table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int],
     shapes: Mapping[str, Shape] | None, relations_of: Callable[[RandomScene], dict], done: frozenset[str] | set[str] = frozenset(),
-    on_skip: Callable[[str, str], None] = lambda kind, scene_id: None,
+    on_skip: Callable[[str, str], None] = lambda kind, scene_id: None, indices: Iterable[int] | None = None,
 ) -> Iterator[RandomScene]:
-    """Every scene of the set not in `done`, each followed by its other views and its counterfactual partners
-    (`--views`, `--counterfactuals`); resumed, a scene is sampled again only for a view or partner still to do."""
+    """Every scene of the set (or of `indices`) not in `done`, each followed by its other views and its counterfactual
+    partners (`--views`, `--counterfactuals`); resumed, a scene is sampled again only for a view or partner still to do."""
     kinds, views = random_set.counterfactuals, random_set.views
     skip = skip_on_resume(done, kinds, views)
-    scenes = random_set.scenes(sizes, table_height_m, sensor_width_mm, resolution, skip, shapes)
+    scenes = random_set.scenes(sizes, table_height_m, sensor_width_mm, resolution, skip, shapes, indices)
 
     def view_of(scene: RandomScene, number: int) -> RandomScene | None:
         return scene_view(random_set.config, scene, number, random_set.seed, sensor_width_mm, resolution)

@@ -10,7 +10,7 @@ from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import RandomScene
 from tabletest.layout.random_set import RandomSet
 from tabletest.layout.selection import Scene
-from tabletest.truth.contact import gaps
+from tabletest.truth.contact import gaps, slides
 from tabletest.truth.geometry import scene_relations
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.pairs import change_record, set_scenes
@@ -34,11 +34,17 @@ def random_truth(
     hidden: frozenset[str] = frozenset(), nouns: Nouns = Nouns(), contact: Contact | None = None,
 ) -> dict:
     """A random scene's relations and vignettes, from its geometry alone (no render needed), and with the models
-    (`contact`) the gap between each pair's surfaces; a render passes the objects it measured as `hidden`,
-    which all of them then leave out."""
+    (`contact`) the gap between each pair's surfaces and how far each would slide to touch another; a render
+    passes the objects it measured as `hidden`, which all of them then leave out (but as what a slide may meet)."""
     rels = scene_relations(scene.objects, scene.camera.pinhole(resolution), margins, kinds, hidden, contact)
     seen = tuple(o.name for o in scene.objects if o.name not in hidden)
-    measured = {} if contact is None else {"gaps_m": gaps([o for o in scene.objects if o.name not in hidden], contact.shapes)}
+    measured = {}
+    if contact is not None:
+        table_top = min(o.position_m[2] for o in scene.objects)
+        measured = {
+            "gaps_m": gaps([o for o in scene.objects if o.name not in hidden], contact.shapes),
+            "slides_m": slides(scene.objects, seen, contact.shapes, contact.arrangements.contact_m, table_top),
+        }
     return {"relations": rels, "vignettes": relation_vignettes(seen, rels, nouns), **measured}
 
 

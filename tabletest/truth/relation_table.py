@@ -232,6 +232,12 @@ def facing_away(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
     return _said(g.facing(a, b), "behind")
 
 
+def ahead_of(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
+    """Farther along the way b faces (as one walker is ahead of another): a within 45° of b's own front; not where a
+    stands within as much of b's back."""
+    return _said(g.facing(b, a), "front")
+
+
 def at_edge(g: SceneGeometry, a: Thing, _: Thing | None = None) -> bool | None:
     """Its footprint near one of the table's edges (the table centred where the scene stands)."""
     if g.table is None or g.table_top is None or a.bottom > g.table_top + 0.005:
@@ -255,7 +261,7 @@ RELATIONS: tuple[Relation, ...] = (
              "left of the other as the camera sees them, in the room and in the picture", "box centres closer than the margin across the view", _viewer("left")),
     Relation("right_of", ("to the right of", "right of", "at the right side of"), "left_of", "lateral", "viewer", "projective",
              "right of the other as the camera sees them, in the room and in the picture", "box centres closer than the margin across the view", _viewer("right")),
-    Relation("in_front_of", ("in front of", "ahead of"), "behind", "depth", "viewer", "projective",
+    Relation("in_front_of", ("in front of",), "behind", "depth", "viewer", "projective",
              "nearer the camera than the other where they stand on the table", "footprints closer than the margin along the view", _viewer("front")),
     Relation("behind", ("behind", "at the back of"), "in_front_of", "depth", "viewer", "projective",
              "farther from the camera than the other where they stand on the table", "footprints closer than the margin along the view", _viewer("behind")),
@@ -299,10 +305,13 @@ RELATIONS: tuple[Relation, ...] = (
              f"on the table's two sides along the view, at least {ACROSS_SHARE:g} of its depth apart that way and farther apart along the view than across it",
              f"less apart along the view, or farther across it; never asked of a pair less than {SAME_SIDE_SHARE:g} of the depth apart (on one side)", across),
     # orientation: the subject's own front, or how the long axes lie
-    Relation("facing", ("facing", "turned toward", "toward"), None, "orientation", "intrinsic", "orientation",
+    Relation("facing", ("facing", "turned toward"), None, "orientation", "intrinsic", "orientation",
              "the other within 45° of its own front (an object with a clear front)", "beyond 45° of both its front and its back", facing),
-    Relation("facing_away", ("facing away from", "turned away from", "away from"), None, "orientation", "intrinsic", "orientation",
+    Relation("facing_away", ("facing away from", "turned away from"), None, "orientation", "intrinsic", "orientation",
              "the other within 45° of its own back (an object with a clear front)", "beyond 45° of both its front and its back", facing_away),
+    Relation("ahead_of", ("ahead of",), None, "orientation", "intrinsic", "adjacency",
+             "farther along the way the other faces: within 45° of the other's own front (an object with a clear front)",
+             "beyond 45° of both the other's front and its back", ahead_of),
     Relation("parallel", ("parallel to",), "parallel", "orientation", None, "orientation",
              f"both at least {ELONGATED:g} times as long as wide on the table, their long axes within {LINE_DEG:g}°", f"{LINE_DEG:g}° to {2 * LINE_DEG:g}° apart", parallel),
     Relation("perpendicular", ("perpendicular to", "at right angles to"), "perpendicular", "orientation", None, "orientation",

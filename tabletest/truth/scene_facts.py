@@ -30,7 +30,10 @@ from tabletest.truth.contact import stacked_pairs
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
 LATERAL_PX = 8.0  # ... and their image columns by this many pixels at 1024 px width
-DEPTH_M = 0.05  # viewer front/behind: ground distance along the camera's horizontal view direction
+# viewer front/behind: ground distance along the camera's horizontal view direction; the records' margin
+# (`RelationMargins.margin_m`, whose stored pairs decide where a record has them)
+DEPTH_M = RelationMargins.model_fields["margin_m"].default
+APART_M = 0.05  # two objects nearer than this on the table: no direction from one to the other
 DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 % of the nearer distance
 PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
 BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
@@ -66,6 +69,7 @@ class Thing:
     label: str = ""  # its label where the scene holds several of its kind (apple#2; `layout.instances`), else its name
     carries: frozenset[str] = frozenset()  # how the catalog says it can carry others: `on` (a support), `inside` (a container)
     colour: str | None = None  # its look's colour (a random render with looks), what tells it from others of its kind
+    heading_deg: float | None = None  # its own turn (the record's `yaw_deg`), where its front points; None: its box's
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -81,13 +85,18 @@ class Thing:
 
     @property
     def front(self) -> np.ndarray:
-        """Its own front on the ground: −Y of its canonical frame turned by its yaw."""
-        return (_turn(self.yaw_deg) @ [0.0, -1.0, 0.0])[:2]
+        """Its own front on the ground: −Y of its canonical frame turned by its own yaw (a box along a footprint
+        that lies diagonally in its model's frame is turned further)."""
+        return (_turn(self._heading) @ [0.0, -1.0, 0.0])[:2]
 
     @property
     def own_left(self) -> np.ndarray:
         """Its own left on the ground: facing −Y, an object's left hand is at +X."""
-        return (_turn(self.yaw_deg) @ [1.0, 0.0, 0.0])[:2]
+        return (_turn(self._heading) @ [1.0, 0.0, 0.0])[:2]
+
+    @property
+    def _heading(self) -> float:
+        return self.yaw_deg if self.heading_deg is None else self.heading_deg
 
 
 def _turn(yaw_deg: float) -> np.ndarray:
@@ -109,13 +118,17 @@ class SceneGeometry:
         gaps: dict[frozenset[str], float] | None = None,
         table_top: float | None = None,
         table: tuple[float, float] | None = None,
+        slides: dict[tuple[str, str], float] | None = None,
+        hidden_things: tuple[Thing, ...] = (),
     ):
         self.things = things
         self.view = view
         self.hidden_names = hidden  # on the table but measured hidden: not asked about, and never counted as absent
+        self.hidden_things = hidden_things  # their geometry: where they stand may make a question ambiguous
         self._ambiguous = ambiguous  # pairs of names the record withholds
         self._stacked = stacked  # pairs of labels one of which is on, in or above the other: beside each other in no frame
         self._gaps = gaps or {}  # the record's `gaps_m`: least distance between two objects' meshes, by their labels
+        self._slides = slides or {}  # the record's `slides_m`: how far one slides towards another until they touch
         self.table_top = table_top  # the table top's height: where the lowest object stands
         self.table = table  # the table top's width and depth, centred on the world's origin, where the record says
         self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
@@ -158,7 +171,9 @@ class SceneGeometry:
         hidden_names = tuple(n for n in hidden if isinstance(n, str))
         look = (record.get("scene") or {}).get("table") or {}
         table = (float(look["width_m"]), float(look["depth_m"])) if "width_m" in look and "depth_m" in look else None
-        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top, table)
+        slides = {(entry[0], entry[1]): float(entry[2]) for entry in record.get("slides_m") or ()}
+        unseen = tuple(_thing(record, o, fronts.get(o.get("name"), False), frozenset()) for o in objects if _label(o) in hidden)
+        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top, table, slides, unseen)
         unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             kept = [key for key in STORED if key in relations]
@@ -199,8 +214,8 @@ class SceneGeometry:
             return "left" if i < j else "right"
         if self._withheld(a, b, "lateral"):
             return None
-        if self.stored is not None:
-            return _stored(self.stored["left_of"], a, b, "left", "right")
+        if self.stored is not None and a.label not in self.hidden_names and b.label not in self.hidden_names:
+            return _stored(self.stored["left_of"], a, b, "left", "right")  # a hidden object is in no stored pair
         (ca, ua, _), (cb, ub, _) = self._sight(a), self._sight(b)
         dx, du = float(cb[0] - ca[0]), float(ub[0] - ua[0])
         px = LATERAL_PX * self.view.width / 1024
@@ -212,7 +227,8 @@ class SceneGeometry:
 
     def between(self, m: Thing, a: Thing, b: Thing) -> bool | None:
         """True if m stands between a and b: between them as the viewer sees them and near the line joining them on
-        the table; False if it is to the left or the right of both; None if that is not clear."""
+        the table; False if it is to the left or the right of both; None if that is not clear. `m` may be hidden
+        (`hidden_things`): where it stands is then read from the geometry."""
         first, second = self.viewer_lateral(a, m), self.viewer_lateral(m, b)
         if first is None or second is None:
             return None
@@ -273,6 +289,11 @@ class SceneGeometry:
         """Metres between the two objects' surfaces (their meshes' least distance), where the record holds it."""
         return self._gaps.get(frozenset((a.label, b.label)))
 
+    def slide(self, a: Thing, b: Thing) -> float | None:
+        """Metres a would slide along the table straight towards b until they touch, where the record holds it (a slide
+        that would end at b: `truth.contact.slides`)."""
+        return self._slides.get((a.label, b.label))
+
     def above_table(self, a: Thing) -> float:
         """How high a's lowest point stands above the table top, in metres (0 for an object on the table)."""
         return a.bottom - self.table_top
@@ -284,7 +305,7 @@ class SceneGeometry:
         if self.view is None or frozenset((of.label, other.label)) in self._stacked:
             return None
         v = other.center[:2] - of.center[:2]
-        if np.linalg.norm(v) < DEPTH_M:
+        if np.linalg.norm(v) < APART_M:
             return None
         forward = self.view.ground_forward
         right = np.array([forward[1], -forward[0]])
@@ -306,7 +327,7 @@ class SceneGeometry:
         if self.view is None or not of.has_front or frozenset((of.label, other.label)) in self._stacked:
             return None, None  # one on, in or above the other stands beside it in no frame
         v = other.center[:2] - of.center[:2]
-        if np.linalg.norm(v) < DEPTH_M:
+        if np.linalg.norm(v) < APART_M:
             return None, None
         angle = math.degrees(math.atan2(float(v @ of.own_left), float(v @ of.front)))
         side = (
@@ -349,7 +370,7 @@ class SceneGeometry:
         if self.view is None or any(frozenset((p.label, q.label)) in self._stacked for p, q in trio):
             return None
         ahead, v = facing.center[:2] - at.center[:2], other.center[:2] - at.center[:2]
-        if min(np.linalg.norm(ahead), np.linalg.norm(v)) < DEPTH_M:
+        if min(np.linalg.norm(ahead), np.linalg.norm(v)) < APART_M:
             return None
         angle = math.degrees(math.atan2(float(ahead[0] * v[1] - ahead[1] * v[0]), float(ahead @ v)))  # + to the left
         if OBJECT_SIDE_DEG <= abs(angle) <= 180 - OBJECT_SIDE_DEG:
@@ -458,6 +479,7 @@ def _thing(record: dict, obj: dict, has_front: bool, carries: frozenset[str]) ->
         _label(obj),
         carries,
         (obj.get("variant") or {}).get("colour"),
+        float(obj["yaw_deg"]) if isinstance(obj.get("yaw_deg"), (int, float)) else None,
     )
 
 

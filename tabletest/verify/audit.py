@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import combinations
 from pathlib import Path
@@ -21,10 +21,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from tabletest.assets.footprint import Footprints
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView, PinholeCamera
-from tabletest.files.family import family_problem, index_problem
+from tabletest.files.family import family_of, family_problem, index_problem
 from tabletest.verify.audit_looks import MIN_PIXELS as MIN_COLOUR_PX, colour_problem, look_problems
 from tabletest.layout.instances import label_of
 from tabletest.layout.random_config import RandomConfig
@@ -34,13 +35,14 @@ from tabletest.files.family import made_from
 from tabletest.files.reading import read_records
 from tabletest.files.records import render_record
 from tabletest.verify.audit_contact import check_off_plane, object_points, world_points
+from tabletest.verify.audit_grounding import check_free_table, check_marks
 from tabletest.verify.audit_pairs import PairFacts, check_pairs
 from tabletest.verify.audit_visible import Models, check_fractions, model_files
 from tabletest.truth.geometry import ground_depths
 from tabletest.verify.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.described import described
 from tabletest.truth.nouns import Nouns
-from tabletest.verify.rederive import Derivation, differences, recorded_contact
+from tabletest.verify.rederive import Derivation, boxes_unchecked, differences, recorded_contact
 from tabletest.files.verdict import files_digest
 from tabletest.files.lock import reading_lock
 from tabletest.files.run_output import METADATA, RUN, last_render_run
@@ -72,7 +74,7 @@ PARTLY_HIDDEN = 0.9
 # What no pixel shows and nothing checked derives: said in every summary.
 NOT_CHECKED = (
     "which model file made an object (source, uid); the render settings (engine, samples, device, seed); "
-    "a random scene's table, lights and backdrop"
+    "a random scene's lights and backdrop"
 )
 SHAPE_FIX = "restore the line from the render"
 FILE_FIELDS = {"file_name": "images", "mask_file_name": "masks", "depth_file_name": "depth"}
@@ -119,15 +121,15 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     result = Audit(root)
     pinned = read_settings(root)
     folder = _assets_folder(root, assets)
-    derivation = _run_facts(root, pinned, folder)
     models = model_files(pinned or {}, folder)
+    derivation = replace(_run_facts(root, pinned, folder), footprints=None if models is None else Footprints(models))
     if derivation.unmeasured:
         result.partial.append(derivation.unmeasured)
     if derivation.contact is not None:
         result.unchecked.append("touching and next to against the pixels (where two surfaces meet rarely shows: derived from the geometry)")
     if derivation.config is None:
         result.partial.append(f"positions and relations from the run's config ({RUN} names no render config)")
-    if not derivation.ground and any(str(r.get("id", "")).startswith("rnd") for _, r in records):
+    if not derivation.ground and any(getattr(family_of(r), "placement", None) == "free" for _, r in records):
         result.partial.append(
             f"random scenes' relations, hidden and counts (a set drawn before \"in front of\" meant where objects "
             f"stand on the table: {SETTINGS} pins no scenes.front)"
@@ -136,6 +138,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     for scene_id, n in ids.items():
         result.check("metadata", str(scene_id), n == 1, f"{n} metadata lines for one id")
     matcher = ImageMatcher()
+    boxes = 0  # 3D boxes along a footprint no model was at hand to confirm
     reference = shown_settings(pinned) if pinned is not None else record_settings(records[0][1])
     where = SETTINGS if pinned is not None else "the first record"
     for line, record in records:
@@ -157,12 +160,13 @@ def _audit(root: Path, assets: Path | None) -> Audit:
                     problems = list(look_problems(obj, derivation.looks))
                     result.check("look", scene_id, not problems, f"{label_of(obj)}: {'; '.join(problems)}")
             result.check("derived", scene_id, True, "")
+            boxes += boxes_unchecked(record) if models is None else 0
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:  # a record that does not say what it must
             result.check("metadata", scene_id, False, f"line {line} is malformed: {type(err).__name__}: {excerpt(str(err))}")
     for scene_id, what in matcher.mismatches(lambda: _masks_again(root, records)):
         result.check("image", scene_id, False, what)
     result.checked["image"] += matcher.compared
-    _partial_checks(result, folder, matcher.too_small)
+    _partial_checks(result, folder, matcher.too_small, boxes)
     by_id = {str(r.get("id")): r for _, r in records}
     quiet = Audit(root)  # a file the pair checks cannot read is already a disagreement of its own record
 
@@ -174,9 +178,10 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     return result
 
 
-def _partial_checks(result: Audit, folder: Path, too_small: int) -> None:
+def _partial_checks(result: Audit, folder: Path, too_small: int, boxes: int) -> None:
     """The checks that could not run on every image make the verdict partial: each named, with how many images
-    (`too_small`: those too small to compare with their masks)."""
+    (`too_small`: those too small to compare with their masks) or objects (`boxes`: 3D boxes along a footprint,
+    without the models that confirm them)."""
     if too_small:
         result.partial.append(
             f"images match their masks: {too_small} of {result.images} image(s) under {MIN_WIDTH_PX} px "
@@ -185,6 +190,11 @@ def _partial_checks(result: Audit, folder: Path, too_small: int) -> None:
     if result.fractions_unchecked:
         result.partial.append(
             f"visible fractions and covered_by against the models' silhouettes: {result.fractions_unchecked} image(s) "
+            f"({folder} does not hold the models {SETTINGS} pins; pass --assets)"
+        )
+    if boxes:
+        result.partial.append(
+            f"3D boxes along a model's footprint: {boxes} object(s) lying diagonally in their model's own box "
             f"({folder} does not hold the models {SETTINGS} pins; pass --assets)"
         )
 
@@ -272,7 +282,7 @@ def _run_facts(root: Path, pinned: dict | None, folder: Path) -> Derivation:
     if random_config is not None and random_config.arrangements.enabled:
         contact, unmeasured = recorded_contact(pinned or {}, random_config.arrangements, folder)
     looks = random_config.looks if random_config is not None and random_config.looks.enabled else None
-    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured, looks)
+    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured, looks, random_config=random_config)
 
 
 def _audit_record(
@@ -324,6 +334,7 @@ def _audit_record(
         else:
             check_fractions(partial(result.check, "visible", scene_id), objects, mask, camera, models, _box_corners)
     _check_boxes(result, scene_id, objects, pixels, small)
+    check_marks(partial(_checked, result, "marks", scene_id), record, mask)
     seen = [p.any() for p in pixels]
     columns = _Columns.of(objects, pixels)
     terms = _resolver(objects)
@@ -336,15 +347,20 @@ def _audit_record(
         spans = [np.percentile(depth[p], (0, 50, 100)) / 1000 if s else None for p, s in zip(pixels, seen)]
         stands = None  # where each stands on the table along the view: what "in front of" compares
         if ground_rule and isinstance(record.get("camera"), dict):
-            stands = ground_depths(PinholeCamera.from_record(record["camera"]), [_placed(o) for o in objects]).tolist()
+            stands = ground_depths(PinholeCamera.from_record(record["camera"]), [_standing(o) for o in objects]).tolist()
         _check_front_behind(result, scene_id, relations, terms, objects, spans, stands)
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
                 _check_depth(result, scene_id, obj, p, depth, camera)
+        check_free_table(partial(_checked, result, "free table", scene_id), record, mask, depth)
         if camera is not None and any(relations.get(key) for key in ("on", "inside", "above")):
             points = object_points(pixels, depth, camera.K, camera.world_to_camera)
             table_top = min(_placed(o).position_m[2] for o in objects)  # the lowest object stands on the table
             check_off_plane(lambda ok, what: result.check("off_plane", scene_id, ok, what), relations, terms, points, table_top)
+
+
+def _checked(result: Audit, kind: str, scene_id: str, ok: bool, what: str) -> None:
+    result.check(kind, scene_id, ok, what)
 
 
 def _masks_again(root: Path, records: list[tuple[int, dict]]) -> Iterator[tuple[str, str, np.ndarray, np.ndarray | None]]:
@@ -673,8 +689,14 @@ def _box_corners(obj: dict) -> np.ndarray:
     return _placed(obj).box_corners()
 
 
+def _standing(obj: dict) -> PlacedObject:
+    """The object where it stands: its origin (`position_m`, what the record's relations compare), its turn and its
+    model's own box, which the derived checks tie to its 3D box."""
+    return PlacedObject(label_of(obj), tuple(obj["position_m"]), obj["yaw_deg"], tuple(obj["size_m"]), Variant.of_record(obj))
+
+
 def _placed(obj: dict) -> PlacedObject:
-    """The object as placed: its origin on the table under its 3D box's centre."""
+    """Its 3D box as an object placed: the box's bottom face centred on the origin it would stand at."""
     center, size, yaw = _box3d(obj)
     return PlacedObject(label_of(obj), tuple(center - [0, 0, size[2] / 2]), yaw, tuple(size), Variant.of_record(obj))
 
@@ -713,6 +735,8 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "named": "relations name visible objects",
         "derived": "labels derived from the checked geometry",
         "image": f"images match their masks (≥ {MIN_WIDTH_PX} px wide)",
+        "free table": "free table: no object, the table's depth",
+        "marks": "set-of-marks marks (placed from the masks)",
         "pair": "counterfactual partners (records)",
         "pair_pixels": "counterfactual partners (masks)",
         "view": "other views of a scene (records)",

@@ -10,27 +10,28 @@ pass unless the geometry it came from was changed too, which the pixels then ref
 from __future__ import annotations
 
 import math
-
+import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from tabletest.assets.footprint import Footprints
 from tabletest.assets.manifest import load_manifest
 from tabletest.assets.variants import model_of_key
 from tabletest.config import Config, excerpt
 from tabletest.errors import UserError
+from tabletest.files.family import family_of
 from tabletest.layout.arrangements import Contact, Shape
 from tabletest.layout.camera import PinholeCamera
 from tabletest.layout.instances import label_of
 from tabletest.layout.placement import place
-from tabletest.layout.random_config import Arrangements, Looks, RelationMargins
-from tabletest.layout.random_scene import PlacedObject
+from tabletest.layout.random_config import Arrangements, Looks, RandomConfig, RelationMargins
+from tabletest.layout.random_scene import PlacedObject, scene_table
 from tabletest.layout.variants import Variant
-from tabletest.truth.contact import gaps
-from tabletest.truth.described import boxed
-from tabletest.truth.geometry import camera_record, object_geometry, pinhole_record, scene_relations
+from tabletest.truth.contact import gaps, slides
+from tabletest.truth.geometry import box3d, camera_record, object_geometry, pinhole_record, scene_relations
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import relation_vignettes, vignettes
@@ -59,6 +60,8 @@ class Derivation:
     contact: Contact | None = None  # the models and arrangements of a set with objects off the table plane
     unmeasured: str = ""  # why its relations are not derived (its models are not at hand), else ""
     looks: Looks | None = None  # the random set's `looks`, where its run recorded them on
+    footprints: Footprints | None = None  # the models' footprint boxes; None where the models are not at hand
+    random_config: RandomConfig | None = None  # the random set's config, which draws each scene's table again
 
 
 def recorded_contact(settings: Mapping, arrangements: Arrangements, assets: Path) -> tuple[Contact | None, str]:
@@ -87,7 +90,8 @@ def differences(record: dict, derivation: Derivation) -> Iterator[str]:
     names = tuple(o["name"] for o in objects)
     if record.get("n_objects") != len(objects):
         yield f"n_objects: recorded {record.get('n_objects')}, but it lists {len(objects)} objects"
-    if str(record.get("id", "")).startswith("rnd"):
+    family = family_of(record)
+    if family is not None and family.placement == "free":  # each record its own camera: derived from its geometry
         yield from _random_differences(record, objects, derivation)
         return
     yield from _compare_fields("relations", record.get("relations"), relations(names))
@@ -104,18 +108,24 @@ def differences(record: dict, derivation: Derivation) -> Iterator[str]:
         if "camera" in record:  # what a benchmark record says of itself: its camera and 3D boxes
             yield from _compare("camera", record["camera"], pinhole_record(camera))
         for obj in objects:
-            if "box3d" in obj:
-                yield from _compare(f"{obj['name']}.box3d", obj["box3d"], boxed({k: obj[k] for k in ("position_m", "size_m", "yaw_deg")})["box3d"])
+            if "box3d" in obj and (box := derived_box(obj, obj["name"], derivation.footprints)) is not None:
+                yield from _compare(f"{obj['name']}.box3d", obj["box3d"], box)
 
 
 def _random_differences(record: dict, objects: list[dict], derivation: Derivation) -> Iterator[str]:
+    yield from _table_differences(record, derivation.random_config)
     camera = PinholeCamera.from_record(record["camera"])
     yield from _compare("camera", {k: record["camera"][k] for k in ("K", "world_to_camera", "resolution")}, camera_record(camera))
     sensor_mm = derivation.config.camera.sensor_width_mm if derivation.config is not None else None
     yield from _pose_angles(record["camera"], camera, (record.get("scene") or {}).get("key_light"), sensor_mm)
     placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"]), Variant.of_record(o)) for o in objects]
     for obj, item in zip(objects, placed):
-        yield from _compare_fields(label_of(obj), obj, object_geometry(camera, item))
+        derived = object_geometry(camera, item)
+        if (box := derived_box(obj, item.model, derivation.footprints)) is None:
+            del derived["box3d"]
+        else:
+            derived["box3d"] = box
+        yield from _compare_fields(label_of(obj), obj, derived)
     yield from _centers(objects, camera, [(p.position_m, p.size_m) for p in placed])
     recorded = record.get("relations") or {}
     hidden = frozenset(recorded.get("hidden") or ())
@@ -136,6 +146,20 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
     if derivation.contact is not None and "gaps_m" in record:  # each pair's gap, measured again on the models
         shown = [p for p in placed if p.name not in hidden]
         yield from _compare("gaps_m", record["gaps_m"], gaps(shown, derivation.contact.shapes))
+    if derivation.contact is not None and "slides_m" in record:  # each slide until two meet, measured again on the models
+        table_top = min(p.position_m[2] for p in placed)
+        yield from _compare("slides_m", record["slides_m"], slides(placed, seen, derivation.contact.shapes, derivation.contact.arrangements.contact_m, table_top))
+
+
+def _table_differences(record: dict, config: RandomConfig | None) -> Iterator[str]:
+    """The scene's table as its random set draws it again (the set's config, the seed its id names, its index):
+    its size decides which objects stand at its edge or in its middle."""
+    seed = re.match(r"rnd(\d+)-", str(record.get("id")))
+    if config is None or seed is None:
+        return
+    scene = record.get("scene") if isinstance(record.get("scene"), dict) else {}
+    yield from _compare("scene.config_sha256", scene.get("config_sha256"), config.digest)
+    yield from _compare("scene.table", scene.get("table"), asdict(scene_table(config, int(seed[1]), record["index"])))
 
 
 def _pose_angles(recorded: dict, camera: PinholeCamera, key_light: dict | None, sensor_mm: float | None) -> Iterator[str]:
@@ -169,6 +193,22 @@ def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0
     kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
     camera = PinholeCamera.from_record(record["camera"])
     return scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)
+
+
+def derived_box(obj: dict, model: str, footprints: Footprints | None) -> dict | None:
+    """The 3D box an object's pose and model give (`truth.geometry.box3d`): its model's footprint box where the
+    model lies diagonally in its own box. Without the models (`footprints` None) only a model box is derived: None
+    where the record holds another box, which only the model could confirm (`boxes_unchecked`)."""
+    pose = (obj["position_m"], obj["yaw_deg"], obj["size_m"])
+    if footprints is not None:
+        return box3d(*pose, footprints.of(model))
+    own = box3d(*pose)
+    return own if _same(obj.get("box3d"), own) else None
+
+
+def boxes_unchecked(record: dict) -> int:
+    """How many of a record's objects hold a 3D box other than their model box: what no check confirms without the models."""
+    return sum(1 for obj in record["objects"] if "box3d" in obj and derived_box(obj, "", None) is None)
 
 
 def _centers(objects: list[dict], camera: PinholeCamera, boxes: list[tuple]) -> Iterator[str]:

@@ -28,9 +28,9 @@ from pathlib import Path
 from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
-from tabletest.files.family import KINDS
-from tabletest.layout.random_set import MAX_VIEWS, set_ids
-from tabletest.layout.selection import Selection, Shard, select_scenes
+from tabletest.files.family import Family, companion_of, family_named
+from tabletest.layout.selection import Shard, chosen
+from tabletest.write.families import family_class
 from tabletest.files.jsonl import atomic_output, bounded_lines, write_lines
 from tabletest.files.reading import parse_record
 from tabletest.files.lock import LOCK, output_lock
@@ -62,8 +62,13 @@ class Part:
     content: str  # sha256 of its settings and metadata.jsonl: what identifies the part, whatever its folder
 
     @property
+    def family(self) -> Family:
+        return family_named(self.scenes.get("family"))
+
+    @property
     def random(self) -> bool:
-        return self.scenes.get("family") == "random"
+        """Whether its run drew a set of its own (a random set), which the run's `scenes` describes."""
+        return self.family.placement == "free"
 
     @property
     def shard(self) -> Shard | None:
@@ -234,13 +239,13 @@ def _common_settings(parts: list[Part]) -> dict:
 
 
 def _check_same_family(parts: list[Part]) -> None:
-    """Random scenes and the benchmark's do not mix: their ids, records and settings differ."""
+    """Scenes of two families do not mix: their ids, records and settings differ."""
     for part in parts[1:]:
-        if part.random != parts[0].random:
-            random, benchmark = (parts[0], part) if parts[0].random else (part, parts[0])
+        if part.family != parts[0].family:
+            one, other = (parts[0], part) if parts[0].family.name != "benchmark" else (part, parts[0])
             raise UserError(
-                f"part {random.root} holds random scenes (--scenes random) and {benchmark.root} the benchmark's; "
-                "merge only shards of one render command"
+                f"part {one.root} holds {one.family.words} (--scenes {one.family.name}) and {other.root} "
+                f"{'the benchmark' if other.family.name == 'benchmark' else other.family.name}'s; merge only shards of one render command"
             )
 
 
@@ -344,27 +349,17 @@ def _check_ids(catalog: Catalog, parts: list[Part], entries: list[tuple[int, str
             raise UserError(f"part {part.root} holds {_named(extra)}, which are not of its selection; rerender that part")
 
 
-COMPANION_SUFFIXES = frozenset(KINDS) | {f"view{number}" for number in range(2, MAX_VIEWS + 1)}
-
-
 def _companions(expected: set[str], held: set[str]) -> set[str]:
     """The other views and counterfactual partners among `held` of the scenes `expected` (a scene may allow
     no such view or partner, so they are welcome, never required)."""
-    return {sid for sid in held - expected if sid.rpartition("-")[0] in expected and sid.rpartition("-")[2] in COMPANION_SUFFIXES}
+    return {sid for sid in held - expected if companion_of(sid) in expected}
 
 
 def _expected_ids(catalog: Catalog, part: Part) -> set[str]:
-    """The ids a part's command selects: from its random set, or from the benchmark's enumeration."""
-    if part.random:
-        s = part.scenes
-        return set(set_ids(s["seed"], s["count"], part.shard, s.get("limit")))
-    return {scene.id for scene in select_scenes(catalog, _selection(part))}
-
-
-def _selection(part: Part) -> Selection:
-    s = part.selection
-    only = tuple(s["only"]) if s.get("only") else None
-    return Selection(s["objects"], only, s.get("sample"), s.get("seed") or 0, part.shard, s.get("limit"))
+    """The ids a part's command selects: its family's whole set (`SceneFamily.recorded_set`), with its `--shard` and
+    `--limit` taken as every render takes them (`chosen`)."""
+    indices, scene_id = family_class(part.family).recorded_set(part.scenes, part.selection, catalog)
+    return {scene_id(index) for index in chosen(indices, part.shard, part.selection.get("limit"))}
 
 
 def _file_names(record: dict) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
+from tabletest.assets.footprint import Footprints
 from tabletest.layout.arrangements import Contact
 from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
@@ -18,13 +19,14 @@ from tabletest.truth.relations import relations
 from tabletest.truth.vignettes import vignettes
 
 
-def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool, camera: PinholeCamera) -> dict:
+def image_record(spec: SceneSpec, measured: list[dict], render: dict, mask: bool, camera: PinholeCamera, footprints: Footprints) -> dict:
     """`measured` holds per object (left to right) `center_px` and `bbox_px`; `render` the settings used;
     `mask` adds `mask_file_name`, the scene's object mask (pixel value = 1 + position from the left), and
     `depth_file_name`, its depth (16-bit, millimetres along the camera's viewing axis, 0 for none). The record
-    describes itself: each object's 3D box and the `camera` it was shot with, so no reader needs the config."""
+    describes itself: each object's 3D box (its model's `footprints` box where it has one) and the `camera` it
+    was shot with, so no reader needs the config."""
     names = tuple(o.name for o in spec.objects)
-    objects = [boxed(o) for o in _objects(spec, measured)]
+    objects = [boxed(o, footprints.of(o["name"])) for o in _objects(spec, measured)]
     return {
         **_files(spec, mask),
         "id": spec.id,
@@ -70,7 +72,7 @@ def random_record(spec: SceneSpec, measured: list[dict], render: dict, mask: boo
     camera = scene.camera.pinhole(tuple(render["resolution"]))
     objects = _objects(spec, measured)
     for obj, placed, facts in zip(objects, scene.objects, measured):
-        obj.update(object_geometry(camera, placed), visible_fraction=facts["visible_fraction"], covered_by=facts["covered_by"])
+        obj.update(object_geometry(camera, placed, truth.footprints.of(placed.model)), visible_fraction=facts["visible_fraction"], covered_by=facts["covered_by"])
         if placed.variant is not None:
             obj["variant"] = placed.variant.record()
     hidden = frozenset(label_of(o) for o in objects if o["visible_fraction"] < truth.margins.min_visible_fraction)
@@ -112,5 +114,6 @@ class RandomTruth:
     kinds: Mapping[str, str]
     config_sha256: str
     seed: int
+    footprints: Footprints
     nouns: Nouns = Nouns()
     contact: Contact | None = None

@@ -17,7 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tabletest.errors import not_one_of
-from tabletest.files.records import BenchmarkRecord, Closed, RandomRecord, Side, Vignette
+from tabletest.files.family import FAMILIES
+from tabletest.files.records import Closed, Side, Vignette, models_of
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schemas"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -66,6 +67,22 @@ class Exact(Closed):
     unit: Literal["m", "deg"]
 
 
+class Rle(Closed):
+    """COCO's compressed run-length encoding of a binary mask (`pycocotools.mask.decode` reads it)."""
+
+    size: list[int] = Field(min_length=2, max_length=2, description="[height, width]")
+    counts: str
+
+
+class Region(Closed):
+    """Free table in the image: inside `table`, on the kept side of every one of `sides`, outside every one of
+    `objects` (pixels, x right and y down from the top-left)."""
+
+    table: list[list[float]] = Field(description="the table top's outline, a convex polygon [[x, y], ...]")
+    sides: list[list[float]] = Field(description="half-planes [a, b, c]: a point is in where a*x + b*y + c >= 0")
+    objects: list[list[list[float]]] = Field(description="each object's projected 3D box, a convex polygon to stay out of")
+
+
 class Question(Closed):
     """A line of `tabletest questions`: a question of the hierarchy, a caption or a story."""
 
@@ -86,9 +103,12 @@ class Question(Closed):
         "(`observer`); object: standing where `objects[0]` is, facing `objects[1]`; null: none"
     )
     relation: str
-    answer_type: Literal["yes/no", "choice", "number", "names", "quantity"]
+    answer_type: Literal["yes/no", "choice", "number", "names", "quantity", "point", "box", "cell"]
     options: list[str] | None
-    answer: bool | int | float | str | list[str] = Field(description="a quantity's: its value as stated, in `unit`")
+    answer: bool | int | float | str | list[str] | list[float] = Field(
+        description="a quantity's: its value as stated, in `unit`; a point's [x, y] and a box's [x0, y0, x1, y1]: pixels "
+        "from the image's top-left corner; a cell's: its row and column (`bottom left`, `centre`)"
+    )
     objects: list[str]
     scene_objects: list[str]
     derivation: Derivation
@@ -100,6 +120,14 @@ class Question(Closed):
     observer: Literal["near", "far", "left", "right"] = Field(
         None, description="frame person: the side of the table the person stands at, as the viewer sees it (near: the viewer's own place)"
     )
+    coordinates: Literal["pixels", "0-1000", "0-1", "percent"] = Field(
+        None, description="a point's or a box's: how its text asks for the numbers (x right, y down from the top-left)"
+    )
+    image_size: list[int] = Field(None, min_length=2, max_length=2, description="a point's or a box's: the image's [width, height]")
+    mask: Rle = Field(None, description="a point on an object: the object's visible pixels, which the point must hit")
+    region: Region = Field(None, description="a point on free table: where the point must land")
+    grid: int = Field(None, description="a map's cell: the grid's cells across (and down)")
+    marks: Literal["numbers", "boxes"] = Field(None, description="a question about the marked copy of the image (`image`): how it is marked")
 
 
 class Response(BaseModel):
@@ -111,8 +139,7 @@ class Response(BaseModel):
     model: str | None = Field(None, description="the model that answered; default (or null): the file's name")
 
 KINDS: dict[str, type[BaseModel]] = {
-    "benchmark-record": BenchmarkRecord,
-    "random-record": RandomRecord,
+    **{f"{family.name}-record": models_of(family)[0] for family in FAMILIES},  # each scene family's render records
     "vignette": Vignette,
     "prompt": Prompt,
     "question": Question,

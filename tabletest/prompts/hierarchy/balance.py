@@ -41,7 +41,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
-from tabletest.prompts.hierarchy.text_keys import KeyBalance, answer_key, answer_label, nets, read_as, unit_of, weight
+from tabletest.prompts.hierarchy.text_keys import KeyBalance, answer_label, answer_of, nets, read_as, unit_of, weight
 
 TOLERANCE = 0.02  # how far above 1/k a kept answer's share may be
 MIN_SHARE = 0.01  # an answer given to this share of a template's questions stays: a rarer one may be dropped
@@ -153,7 +153,7 @@ class BalancePlan:
                 template = q["template"]
                 if q["answer_type"] == "quantity":
                     cells[template][cell_of(q)] += 1
-                rows.append((template, cell_of(q) if q["answer_type"] == "quantity" else answer_key(q["answer"]), len(units)))
+                rows.append((template, cell_of(q) if q["answer_type"] == "quantity" else answer_of(q), len(units)))
                 yes_no[template] = q["answer_type"] == "yes/no"
                 if q["answer_type"] == "choice":
                     places[template].add(read_as(q))
@@ -181,7 +181,7 @@ class BalancePlan:
         """The answer a question is balanced by: its gold answer's key, or a quantity's bin."""
         if question["answer_type"] == "quantity":
             return self.bins[question["template"]](cell_of(question))
-        return answer_key(question["answer"])
+        return answer_of(question)
 
     def kept(self, questions: Iterable[dict]) -> Iterator[dict]:
         """The questions that stay, in their order (the second pass)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tabletest.prompts.hierarchy.balance import BINS, TAILS, QuantityBins, cell_of
-from tabletest.prompts.hierarchy.text_keys import KNOWN_BY_NAME, answer_key, answer_label
+from tabletest.prompts.hierarchy.text_keys import KNOWN_BY_NAME, answer_label, answer_of
 from tabletest.prompts.hierarchy.text_only import FOLDS, SAMPLE, TextReader
 from tabletest.files.jsonl import atomic_output
 
@@ -45,7 +45,7 @@ class AnswerTally:
         text-only reader's overall figure is of the other questions (a quantity's is an MRA, no accuracy)."""
         cell = (question["skill"], question["answer_type"], question["frame"])
         template, quantity = question["template"], question["answer_type"] == "quantity"
-        answer = Valued(template, cell_of(question)) if quantity else answer_key(question["answer"])
+        answer = Valued(template, cell_of(question)) if quantity else answer_of(question)
         self.cells[cell][answer] += 1
         self.templates[template][answer] += 1
         self.template_cells[template][cell] = None
@@ -219,6 +219,10 @@ def markdown(made: dict) -> str:
         "`tabletest score` scores it) of a ridge regression of the log value on the same words and names, fitted on "
         "the other scene families, and **median MRA** that of the other families' median value, the best constant; "
         "text reveals compares the two.",
+        "- **points and boxes**: counted by the third of the image across and down their point (a box's centre) lies "
+        "in; their text prior is how often the reader's answer lands (the centre of the image cell it reads from the "
+        "words, for a box one of the other families' median size there), judged as `tabletest score` judges it, and "
+        "their guess how often the other families' most common cell's does.",
         "",
         "Text prior per answer type: "
         + "; ".join(_type_prior(t) for t in after["answer_types"])

@@ -90,6 +90,7 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
 TOPOLOGICAL = ("on", "inside")
 SYMMETRIC = {"touching": "support", "next_to": "distance"}
 OWN_CAPTIONS = {"left_of", "right_of", "in_front_of", "behind", "facing", "facing_away", *TOPOLOGICAL, *SYMMETRIC}
+ALONE_AXES = ("vertical", "containment", "contact")  # off the table plane: a "yes" with no "no" in its scene is asked alone
 SKILL = {"lateral": "position", "depth": "position", "table": "position", "vertical": "support", "containment": "support",
          "contact": "support", "proximity": "distance", "orientation": "orientation"}  # fmt: skip
 
@@ -142,7 +143,10 @@ def table_captions(ask: Asker, g: SceneGeometry) -> None:
 
 
 def _relation_captions(ask: Asker, relation: Relation, positive: tuple[Thing, ...], negative: tuple[Thing, ...] | None) -> None:
-    """A true caption of `relation` and, where there is one, the false caption beside it, in the same words."""
+    """A true caption of `relation` and the false caption beside it, in the same words; a true one off the table
+    plane with no false one in its scene is asked alone (as on and in are), any other is not asked."""
+    if negative is None and relation.axis not in ALONE_AXES:
+        return
     pair = "-".join(["cap", relation.key, *(t.name for t in positive)])
     words = _words(ask, relation.key, pair)
     for things, gold in ((positive, True), *([(negative, False)] if negative else [])):

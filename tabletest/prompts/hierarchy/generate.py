@@ -10,20 +10,50 @@ itself). Random renders get image questions, captions and stories.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from tabletest.config import Catalog
-from tabletest.prompts.hierarchy import observers, skills
+from tabletest.prompts.hierarchy import locate, maps, observers, skills
 from tabletest.prompts.hierarchy.captions import captions, table_captions
+from tabletest.prompts.hierarchy.marks import mark_questions, marked_file
 from tabletest.prompts.hierarchy.metric import metric
+from tabletest.truth.marks import place_marks
 from tabletest.truth.scene_facts import SceneGeometry
-from tabletest.prompts.hierarchy.record import Asker, Phrasings
+from tabletest.truth.seen import seen_objects
+from tabletest.prompts.hierarchy.record import Asker, Coordinates, Phrasings
 from tabletest.prompts.hierarchy.stories import story, vignette_story
-from tabletest.files.family import made_from
+from tabletest.files.family import family_of, made_from
 from tabletest.truth.nouns import Nouns
 from tabletest.files.run_output import read_runs
 
 FORMS = ("questions", "captions", "stories")
+
+
+@dataclass
+class Located:
+    """What questions answered with a place in the image need of one record: the coordinates they ask in, the
+    record's object mask (its points and boxes; None: only free space and room, from the geometry) and the style
+    of marks drawn on its marked copy (None: no marks)."""
+
+    coordinates: Coordinates = "pixels"
+    mask: np.ndarray | None = None
+    marks: str | None = None
+    _seen: dict | None = field(default=None, init=False, repr=False)
+
+    def seen(self, record: dict) -> dict:
+        """What the record's mask shows of each object (read once: the points, boxes and marks all need it)."""
+        if self._seen is None:
+            self._seen = {} if self.mask is None else seen_objects(record, self.mask)
+        return self._seen
+
+    def ask(self, ask: Asker, g: SceneGeometry, record: dict) -> None:
+        if self.mask is not None:
+            locate.objects(ask, g, record, self.seen(record))
+        locate.free_spots(ask, g, record)
+        locate.room(ask, g, record)
 
 
 def drawn_from(render: Path | None) -> tuple[str, ...] | None:
@@ -43,11 +73,14 @@ def scene_questions(
     text_only: bool = False,
     phrasings: Phrasings = "one",
     pool: tuple[str, ...] | None = None,
+    located: Located | None = None,
 ) -> Iterator[dict]:
     """Every question of the scene, each in one of its phrasings (`phrasings="all"`: in every one); a count's
     trick kind comes from `pool` (`drawn_from`), else from the catalog. A counterfactual partner's or another
-    view's name the scene it was made from (`scene_of`), whose same questions they are compared with."""
-    made = _scene_questions(record, catalog, seed, forms, text_only, phrasings, pool or catalog.names)
+    view's name the scene it was made from (`scene_of`), whose same questions they are compared with. With
+    `located`: questions answered with a point or a box in its coordinates, and with its mask, those about the
+    objects' own pixels (and with its marks, those about a marked copy)."""
+    made = _scene_questions(record, catalog, seed, forms, text_only, phrasings, pool or catalog.names, located)
     of = made_from(record)
     return made if of is None else ({**question, "scene_of": of} for question in made)
 
@@ -60,13 +93,15 @@ def _scene_questions(
     text_only: bool = False,
     phrasings: Phrasings = "one",
     pool: tuple[str, ...] = (),
+    located: Located | None = None,
 ) -> Iterator[dict]:
     g = SceneGeometry.from_record(record, catalog)
     nouns = Nouns.of(catalog)
     scene_id = record["id"]
     scene_objects = list(dict.fromkeys(t.name for t in g.things))
     if g.has_geometry and not text_only:
-        ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"), nouns=nouns, seed=seed, phrasings=phrasings)
+        coordinates = located.coordinates if located else "pixels"
+        ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"), nouns=nouns, seed=seed, phrasings=phrasings, coordinates=coordinates)
         if "questions" in forms:
             skills.position_pairs(ask, g, g.viewer_lateral, "lr")
             skills.position_pairs(ask, g, g.viewer_depth, "fb")
@@ -82,12 +117,20 @@ def _scene_questions(
             skills.occlusion(ask, g)
             skills.support(ask, g)
             metric(ask, g)
+            maps.cells(ask, g)
+            if located is not None:
+                located.ask(ask, g, record)
         if "captions" in forms:
             captions(ask, g)
             table_captions(ask, g)
         yield from ask.made
-    # a text record (the vignette is all there is), or a benchmark scene, whose vignette is the study's text condition
-    told = "vignettes" in record and not (str(scene_id).startswith("rnd") and "camera" in record)
+        if "questions" in forms and located is not None and located.marks and located.mask is not None:
+            marked = Asker(scene_id, "image", scene_objects, image=marked_file(record), nouns=nouns, seed=seed, phrasings=phrasings)
+            mark_questions(marked, g, place_marks(scene_id, located.mask, located.seen(record)))
+            yield from ({**q, "marks": located.marks} for q in marked.made)
+    # a text record (the vignette is all there is), or a scene in the benchmark's slots, whose vignette is the study's text condition
+    family = family_of(record)
+    told = "vignettes" in record and not (family is not None and family.placement == "free" and "camera" in record)
     random_text = told and "in_front_of" in record.get("relations", {})  # a random scene's: sentences, not an order
     if "questions" in forms and told:
         order = "left_first" if record.get("index", 0) % 2 == 0 else "right_first"

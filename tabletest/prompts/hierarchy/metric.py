@@ -1,9 +1,10 @@
 """Questions answered with a number: how far apart two objects are (centre to centre, and between their
 surfaces), how far one is from the viewer, how tall, long and wide one is, how high it stands above the
-table, how far one would move to touch another, and where one stands from another as a clock position.
+table, how far one would slide straight towards another to touch it, and where one stands from another as a
+clock position.
 
 Every answer comes from the record's own fields (`truth.scene_facts`), never from pixels: its 3D boxes,
-its camera and the gaps between the meshes it stores. A length is stated in centimetres below a metre and
+its camera, and the gaps between the meshes and the slides until they meet that it stores. A length is stated in centimetres below a metre and
 in metres from one, to two significant figures (so within 5 % of the exact value, which the record keeps in
 metres); the question names no unit, so the unit cannot give the size away. Lengths too small to state
 that way are not asked (`MIN_LENGTH_M`).
@@ -45,7 +46,10 @@ def metric(ask: Asker, g: SceneGeometry) -> None:
         _length(ask, "metric-distance-centres", "distance", None, "centre_distance", a, [b], g.centre_distance(a, b))
         if (gap := g.gap(a, b)) is not None:
             _length(ask, "metric-gap", "distance", None, "gap", a, [b], gap)
-            _length(ask, "metric-move-to-touch", "distance", None, "move_to_touch", a, [b], gap)
+        # sliding either towards the other is one motion of the two: asked once, of the first that may slide
+        slider, target = (a, b) if g.slide(a, b) is not None else (b, a)
+        if (slide := g.slide(slider, target)) is not None:
+            _length(ask, "metric-move-to-touch", "distance", None, "move_to_touch", slider, [target], slide)
     for a, b in itertools.permutations(things, 2):
         if (hour := g.clock(a, b)) is not None:
             ask.ask(

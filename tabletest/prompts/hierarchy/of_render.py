@@ -11,12 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
+
+import numpy as np
 
 from tabletest.config import Catalog
+from tabletest.files.images import open_image
+from tabletest.files.paths import record_path
 from tabletest.prompts.hierarchy.balance import BalancePlan
-from tabletest.prompts.hierarchy.generate import FORMS, scene_questions
+from tabletest.prompts.hierarchy.generate import FORMS, Located, scene_questions
 from tabletest.prompts.hierarchy.pairs import Companions, two_image_questions
-from tabletest.prompts.hierarchy.record import Phrasings
+from tabletest.prompts.hierarchy.record import Coordinates, Phrasings
 from tabletest.truth.nouns import Nouns
 
 
@@ -24,7 +29,8 @@ from tabletest.truth.nouns import Nouns
 class Asking:
     """What decides a render's questions besides its records: the forms, the seed (phrasings, trick names,
     stories, what balance keeps), text only or images only (what an export ships), every phrasing or one,
-    balanced or not."""
+    balanced or not, the coordinates points and boxes are asked in, and the style of marks on a marked copy of
+    each image (None: no marks, and no questions about them)."""
 
     forms: tuple[str, ...] = FORMS
     seed: int = 0
@@ -32,6 +38,8 @@ class Asking:
     phrasings: Phrasings = "one"
     balance: bool = False
     image_only: bool = False
+    coordinates: Coordinates = "pixels"
+    marks: str | None = None
 
 
 class RenderQuestions:
@@ -40,11 +48,12 @@ class RenderQuestions:
 
     def __init__(
         self, records: Callable[[], Iterable[dict]], catalog: Catalog, asking: Asking, pool: tuple[str, ...] | None,
-        first_pass: Callable[[Iterator[dict]], Iterator[dict]] | None = None,
+        first_pass: Callable[[Iterator[dict]], Iterator[dict]] | None = None, root: Path | None = None,
     ) -> None:
         self.records, self.catalog, self.asking, self.pool = records, catalog, asking, pool
         self.first_pass = first_pass  # what sees every question before balance drops any (the balance report's tally)
         self.nouns = Nouns.of(catalog)
+        self.root = root  # the render's folder, whose masks points and boxes are read from
 
     def of(self, record: dict, scene: dict | None) -> list[dict]:
         """`record`'s questions, with those asked of it and `scene` together where it is a partner or view of
@@ -67,7 +76,15 @@ class RenderQuestions:
 
     def _asked(self, record: dict, scene: dict | None) -> list[dict]:
         a = self.asking
-        made = list(scene_questions(record, self.catalog, a.seed, a.forms, a.text_only, a.phrasings, self.pool))
+        located = Located(a.coordinates, self._mask(record), a.marks)
+        made = list(scene_questions(record, self.catalog, a.seed, a.forms, a.text_only, a.phrasings, self.pool, located))
         if scene is not None and "questions" in a.forms and not a.text_only:
             made += two_image_questions(scene, record, self.nouns, a.seed, a.phrasings)
         return [q for q in made if q["modality"] != "text"] if a.image_only else made
+
+    def _mask(self, record: dict) -> np.ndarray | None:
+        """The record's object mask, where the render has one and image questions are asked."""
+        name = record.get("mask_file_name")
+        if self.root is None or not isinstance(name, str) or self.asking.text_only or "questions" not in self.asking.forms:
+            return None
+        return np.asarray(open_image(record_path(self.root, name, "mask_file_name")))

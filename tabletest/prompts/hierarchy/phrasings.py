@@ -181,12 +181,13 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "At their nearest points, how far is the {x} from the {y}?",
         "What is the shortest distance between the surfaces of the {x} and the {y}?",
     ),
+    # a slide along the table straight towards the other's middle, until the two meet (`truth.contact.slides`)
     "metric-move-to-touch": (
-        "How far would the {x} have to move towards the {y} to touch it?",
-        "How far must the {x} travel, straight towards the {y}, before they touch?",
-        "If you slid the {x} towards the {y}, how far would it go before touching it?",
-        "What distance would the {x} need to move to come into contact with the {y}?",
-        "How much closer would the {x} have to come to touch the {y}?",
+        "How far would the {x} have to slide along the table, straight towards the {y}, to touch it?",
+        "How far must the {x} travel, straight towards the {y} along the table, before they touch?",
+        "If you slid the {x} straight towards the {y}, how far would it go before touching it?",
+        "Slid along the table straight towards the {y}, what distance would the {x} move before the two touch?",
+        "Pushed straight towards the {y} along the table, how far would the {x} move before it touches the {y}?",
     ),
     # a direction on the table: a clock face lying on it, 12 straight away from the viewer, 3 to the right
     "direction-clock": (
@@ -261,6 +262,51 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "From the {at}'s position, facing the {facing}, is the {y} to your left or to your right?",
         "Picture yourself in the {at}'s place, turned towards the {facing}: is the {y} on your left or your right?",
     ),
+}
+PHRASINGS |= {  # where in the image: an object named by a relation, free table, room, a map's cell, marks
+    "point-object": (
+        "From the viewer's point of view, point to the {x} {rel} the {y}.",
+        "As the viewer sees it, where is the {x} {rel} the {y}? Point to it.",
+        "Point to the {x} that is {rel} the {y}, as the viewer sees them.",
+        "Seen from the viewer's position, mark a point on the {x} {rel} the {y}.",
+        "Show where the {x} {rel} the {y} is, from the viewer's point of view, with a point on it.",
+    ),
+    "box-object": (
+        "From the viewer's point of view, give the 2D box of the {x} {rel} the {y}.",
+        "As the viewer sees it, draw a bounding box around the {x} {rel} the {y}.",
+        "Give the bounding box of the {x} that is {rel} the {y}, as the viewer sees them.",
+        "Seen from the viewer's position, where is the {x} {rel} the {y}? Give its 2D box.",
+        "Locate the {x} {rel} the {y}, from the viewer's point of view, with a bounding box.",
+    ),
+    "point-free": (
+        "From the viewer's point of view, point to a free spot on the table just {rel} the {y}.",
+        "As the viewer sees it, where is there free space on the table just {rel} the {y}? Point to it.",
+        "Point to an empty spot on the table right next to the {y}, {rel} it, as the viewer sees it.",
+        "Seen from the viewer's position, mark a point on the table just {rel} the {y} where nothing stands.",
+        "Where could something be put down on the table just {rel} the {y}, from the viewer's point of view? Point to the spot.",
+    ),
+    "fit-yes/no": (
+        "Is there room for the {x} on the table between the {y} and the {z}?",
+        "Would the {x} fit on the table between the {y} and the {z}?",
+        "Could the {x} be put down between the {y} and the {z} without moving anything?",
+        "Is the gap between the {y} and the {z} wide enough to set the {x} down in it?",
+        "Is there space enough to stand the {x} on the table between the {y} and the {z}?",
+    ),
+    "map-cell": (
+        "Picture the objects from above with you at the bottom, and a square 3x3 grid centred on them, just big enough to hold their centres. Which cell holds the {x}?",
+        "Seen from above, you at the bottom, a square 3x3 grid is laid over the objects, as wide as they spread. In which cell is the {x}?",
+        "Draw a map of the objects from above, you at the bottom, cut into a square 3x3 grid that just covers their centres. Which cell is the {x} in?",
+        "Imagine looking down on the objects, you at the bottom, with a 3x3 grid over the smallest square centred on them that holds their centres. Where is the {x}?",
+        "On a top-down square 3x3 grid just spanning the objects' centres, with you at the bottom, which cell does the {x} stand in?",
+    ),
+    "mark-which": (
+        "Which number marks the {x}?",
+        "The objects carry numbered marks. Which number is the {x}'s?",
+        "What is the number of the mark on the {x}?",
+        "Which of the numbered objects is the {x}?",
+        "The {x} carries a numbered mark. Which number?",
+    ),
+    "mark-position-yes/no": _viewer("is object {a} {rel} object {b}?"),
 }
 STORY = (  # a question about a story, as the story's question puts it, or pointing at the story first
     "{asked}",

@@ -6,15 +6,27 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tabletest.prompts.hierarchy.phrasings import Wording, drawn
+from tabletest.truth.locations import from_pixels
 from tabletest.truth.nouns import Nouns
 
-AnswerType = Literal["yes/no", "choice", "number", "names", "quantity"]
+AnswerType = Literal["yes/no", "choice", "number", "names", "quantity", "point", "box", "cell"]
+Coordinates = Literal["pixels", "0-1000", "0-1", "percent"]
 INSTRUCTION = {
     "yes/no": "Answer yes or no.",
     "number": "Answer with a number.",
     "names": "Answer with the name of each such object.",
     "quantity": "Answer with a number and its unit.",
+    "cell": "Answer with the cell's row (top, middle, bottom) and column (left, middle, right), or centre.",
 }
+# how a point's or a box's numbers run, per coordinates (x to the right, y down, from the top-left corner)
+SCALES = {
+    "pixels": " in pixels",
+    "0-1000": ", each from 0 to 1000 across the image's width and height",
+    "0-1": ", each from 0 to 1 across the image's width and height",
+    "percent": " in percent of the image's width and height",
+}
+SHAPES = {"point": "the point as (x, y)", "box": "the box as [x1, y1, x2, y2], its top-left and bottom-right corners"}
+DECIMALS = {"pixels": 0, "0-1000": 0, "0-1": 3, "percent": 1}
 UNIT_WORDS = {"cm": "cm", "m": "m", "deg": "degrees"}  # a quantity's unit as its gold answer says it
 QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
 Phrasings = Literal["one", "all"]
@@ -49,6 +61,7 @@ class Asker:
     nouns: Nouns = Nouns()  # a pair noun ("scissors") takes "are"
     seed: int = 0
     phrasings: Phrasings = "one"
+    coordinates: Coordinates = "pixels"  # how a point or box question asks for its numbers
     made: list[dict] = field(default_factory=list)
 
     def ask(
@@ -72,12 +85,16 @@ class Asker:
         stated: list[list[str]] | None = None,
         quantity: Quantity | None = None,
         observer: str | None = None,
+        located: dict | None = None,
     ) -> None:
         """Record a question; `pair` names the question and its inverse, whose answers must agree; `stated`
         holds a story's stated facts, from which `facts` and `rules` derive the answer in `hops` steps; a
         `quantity` question's answer is its stated value, its unit and exact value are the quantity's; `observer`: the
-        table side a frame `person` question's person stands at."""
-        instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
+        table side a frame `person` question's person stands at; `located`: what a point or box question's answer is
+        judged against (its image's size and the object's `mask` or the free `region`), or a map question's grid."""
+        if answer_type in SHAPES:
+            located = {"coordinates": self.coordinates, **(located or {})}
+        instruction = location_instruction(answer_type, self.coordinates) or INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
         code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
         qid, pair_id = f"{self.scene_id}-{code}-{key}", pair and f"{self.scene_id}-{code}-{pair}"
@@ -117,8 +134,17 @@ class Asker:
                     **({"unit": quantity.unit, "exact": quantity.exact} if quantity else {}),
                     **({"images": self.images} if self.images else {}),
                     **({"observer": observer} if observer else {}),
+                    **(located or {}),
                 }
             )
+
+
+def location_instruction(answer_type: str, coordinates: str) -> str | None:
+    """How a point or box question asks for its answer: `Answer with the point as (x, y) in pixels, x to the right
+    and y down from the image's top-left corner.`"""
+    if answer_type not in SHAPES:
+        return None
+    return f"Answer with {SHAPES[answer_type]}{SCALES[coordinates]}, x to the right and y down from the image's top-left corner."
 
 
 def _choose(options: list[str], scene_objects: list[str]) -> str:
@@ -139,7 +165,29 @@ def gold_text(question: dict) -> str:
         return " and ".join(f"The {n}" for n in answer) + "." if answer else "None."
     if kind == "quantity":
         return f"{_decimal(answer)} {UNIT_WORDS[question['unit']]}."
+    if kind in SHAPES:
+        return location_text(question, "molmo" if question["coordinates"] == "percent" else "plain")
+    if kind == "cell":
+        return f"{answer.capitalize()}."
     return f"The {answer}." if answer in question["scene_objects"] else f"{answer.capitalize()}."
+
+
+def location_text(question: dict, style: str = "plain") -> str:
+    """A point or box answer in the question's coordinates: plain `(x, y)` and `[x1, y1, x2, y2]`, or as a model
+    family writes it (`style`): Molmo's `<point x=".." y=".." alt="..">..</point>` for a point in percent,
+    Qwen2-VL's `<|box_start|>(x1,y1),(x2,y2)<|box_end|>`, Qwen2.5-VL's `{"bbox_2d": [...]}` / `{"point_2d": [...]}`."""
+    coordinates = question["coordinates"]
+    digits = DECIMALS[coordinates]
+    values = [_decimal(round(v, digits)) for v in from_pixels(question["answer"], coordinates, question["image_size"])]
+    point = question["answer_type"] == "point"
+    if style == "molmo" and point:
+        alt = question["objects"][0] if question["objects"] else "free spot"
+        return f'<point x="{values[0]}" y="{values[1]}" alt="{alt}">{alt}</point>'
+    if style == "qwen2" and not point:
+        return f"<|box_start|>({values[0]},{values[1]}),({values[2]},{values[3]})<|box_end|>"
+    if style == "json":
+        return '{"%s": [%s]}' % ("point_2d" if point else "bbox_2d", ", ".join(values))
+    return f"({values[0]}, {values[1]})" if point else f"[{', '.join(values)}]"
 
 
 def _decimal(number: float) -> str:

@@ -376,7 +376,9 @@ def between(ask: Asker, g: SceneGeometry) -> None:
                 rules=["combination"] if x is m else ["combination", "exclusion"],
                 pair=_key("between", a.name, m.name, b.name),
             )
-        verdicts = {t.label: g.between(t, a, b) for t in g.things if t is not a and t is not b}
+        # every other object of the scene, hidden ones too: one more between the two, or one that may be, leaves the
+        # answer open (a sliver of it shows, or its name cannot be said)
+        verdicts = {t.label: g.between(t, a, b) for t in (*g.things, *g.hidden_things) if t is not a and t is not b}
         if None not in verdicts.values() and [n for n, v in verdicts.items() if v] == [m.label]:
             ask.ask(
                 _key("between", "which", a.name, b.name),

@@ -20,11 +20,14 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
+from tabletest.truth.top_down import CELLS
+
 TRIGGER = 2.0  # a key is capped where its answers lean further than this many times its families' own spread ...
 SLACK = 1.0  # ... and then down to this many
 ROUNDS = 2  # rounds over the keys (each caps every key; the second evens out what the first left)
 # which is bigger in real life, and how tall, long or wide an object is: the names tell, as the template intends
 KNOWN_BY_NAME = ("size-choice", "metric-height", "metric-length", "metric-width")
+LOCATED = ("point", "box")  # answers that are a place in the image
 Key = tuple[str, str, int, str]  # template, relation stated (or ""), place, name
 
 
@@ -36,6 +39,23 @@ def answer_key(answer: bool | int | str | list[str]) -> Hashable:
     if isinstance(answer, list):
         return tuple(sorted(answer))
     return answer
+
+
+def answer_of(question: dict) -> Hashable:
+    """The answer a question is counted and balanced by: its gold answer's key, or for a point or a box the third
+    of the image across and down its point (its box's centre) lies in (`image top left`), so that evening the
+    answers out spreads them over the picture."""
+    if question["answer_type"] in LOCATED:
+        return f"image {image_cell(question)}"
+    return answer_key(question["answer"])
+
+
+def image_cell(question: dict) -> str:
+    """The cell of the image's 3x3 grid holding a point answer, or a box answer's centre."""
+    answer, (width, height) = question["answer"], question["image_size"]
+    x, y = (answer[0], answer[1]) if len(answer) == 2 else ((answer[0] + answer[2]) / 2, (answer[1] + answer[3]) / 2)
+    column, row = min(2, max(0, int(3 * x / width))), min(2, max(0, int(3 * y / height)))
+    return CELLS[row * 3 + column]
 
 
 def answer_label(key: Hashable) -> str:
@@ -54,16 +74,17 @@ def read_as(question: dict) -> str:
     """The answer as a reader of the words picks it: a choice's option by its place, else the gold answer."""
     if question["answer_type"] == "choice":
         return f"option{question['options'].index(question['answer'])}"
-    return answer_label(answer_key(question["answer"]))
+    return answer_label(answer_of(question))
 
 
 def text_keys(question: dict) -> list[Key]:
     """Each object named, in its place, with the relation where the words state it and it is no option ("Is the
     egg on top of the book?"; not the "left" of "left or right?"). None for a template whose answers are names,
     nor for a quantity (its answer is a bin of its template's range, fixed only once the first pass is over), nor
-    for one that asks what the names tell by design."""
+    for a point or a box (its answer is a place in the picture), nor for one that asks what the names tell by
+    design."""
     template = question["template"]
-    if question["answer_type"] in ("names", "quantity") or template in KNOWN_BY_NAME:
+    if question["answer_type"] in ("names", "quantity", *LOCATED) or template in KNOWN_BY_NAME:
         return []
     relation, options = question["relation"], question.get("options") or ()
     stated = re.search(rf"\b{re.escape(relation)}\b", asked(question)) and not any(relation in o for o in options)

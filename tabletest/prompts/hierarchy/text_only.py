@@ -10,6 +10,11 @@ Families (a scene with its views and counterfactual partners, which repeat most 
 so every question sampled is scored once and no family is both learnt and scored. scikit-learn is imported
 only when a report is made.
 
+A point or a box is read as where in the picture it lies (the third of the image across and down, `text_keys.answer_of`),
+and the reader's answer is that cell's centre (for a box: a box of the other folds' median size centred there),
+judged as `tabletest score` judges it (on the object's visible mask, in the free region, IoU >= 0.5): its
+accuracy is how often a reader of the words alone lands, beside how often the other folds' most common cell does.
+
 A quantity (a length, an angle) is read by a ridge regression on the same features (its penalty chosen by
 leave-one-out within the other folds), predicting the log of its exact value, and scored by its mean relative accuracy (MRA, as `tabletest score` scores it) beside the MRA of
 the median of the other folds' values, the best constant a reader of the other scenes could give.
@@ -26,7 +31,9 @@ from dataclasses import dataclass, field, replace
 
 from tabletest.prompts.hierarchy.balance import draw
 from tabletest.prompts.hierarchy.closeness import closeness
-from tabletest.prompts.hierarchy.text_keys import asked, read_as
+from tabletest.prompts.hierarchy.text_keys import LOCATED, asked, read_as
+from tabletest.truth.locations import box_hits, point_hits
+from tabletest.truth.top_down import CELLS
 
 FOLDS = 5
 SAMPLE = 1000  # questions per template the reader learns from and is scored on (the same ones for the same stream)
@@ -67,6 +74,7 @@ class Read:
     groups: tuple[Hashable, ...] = field(compare=False)
     value: float | None = field(compare=False, default=None)  # a quantity's exact value (metres or degrees)
     kind: str = field(compare=False, default="length")  # a quantity's: length or angle, as `closeness` scores it
+    located: dict | None = field(compare=False, default=None)  # a point's or a box's: what the judge reads of it
 
 
 class TextReader:
@@ -86,6 +94,8 @@ class TextReader:
         read = Read(rank, fold(self.seed, family), said(question), read_as(question), options, groups)
         if exact is not None:
             read = replace(read, value=exact["value"], kind="angle" if exact["unit"] == "deg" else "length")
+        if question["answer_type"] in LOCATED:
+            read = replace(read, located={k: question[k] for k in ("answer_type", "answer", "image_size", "mask", "region") if k in question})
         (heapq.heapreplace if len(heap) == SAMPLE else heapq.heappush)(heap, (-rank[0], read))
 
     def scores(self) -> dict[Hashable, list[float]]:
@@ -94,7 +104,9 @@ class TextReader:
         scored: dict[Hashable, list[float]] = {}
         for template in sorted(self.sampled):
             reads = sorted(item[1] for item in self.sampled[template])
-            if reads[0].value is None:
+            if reads[0].located is not None:
+                pairs = land_out_of_fold(reads)
+            elif reads[0].value is None:
                 guess = _guess(reads)
                 pairs = [(float(hit), guess(read)) for read, hit in zip(reads, predict_out_of_fold(reads))]
             else:
@@ -121,30 +133,77 @@ def _guess(reads: list[Read]) -> Callable[[Read], float]:
 
 
 def predict_out_of_fold(reads: list[Read]) -> list[bool]:
-    """Whether the reader, fitted on the other folds, answers each question right (a choice: its option's place).
-    A feature no training question has gets no weight, so one vocabulary serves every fold."""
+    """Whether the reader, fitted on the other folds, answers each question right (a choice: its option's place)."""
+    return [predicted == read.label for read, predicted in zip(reads, predicted_out_of_fold(reads))]
+
+
+def land_out_of_fold(reads: list[Read]) -> list[tuple[float, float]]:
+    """Per point or box question, whether the reader's answer (the centre of the image cell it reads from the
+    words, fitted on the other folds) lands, and whether the other folds' most common cell's does."""
+    import numpy as np
+
+    predicted, folds = predicted_out_of_fold(reads), np.array([r.fold for r in reads])
+    scored = [(0.0, 0.0)] * len(reads)
+    for k in range(FOLDS):
+        train, test = np.flatnonzero(folds != k), np.flatnonzero(folds == k)
+        if not len(test) or not len(train):
+            continue
+        labels = [reads[i].label for i in train]
+        constant = max(sorted(set(labels)), key=labels.count)
+        sizes = [_extent(reads[i].located) for i in train]
+        extent = (float(np.median([w for w, _ in sizes])), float(np.median([h for _, h in sizes])))
+        for i in test:
+            located = reads[i].located
+            scored[i] = (float(_lands(located, predicted[i], extent)), float(_lands(located, constant, extent)))
+    return scored
+
+
+def _extent(located: dict) -> tuple[float, float]:
+    answer = located["answer"]
+    return (answer[2] - answer[0], answer[3] - answer[1]) if len(answer) == 4 else (0.0, 0.0)
+
+
+def _lands(located: dict, label: str | None, extent: tuple[float, float]) -> bool:
+    """Whether the centre of the image cell `label` (`image top left`), or a box of `extent` centred there, is judged right."""
+    if label is None:
+        return False
+    index = CELLS.index(label.removeprefix("image "))
+    width, height = located["image_size"]
+    x, y = (index % 3 + 0.5) * width / 3, (index // 3 + 0.5) * height / 3
+    if located["answer_type"] == "point":
+        return point_hits(located, (x, y))
+    w, h = extent
+    return box_hits(located, (x - w / 2, y - h / 2, x + w / 2, y + h / 2))
+
+
+def predicted_out_of_fold(reads: list[Read]) -> list[str | None]:
+    """The answer the reader, fitted on the other folds, reads from each question's words (None where the other
+    folds hold no question). A feature no training question has gets no weight, so one vocabulary serves every
+    fold."""
     import numpy as np
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
 
     x, labels, folds = matrix(reads), np.array([r.label for r in reads]), np.array([r.fold for r in reads])
-    right = np.zeros(len(reads), dtype=bool)
+    predicted: list[str | None] = [None] * len(reads)
     for k in range(FOLDS):
         train, test = folds != k, folds == k
         seen = sorted(set(labels[train].tolist()))
         if not test.any() or not seen:
             continue
         if len(seen) == 1:
-            right[test] = labels[test] == seen[0]
+            for i in np.flatnonzero(test):
+                predicted[i] = seen[0]
             continue
         model = LogisticRegression(solver="liblinear", dual=True, tol=0.01, max_iter=1000, random_state=0)  # dual: fast with more features than questions
         model = model if len(seen) == 2 else OneVsRestClassifier(model)  # one against the rest where there are more answers
         with warnings.catch_warnings():  # a fit a little short of its optimum still measures what the words tell
             warnings.simplefilter("ignore", ConvergenceWarning)
             model.fit(x[train], labels[train])
-        right[test] = model.predict(x[test]) == labels[test]
-    return right.tolist()
+        for i, label in zip(np.flatnonzero(test), model.predict(x[test])):
+            predicted[i] = str(label)
+    return predicted
 
 
 def regress_out_of_fold(reads: list[Read]) -> list[tuple[float, float]]:

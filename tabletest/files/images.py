@@ -1,4 +1,5 @@
-"""The files `tabletest show` and `tabletest gallery` open because a record names them.
+"""The image files a command opens because a record names them (`tabletest show`, `tabletest gallery`, the masks
+that questions about points and boxes read).
 
 A record is data: the path of each file it names is checked to stay inside the dataset (`RenderDataset.file`)
 before anything opens, links or deletes by it, and each image is decoded whole here, in one place, so a
