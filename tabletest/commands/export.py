@@ -108,7 +108,7 @@ def export(
     ] = None,
     map_first: Annotated[
         bool,
-        typer.Option("--map-first", help="With --questions hierarchy: each answer about an image after a map of its objects seen from above (<map>JSON</map>), for map-then-answer training."),
+        typer.Option("--map-first", help="With --questions hierarchy: each answer about an image after a map of its objects seen from above, as <map>JSON</map>, for training to map, then answer."),
     ] = False,
     catalog: CatalogOpt = None,
 ) -> None:

@@ -27,9 +27,9 @@ def questions(
     ] = None,
     dataset: DatasetOpt = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Output file, or - for standard output.")] = Path("-"),
-    forms: Annotated[str, typer.Option("--forms", help=f"Comma-separated, from: {', '.join(FORMS)}.")] = ",".join(
-        FORMS
-    ),
+    forms: Annotated[
+        str, typer.Option("--forms", help=f"Comma-separated, from: {', '.join(FORMS)} (default: all).", show_default=False)
+    ] = ",".join(FORMS),
     text_only: Annotated[
         bool, typer.Option("--text-only", help="Only text questions (vignettes and stories), no image questions.")
     ] = False,
