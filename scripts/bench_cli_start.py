@@ -3,8 +3,9 @@ command's help (each a new process, as a user types it).
 
     python scripts/bench_cli_start.py [--runs 15] [--code DIR]
 
-Runs each line `--runs` times, one after another, and prints the median and the fastest wall time, with
-the machine and its load average before and after. `--code DIR` times another checkout of TableTest (its
+Runs each line `--runs` times, one after another, and prints the median and the fastest wall time and the
+median CPU time (user + system: what the command itself spent, which other jobs on a busy machine do not
+stretch), with the machine and its load average before and after. `--code DIR` times another checkout of TableTest (its
 folder goes first on PYTHONPATH), e.g. an older one to compare with; the default is this one.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -29,10 +31,12 @@ def command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "tabletest.cli"]
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one run."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run(argv, env=env, cwd=env["PYTHONPATH"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -48,9 +52,12 @@ def main() -> int:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     timed([*base, "--help"], env)  # a first run to warm the file cache
     for line in LINES:
-        times = [timed([*base, *line], env) for _ in range(args.runs)]
+        walls, cpus = zip(*(timed([*base, *line], env) for _ in range(args.runs)))
         shown = f"tabletest {' '.join(line)}"
-        print(f"{shown:<26} median {statistics.median(times):.3f} s   fastest {min(times):.3f} s   ({args.runs} runs)")
+        print(
+            f"{shown:<26} wall median {statistics.median(walls):.3f} s, fastest {min(walls):.3f} s;"
+            f" CPU median {statistics.median(cpus):.3f} s  ({args.runs} runs)"
+        )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
