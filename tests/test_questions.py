@@ -166,10 +166,38 @@ def caption_expected(k: Reckoner, record: dict, q: dict) -> bool:
         assert k.in_front_of(y, x) and side <= max(sy[:2]) / 2, f"{q['qid']}: {side:.3f} m to the side is withheld"
         return True
     if rel == "ahead_of":  # farther along the way the relatum faces: within 45 degrees of its own front
-        angle = abs(k.own_angle(y, x))
-        assert angle <= 45 or angle >= 135, f"{q['qid']}: {angle:.1f} degrees off the relatum's front is withheld"
-        return angle <= 45
+        return facing_expected(q, abs(k.own_angle(y, x)), 0)
     raise AssertionError(f"no reckoning for the caption {q['qid']}")
+
+
+def facing_expected(q: dict, angle: float, near: float) -> bool:
+    """Within 45 degrees of `near` (0 or 180), withheld from 30 to 60 degrees off it; a question inside that band
+    is a failure (it should not have been asked)."""
+    off = abs(angle - near)
+    assert off <= 30 or off >= 60, f"{q['qid']}: {off:.1f} degrees off is withheld"
+    return off <= 30
+
+
+DIRECTION_WORDS = ("away", "away and right", "right", "towards and right", "towards", "towards and left", "left", "away and left")
+
+
+def orientation_expected(k: Reckoner, record: dict, q: dict):
+    """Which way an object faces as the viewer sees it (a word every 45 degrees, an hour every 30, each asked only
+    within 7.5 degrees of it), whether it faces another (away from it), and whether two face the same (opposite)
+    way, from the record's yaws, the catalog's fronts and the camera."""
+    rel, objs = q["relation"], q["objects"]
+    if rel in ("facing_direction", "facing_clock"):
+        angle = k.seen_facing(objs[0])
+        step = 45 if rel == "facing_direction" else 30
+        nearest = round(angle / step)
+        assert abs(angle - nearest * step) <= 7.5, f"{q['qid']}: {angle:.1f} degrees is too near a boundary"
+        return DIRECTION_WORDS[nearest % 8] if rel == "facing_direction" else nearest % 12 or 12
+    x, y = objs
+    if rel in ("facing", "facing_away"):
+        stacked = {frozenset(p[:2]) for key in ("on", "inside", "above") for p in record.get("relations", {}).get(key, ())}
+        assert frozenset((x, y)) not in stacked, q["qid"]
+        return facing_expected(q, abs(k.own_angle(x, y)), 0 if rel == "facing" else 180)
+    return facing_expected(q, k.fronts_apart(x, y), 0 if rel == "same_way" else 180)
 
 
 def expected(record: dict, q: dict):
@@ -191,8 +219,7 @@ def expected(record: dict, q: dict):
             return next(o for o in q["options"] if relation(k, WORD[o], x, y))
         return relation(k, WORD[rel], x, y)
     if skill == "orientation":
-        x, y = objs
-        return ("front" if rel == "facing" else "behind") in own_side(k, x, y)
+        return orientation_expected(k, record, q)
     if skill == "position" and rel == "between":
         if q["answer_type"] == "names":
             a, b = objs
@@ -279,11 +306,13 @@ def test_qids_are_unique_and_every_record_has_the_fields(asked):
         assert q["answer_type"] in ("yes/no", "choice", "number", "names", "quantity")
         if q["skill"] in levels:
             assert q["level"] == levels[q["skill"]]
-        if q["answer_type"] == "choice":
-            assert q["answer"] in q["options"] and 2 <= len(q["options"]) <= 3
+        if q["answer_type"] == "choice":  # which way an object faces: one of eight directions
+            assert q["answer"] in q["options"] and (2 <= len(q["options"]) <= 3 or q["template"] == "facing-direction")
         assert q["text"].endswith(
             ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number and its unit.")
         ) or (q["answer_type"] == "choice" and q["text"].endswith(" or ".join(q["options"][-1:]) + "."))
+        if q["template"] == "facing-direction":
+            assert q["text"].endswith("Answer with one of: towards, away, left, right, towards and left, towards and right, away and left, away and right.")
 
 
 def test_inverse_pairs_have_opposite_golds_and_balance_every_cell(asked):
@@ -298,9 +327,8 @@ def test_inverse_pairs_have_opposite_golds_and_balance_every_cell(asked):
     for _, q in asked:
         if q["answer_type"] in ("yes/no", "choice"):
             key = (q["skill"], q["level"], q["frame"], q["form"], q["modality"], q["derivation"]["hops"])
-            cells[key][
-                str(q["answer"]) if q["answer_type"] == "yes/no" or q["answer"] in ("left", "right") else "x"
-            ] += 1
+            sides = q["answer_type"] == "choice" and set(q["options"]) == {"left", "right"}  # not one of eight directions
+            cells[key][str(q["answer"]) if q["answer_type"] == "yes/no" or sides else "x"] += 1
     for key, counts in cells.items():
         assert counts["True"] == counts["False"] and counts["left"] == counts["right"], key
 

@@ -10,8 +10,9 @@ from collections.abc import Mapping, Sequence
 
 # swap: two objects trade places; move: one goes to the other side of another (mirrored along the camera's
 # left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
-# one is taken off what it rests on, or out of what holds it, and put on the table
-KINDS = ("swap", "move", "remove", "replace", "unstack")
+# one is taken off what it rests on, or out of what holds it, and put on the table; rotate: one with a front is turned
+# where it stands about its vertical axis
+KINDS = ("swap", "move", "remove", "replace", "unstack", "rotate")
 _COMPANION_ID = re.compile(rf"^(rnd\d+-\d{{7}})-(?:({'|'.join(KINDS)})|view(\d+))$")
 # A record's id names its index: a benchmark scene's `{n}obj-{index:06d}`, a random scene's `rnd{seed}-{index:07d}`,
 # which its partners and views share.

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tabletest.config import Catalog
 from tabletest.prompts.hierarchy import observers, skills
+from tabletest.prompts.hierarchy.orientation import orientation
 from tabletest.prompts.hierarchy.captions import captions, table_captions
 from tabletest.prompts.hierarchy.metric import metric
 from tabletest.truth.scene_facts import SceneGeometry
@@ -71,6 +72,7 @@ def _scene_questions(
             skills.position_pairs(ask, g, g.viewer_lateral, "lr")
             skills.position_pairs(ask, g, g.viewer_depth, "fb")
             skills.intrinsic(ask, g)
+            orientation(ask, g)
             observers.people(ask, g)
             observers.objects(ask, g)
             skills.between(ask, g)
