@@ -19,7 +19,7 @@ from tabletest.layout.selection import Selection
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.render.run import RenderOptions, dataset_settings
 from tabletest.score.lexicon import load_lexicon
-from tabletest.score.questions import judge_question
+from tabletest.score.answer import judge_answer
 from tabletest.show.overlay import changes
 from tabletest.truth.facing import OPTIONS, facing, front_vector, hour_of, within, word_of
 from tabletest.truth.scene_facts import SceneGeometry
@@ -145,14 +145,15 @@ def direction_question(answer: str) -> dict:
     ],
 )
 def test_the_judge_reads_which_way_an_answer_says_an_object_faces(gold, response, status):
-    judged = judge_question(direction_question(gold), response, LEXICON)
+    judged = judge_answer(direction_question(gold), response, LEXICON)  # the one judge: scores, rewards, harness hooks
     assert judged.status == status, judged
+    assert judged.score == (status == "correct") and judged.hedged == (response in ("Left or right.", "left, or maybe away and left"))
 
 
 def test_every_gold_direction_reads_as_itself():
     for answer in OPTIONS:
         question = direction_question(answer)
-        assert judge_question(question, gold_text(question), LEXICON).status == "correct", answer
+        assert judge_answer(question, gold_text(question), LEXICON).status == "correct", answer
     assert gold_text(direction_question("away and right")) == "Away and right."
 
 
@@ -173,7 +174,7 @@ def test_the_judge_reads_which_way_an_object_turned(gold, response, status):
         "level": "multi", "frame": None, "answer_type": "choice", "answer": gold, "options": ["clockwise", "anticlockwise"],
         "scene_objects": ["kettle"],
     }  # fmt: skip
-    assert judge_question(question, response, LEXICON).status == status
+    assert judge_answer(question, response, LEXICON).status == status
 
 
 def test_a_rotate_partner_says_how_its_object_turned_and_what_it_now_faces():

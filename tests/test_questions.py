@@ -46,6 +46,12 @@ def vignette_records() -> list[dict]:
 
 RANDOM = [random_scene(seed, n) for seed, n in ((1, 4), (2, 5), (3, 6), (4, 3), (5, 6), (6, 2))]
 RANDOM += [json.loads(line) for line in SAMPLED.read_text().splitlines()]
+# objects with fronts turned some the same way and some opposite (the kettle's spout on −X: its front at yaw − 90)
+RANDOM.append(scene("rnd7-0000007", [
+    obj("kettle", -0.45, 0.05, (0.22, 0.17, 0.24), 100.0), obj("radio", -0.05, 0.15, (0.25, 0.1, 0.15), 15.0),
+    obj("alarm clock", 0.4, -0.05, (0.14, 0.08, 0.14), 190.0), obj("teddy bear", 0.05, -0.3, (0.2, 0.16, 0.3), 5.0),
+    obj("apple", 0.35, 0.3, (0.08, 0.08, 0.08)),
+]))  # fmt: skip
 ALL_RECORDS = RANDOM + benchmark_records() + vignette_records()
 
 
@@ -285,10 +291,14 @@ def expected(record: dict, q: dict):
 
 
 def test_every_gold_is_recomputed_from_the_geometry(asked):
-    kinds = Counter()
+    kinds, templates = Counter(), Counter()
     for record, q in asked:
         assert q["answer"] == expected(record, q), q["qid"]
         kinds[q["skill"]] += 1
+        templates[q["template"], q["relation"]] += 1
+    orientation = {"facing-direction", "facing-clock", "facing-object-yes/no", "facing-same-yes/no", "caption-orientation"}
+    assert {t for t, _ in templates} >= orientation, "each way of asking which way objects face is recomputed"
+    assert {r for t, r in templates if t in orientation} >= {"facing", "facing_away", "same_way", "opposite_way", "facing_direction", "facing_clock"}
     assert set(kinds) >= {
         "position", "distance", "size", "distance+size", "counting", "position+counting", "distance+counting",
         "occlusion", "orientation", "multi-hop", "perspective",
