@@ -83,13 +83,15 @@ class CameraPose:
 class Change:
     """What a partner changed: the scene it was made from, the kind, the objects named (`swap`: the two;
     `move`: the one moved, then the one it crossed; `replace`: the old, then the new; `unstack`: the one
-    taken off, then its carrier), and the relations that became true, became false or held in both
-    (filled in by the truth stage: `tabletest.truth.pairs`)."""
+    taken off, then its carrier; `rotate`: the one turned), how far a rotate turned it (degrees, anticlockwise
+    seen from above), and the relations that became true, became false or held in both (filled in by the
+    truth stage: `tabletest.truth.pairs`)."""
 
     of: str
     kind: str
     objects: tuple[str, ...]
     difference: Mapping[str, Mapping[str, list]] = field(default_factory=dict)
+    turn_deg: float | None = None
 
 
 @dataclass(frozen=True)

@@ -114,9 +114,9 @@ def _say_missing_kernels(config: Config, options: RenderOptions) -> None:
 def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, family: SceneFamily) -> dict:
     """What decides this run's pixels and records (see `tabletest.files.settings`); `models` is added
     once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
-    # how prompts word a name decides no pixel or record; what an object carries only random arrangements use,
-    # and their sets' settings name it (`RandomSet.settings`)
-    excluded = {"objects": {"__all__": {"pair", "plural", "support", "container"}}}
+    # how prompts word a name, and which way an object faces, decide no pixel or record; what an object carries only
+    # random arrangements use, and its front only rotate partners: their sets' settings name them (`RandomSet.settings`)
+    excluded = {"objects": {"__all__": {"pair", "plural", "support", "container", "has_front", "front_deg"}}}
     catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=excluded), sort_keys=True).encode()
     config_json = config.model_dump(mode="json", exclude={"render": {"denoise_prefilter", "denoiser"}})
     config_json["render"].update(config.render.pinned_denoising())

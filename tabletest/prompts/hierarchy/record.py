@@ -148,9 +148,12 @@ def location_instruction(answer_type: str, coordinates: str) -> str | None:
 
 
 def _choose(options: list[str], scene_objects: list[str]) -> str:
-    """`Answer left or right.`; objects with their article: `Answer the mug or the lamp.`"""
+    """`Answer left or right.`; objects with their article: `Answer the mug or the lamp.`; options that hold "and"
+    themselves, listed: `Answer with one of: towards, away, ..., away and right.`"""
     if all(o in scene_objects for o in options):
         return f"Answer {' or '.join(f'the {o}' for o in options)}."
+    if any(" and " in o for o in options):
+        return f"Answer with one of: {', '.join(options)}."
     return f"Answer {' or '.join(options)}."
 
 
