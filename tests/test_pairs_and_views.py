@@ -177,6 +177,10 @@ def test_a_view_keeps_its_scene_and_moves_the_camera(builtin_assets):
         assert view.index == scene.index and set(view.objects) == set(scene.objects)
         assert all(getattr(view, f) == getattr(scene, f) for f in ("table", "key_light", "world", "backdrop"))
         assert view.camera != scene.camera and low <= view.camera.azimuth_deg <= high
+        # to the right for an even index plus view number, to the left for an odd one, at least 10°, where there is room
+        turn, right = view.camera.azimuth_deg - scene.camera.azimuth_deg, (view.index + view.view.number) % 2 == 0
+        room = scene.camera.azimuth_deg + 10 <= high if right else scene.camera.azimuth_deg - 10 >= low
+        assert abs(turn) >= 10 and (turn > 0) == (right == room), view.id
         right = view.camera.pinhole(RES).axes[0]
         across = [float(np.subtract(o.box_center, view.camera.position) @ right) for o in view.objects]
         assert across == sorted(across), "objects left to right as this view's camera sees them"
