@@ -56,8 +56,8 @@ def test_every_answer_wording_obeys_its_questions_instruction():
         text, gold = q["text"], q["gold"]
         if text.endswith("Answer yes or no."):
             assert re.match(r"(Yes|No)\b", gold), (text, gold)
-        elif text.endswith("Answer with a number and its unit."):
-            assert re.fullmatch(r"(About )?\d+(\.\d+)? (cm|m|centimetres|metres)\.", gold), (text, gold)
+        elif text.endswith("Answer with a number in centimetres."):
+            assert re.fullmatch(r"(About )?\d+(\.\d+)? (cm|centimetres)\.", gold), (text, gold)
         elif text.endswith("Answer with a number."):
             assert re.fullmatch(r"\d+\.?|[A-Z][a-z]+\.", gold), (text, gold)
         elif (offered := re.search(r"Answer (.+) or (.+)\.$", text)) is not None:

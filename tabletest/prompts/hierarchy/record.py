@@ -13,9 +13,10 @@ INSTRUCTION = {
     "yes/no": "Answer yes or no.",
     "number": "Answer with a number.",
     "names": "Answer with the name of each such object.",
-    "quantity": "Answer with a number and its unit.",
+    "quantity": "Answer with a number in {unit}.",  # the unit a number alone is read in, the gold's own
 }
 UNIT_WORDS = {"cm": "cm", "m": "m", "deg": "degrees"}  # a quantity's unit as its gold answer says it
+UNIT_NAMES = {"cm": "centimetres", "m": "metres", "deg": "degrees"}  # ... and as its question names it
 QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
 Phrasings = Literal["one", "all"]
 
@@ -78,6 +79,8 @@ class Asker:
         `quantity` question's answer is its stated value, its unit and exact value are the quantity's; `observer`: the
         table side a frame `person` question's person stands at."""
         instruction = INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
+        if quantity is not None:
+            instruction = instruction.format(unit=UNIT_NAMES[quantity.unit])
         code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
         qid, pair_id = f"{self.scene_id}-{code}-{key}", pair and f"{self.scene_id}-{code}-{pair}"
