@@ -41,6 +41,26 @@ def test_every_answer_wording_is_read_as_correct():
             assert judge_question(q, wording, LEXICON).status == "correct", (q["qid"], wording)
 
 
+def test_a_choice_of_words_is_answered_in_sentences_a_person_says_and_the_scorer_reads():
+    """Every option that names no object (left, in front, above, the first image, what changed) is worded as a
+    bare word and as a whole sentence, never "It is moved." or "It is left."; each is read as correct."""
+    from tabletest.prompts.hierarchy.pairs import CHANGED, WHICH
+    from tabletest.prompts.hierarchy.stories import OPTIONS
+
+    offered = {tuple(options) for options in OPTIONS.values()} | {tuple(WHICH), tuple(CHANGED.values())}
+    for options in offered:
+        for answer in options:
+            q = {"qid": "q", "answer_type": "choice", "options": list(options), "answer": answer, "scene_objects": ["mug", "lamp"],
+                 "text": f"Which? Answer {' or '.join(options)}."}  # fmt: skip
+            wordings = answer_wordings(q)
+            assert len(wordings) == 2 and wordings[0] == f"{answer.capitalize()}.", wordings
+            for wording in wordings:
+                assert judge_question(q, wording, LEXICON).status == "correct", (answer, wording)
+                assert not re.fullmatch(rf"It is {answer}\.", wording), wording
+            if options == tuple(CHANGED.values()):
+                assert re.fullmatch(r"(One object|Two objects) (was |were )?\w+ .+\.", wordings[1]), wordings[1]
+
+
 def exported(record: dict, variations: str) -> list[dict]:
     """A record's questions as the export words their answers."""
     asked = [q for q in scene_questions(record, CATALOG, 0, ("questions", "captions")) if q["modality"] == "image"]

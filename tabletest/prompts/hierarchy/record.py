@@ -17,6 +17,22 @@ INSTRUCTION = {
 }
 UNIT_WORDS = {"cm": "cm", "m": "m", "deg": "degrees"}  # a quantity's unit as its gold answer says it
 UNIT_NAMES = {"cm": "centimetres", "m": "metres", "deg": "degrees"}  # ... and as its question names it
+# a choice's option that names no object, said as a whole sentence (what a person answers beside the bare word)
+IN_A_SENTENCE = {
+    "left": "To the left.",
+    "right": "To the right.",
+    "in front": "It is in front of it.",
+    "behind": "It is behind it.",
+    "above": "It is above it.",
+    "below": "It is below it.",
+    "first": "The first one.",
+    "second": "The second one.",
+    "swapped": "Two objects swapped places.",
+    "moved": "One object moved to the other side of another.",
+    "removed": "One object was removed.",
+    "replaced": "One object was replaced by another object.",
+    "taken off": "One object was taken off what it stood on or in.",
+}
 QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
 Phrasings = Literal["one", "all"]
 
