@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -19,6 +21,7 @@ from tabletest.score.questions import judge_question
 from tabletest.truth.nouns import Nouns
 
 CATALOG = load_catalog()
+REPO = Path(__file__).resolve().parent.parent
 LEXICON = load_lexicon(CATALOG)
 
 
@@ -141,11 +144,30 @@ def test_hierarchy_exports(render, tmp_path, fmt):
             assert utils.doc_to_visual(doc)[0].size == (256, 192)  # the stand-in, at its record's resolution
 
 
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory) -> Path:
+    """The golden random render's six records four times over (ids and images of their own): 24 scene families,
+    enough for `--balance` to keep templates asked of at least 20."""
+    src, folder = REPO / "tests" / "fixtures" / "random-golden", tmp_path_factory.mktemp("copies")
+    (folder / "images").mkdir()
+    lines = []
+    for copy in range(4):
+        for record in map(json.loads, (src / "metadata.jsonl").read_text().splitlines()):
+            index = record["index"] + 1000 * copy
+            name = f"rnd6-{index:07d}"
+            shutil.copy(src / record["file_name"], folder / "images" / f"{name}.png")
+            kept = {k: v for k, v in record.items() if k not in ("mask_file_name", "depth_file_name")}
+            lines.append(json.dumps({**kept, "id": name, "index": index, "file_name": f"images/{name}.png"}))
+    (folder / "metadata.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
 @pytest.mark.parametrize("balance", [False, True])
-def test_an_export_holds_the_questions_the_questions_command_asks(cli, render, tmp_path, balance):
+def test_an_export_holds_the_questions_the_questions_command_asks(cli, render, copies, tmp_path, balance):
     """One pipeline: an export's questions are `tabletest questions --forms questions,captions --image-only` on the
     same render, with the same --seed and --balance (each with its gold answer added)."""
     flags = ["--seed", "3", *(["--balance"] if balance else [])]
+    render = copies if balance else render
     asked = cli("questions", "--dataset", str(render), "--forms", "questions,captions", "--image-only", "--out", str(tmp_path / "q.jsonl"), *flags)
     assert asked.returncode == 0, asked.stderr
     made = cli("export", "--dataset", str(render), "--format", "vlmevalkit", "--questions", "hierarchy", "--out", str(tmp_path / "v"), *flags)
