@@ -128,17 +128,38 @@ def test_the_finisher_writes_the_png_elsewhere_and_reports_a_hand_over_it_cannot
     assert not failed.ok and failed.error.startswith("writing its files failed: FileNotFoundError")
 
 
+def forked_by_a_fork_server(pids: set[int]) -> set[int]:
+    """Those of `pids` a `multiprocessing` fork server forked (a fork keeps its parent's command line)."""
+    def forkserver(pid: int) -> bool:
+        try:
+            return b"multiprocessing.forkserver" in (Path("/proc") / str(pid) / "cmdline").read_bytes()
+        except OSError:
+            return False
+
+    def parent(pid: int) -> int:
+        try:
+            return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return 0
+
+    return {pid for pid in pids if alive(pid) and forkserver(pid) and forkserver(parent(pid))}
+
+
 def test_the_finisher_starts_its_processes_before_anything_is_handed_over():
-    """Started with the workers (while Blender loads), the writing processes are up before the first image."""
-    before, finisher = descendants(os.getpid()), Finisher(2)
+    """Started with the workers (while Blender loads), a writing process is up before the first image."""
+    finisher = Finisher(2)
     try:
         finisher.start()
         deadline = time.time() + 60
-        while time.time() < deadline and len(descendants(os.getpid()) - before) < 2:
+        while time.time() < deadline and not forked_by_a_fork_server(descendants(os.getpid())):
             time.sleep(0.05)
-        assert len(descendants(os.getpid()) - before) >= 2  # its two processes (and the fork server, when new)
+        assert forked_by_a_fork_server(descendants(os.getpid()))
     finally:
         finisher.close(wait=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and forked_by_a_fork_server(descendants(os.getpid())):
+        time.sleep(0.05)
+    assert not forked_by_a_fork_server(descendants(os.getpid()))  # closed, it leaves none behind
 
 
 def test_no_process_of_a_run_outlives_it_when_it_is_killed_with_minus_9(tmp_path, builtin_assets):

@@ -221,8 +221,7 @@ class Finisher:
                 self._pool = ProcessPoolExecutor(
                     self.processes, mp_context=context, initializer=_finishing_process, initargs=(os.getpid(),)
                 )
-                for _ in range(self.processes):  # the pool starts a process per task waiting, up to its size
-                    self._pool.submit(os.getpid)
+                self._pool.submit(os.getpid)  # its first process; it starts more as hand-overs come faster than one writes
 
     def submit(self, outcome: Outcome, deliver: Callable[[Outcome], None]) -> threading.Event:
         """Write the outcome's files in a process; `deliver` the finished outcome, then set the event."""
