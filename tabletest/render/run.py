@@ -165,7 +165,6 @@ def _locked_run(
         early.update(start_workers(setup, worker_slots(options), options.out / "logs", options.verbose))
     from rich.console import Console
 
-    from tabletest.render.composite import render_composite
     from tabletest.render.context import Recorder, RunContext
     from tabletest.render.progress import progress_bar
 
@@ -191,6 +190,8 @@ def _locked_run(
     output.open()
     try:
         if options.mode == "composite":
+            from tabletest.render.composite import render_composite  # its composer: nothing a direct run needs
+
             run_info.update(render_composite(run, recorder, progress, pending, render_direct))
         else:
             with progress("render", pending) as advance:
