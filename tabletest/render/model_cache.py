@@ -39,19 +39,18 @@ def import_model(model: Path) -> list[bpy.types.Object]:
     from the cache when it holds this model, else imported from its glTF and then kept in the cache."""
     digest = model_digest(model)
     entry = entry_path(digest)
+    before = set(bpy.data.objects)
     if entry.is_file():
-        appended: list[bpy.types.Object] = []
         try:
             with bpy.data.libraries.load(str(entry), link=False) as (source, target):
                 target.objects = source.objects
-            appended = [o for o in target.objects if o is not None]  # the objects it appended, in the entry's order
-            mark = _mark(digest, appended)
+            appended = [o for o in bpy.data.objects if o not in before]
+            mark = _mark(digest, appended)  # once for them all: each object carries the same
             if appended and all(o.get(MARK) == mark for o in appended):
                 return appended
         except (OSError, RuntimeError):  # unreadable (cut short by a full disk): import the glTF instead
             pass
-        _remove(set(appended))  # another model's entry, or an empty one: made again below
-    before = set(bpy.data.objects)
+        _remove(set(bpy.data.objects) - before)  # another model's entry, or an empty one: made again below
     bpy.ops.import_scene.gltf(filepath=str(model))
     imported = [o for o in bpy.data.objects if o not in before]
     _keep(entry, imported, _mark(digest, imported))
