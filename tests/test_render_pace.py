@@ -29,12 +29,14 @@ pytestmark = pytest.mark.render  # every test here renders (or reads what a rend
 
 
 def test_a_run_loads_all_its_models_at_once_only_when_it_will_place_as_many_objects():
-    entries = {name: SimpleNamespace(file=f"{name}.glb") for name in ("mug", "lamp", "banana", "tomato")}
+    entries = {name: SimpleNamespace(file=f"{name}.glb", drawn_from=None) for name in ("mug", "lamp", "banana", "tomato")}
     assets = Path("/models")
     assert run_models(entries, assets, objects_to_place=3) == []  # a short run imports what it meets
     assert run_models(entries, assets, objects_to_place=4) == [
         (name, f"/models/{name}.glb") for name in ("banana", "lamp", "mug", "tomato")
     ]
+    drawn = SimpleNamespace(file="mug-1.glb", drawn_from=(1.2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1.1, 0))  # shown with the mug's model
+    assert run_models({**entries, "mug/1": drawn}, assets, objects_to_place=4) == run_models(entries, assets, 4)
 
 
 WORKER_LOADS_AFTER_THE_FIRST_SCENE = """

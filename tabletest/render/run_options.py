@@ -71,7 +71,9 @@ def run_models(entries: dict, assets: Path, objects_to_place: float) -> list[tup
     most of them anyway, and loads them in one batch after its first scene (whose image waits for that
     scene's models only), which costs Blender one dependency-graph rebuild where a model at a time costs one
     each. A short run loads only what its scenes use, as they come; so does a run with more models than a
-    worker holds (many looks of a kind)."""
-    if objects_to_place < len(entries) or len(entries) > MAX_ASSETS:
+    worker holds (many looks of a kind). A look drawn from its kind's mesh is shown with its kind's model:
+    its own file is never loaded."""
+    shown = {name: entry for name, entry in entries.items() if not entry.drawn_from}
+    if objects_to_place < len(shown) or len(shown) > MAX_ASSETS:
         return []
-    return [(name, str(assets / entry.file)) for name, entry in sorted(entries.items())]
+    return [(name, str(assets / entry.file)) for name, entry in sorted(shown.items())]
