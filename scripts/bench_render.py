@@ -208,12 +208,17 @@ def main() -> None:
             workers_sweep(args, assets, Path(tmp), len(specs))
     print(f"supervisor and worker alone: device {supervisor.started[0]['device']}")
     for cache, (outcomes, total) in runs.items():
-        steady = outcomes[2:]
+        by_id = {o.spec.id: o for o in outcomes}  # delivered as written, maybe out of order: the worker renders them in turn
+        first, second = by_id[specs[0].id], by_id[specs[1].id]
+        steady = [o for o in outcomes if o is not first and o is not second]
         wall = statistics.mean(o.wall_s for o in steady)
         blender = statistics.mean(o.facts["render_s"] for o in steady)
         print(f"model cache {cache}, the first scene's models, then all {len(models)} at the second: {args.engine}, {args.resolution}, "
               f"{args.samples} samples, {args.objects} objects, {len(outcomes)} images in {total:.1f} s; first image (worker start + "
-              f"its models + render) {outcomes[0].wall_s:.2f} s, second (the other models) {outcomes[1].wall_s:.2f} s")  # fmt: skip
+              f"its models + render) {first.wall_s:.2f} s, second (the other models) {second.wall_s:.2f} s")  # fmt: skip
+        print(f"  start-up: the worker's start {first.wall_s - first.facts['busy_s']:.2f} s (Python, import bpy, base scene), "
+              f"the first scene's models {first.facts['import_s'] * 1000:.0f} ms and render call {first.facts['render_s'] * 1000:.0f} ms; "
+              f"at the second scene the other models {second.facts['import_s']:.2f} s and render call {second.facts['render_s'] * 1000:.0f} ms")  # fmt: skip
         print(f"  steady: wall {wall:.3f} s/image vs Blender render {blender:.3f} s/image -> overhead {100 * (wall / blender - 1):.1f}%; "
               f"{1 / wall:.3f} images/s per worker")  # fmt: skip
         busy = statistics.mean(o.facts["busy_s"] for o in steady)
