@@ -134,7 +134,7 @@ WIDER_COMPUTED = '''\
 RELATION = Change(
     "a stored relation",
     (
-        Edit("tabletest/truth/relation_table.py", WIDER_DECIDE, anchor="    return _said(g.facing(a, b), \"front\")\n"),
+        Edit("tabletest/truth/relation_table.py", WIDER_DECIDE, anchor="    return g.same_way(a, b, \"opposite\")\n"),
         Edit("tabletest/truth/relation_table.py", WIDER_ENTRIES, anchor="RELATIONS: tuple[Relation, ...] = (\n"),
         Edit("tabletest/truth/geometry.py", WIDER_COMPUTED, anchor="    taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]\n"),
         Edit("tabletest/truth/geometry.py", '        "wider": wider,\n        "narrower": [[b, a] for a, b in wider],\n',

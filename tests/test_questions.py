@@ -110,8 +110,8 @@ def observed_side(record: dict, k: Reckoner, q: dict) -> str:
 
 
 def length_said(metres: float) -> float:
-    """A length as a careful person would state it: two significant figures, centimetres below a metre."""
-    return float(f"{metres * 100:.2g}") if metres < 1 else float(f"{metres:.2g}")
+    """A length as a careful person would state it in centimetres: two significant figures, whole from a metre."""
+    return float(f"{metres * 100:.2g}") if metres < 1 else float(round(metres * 100))
 
 
 def metric_expected(k: Reckoner, q: dict):
@@ -133,7 +133,8 @@ def metric_expected(k: Reckoner, q: dict):
         "width": lambda: min(size[:2]),
         "centre_distance": lambda: float(np.linalg.norm(np.subtract(*center))),
     }[rel]()
-    assert q["exact"] == {"value": pytest.approx(metres, abs=1e-6), "unit": "m"} and q["unit"] == ("cm" if metres < 1 else "m")
+    assert q["exact"] == {"value": pytest.approx(metres, abs=1e-6), "unit": "m"} and q["unit"] == "cm"
+    assert q["text"].endswith(" Answer with a number in centimetres."), q["text"]  # a number alone reads as the gold's unit
     return length_said(metres)
 
 
@@ -350,8 +351,8 @@ def test_qids_are_unique_and_every_record_has_the_fields(asked):
         if q["answer_type"] == "choice":  # which way an object faces: one of eight directions
             assert q["answer"] in q["options"] and (2 <= len(q["options"]) <= 3 or q["template"] == "facing-direction")
         assert q["text"].endswith(
-            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number and its unit.",
-             "Answer with the cell's row (top, middle, bottom) and column (left, middle, right), or centre.")
+            ("Answer yes or no.", "Answer with a number.", "Answer with the name of each such object.", "Answer with a number in centimetres.",
+             "Answer with a number in degrees.", "Answer with the cell's row (top, middle, bottom) and column (left, middle, right), or centre.")
         ) or (q["answer_type"] == "choice" and q["text"].endswith(" or ".join(q["options"][-1:]) + "."))
         if q["template"] == "facing-direction":
             assert q["text"].endswith("Answer with one of: towards, away, left, right, towards and left, towards and right, away and left, away and right.")
@@ -373,6 +374,26 @@ def test_inverse_pairs_have_opposite_golds_and_balance_every_cell(asked):
             cells[key][str(q["answer"]) if q["answer_type"] == "yes/no" or sides else "x"] += 1
     for key, counts in cells.items():
         assert counts["True"] == counts["False"] and counts["left"] == counts["right"], key
+
+
+def test_a_quantity_question_names_the_unit_a_number_alone_is_read_in(asked):
+    """"0.3" to a question whose answer is 30 cm must not read as 0.3 cm: the question names one unit per kind of
+    quantity (never one chosen by the answer's size, which would give it away), its gold is in that unit, and
+    the exact value said as a number alone in it is judged correct."""
+    from tabletest.score.lexicon import load_lexicon
+    from tabletest.score.questions import judge_question
+
+    lexicon, named = load_lexicon(CATALOG), defaultdict(set)
+    per_unit = {"centimetres": ("cm", 100.0), "degrees": ("deg", 1.0)}
+    quantities = [q for _, q in asked if q["answer_type"] == "quantity"]
+    assert any(q["exact"]["value"] >= 1 for q in quantities if q["exact"]["unit"] == "m"), "lengths of a metre and more asked"
+    for q in quantities:
+        unit = re.search(r"Answer with a number in (\w+)\.$", q["text"]).group(1)
+        named[q["template"]].add(unit)
+        assert per_unit[unit][0] == q["unit"], q["qid"]
+        bare = f"{q['exact']['value'] * per_unit[unit][1]:.4g}"
+        assert judge_question(q, bare, lexicon).status == "correct", (q["qid"], bare)
+    assert all(len(units) == 1 for units in named.values()), named
 
 
 def test_intrinsic_questions_only_of_objects_with_a_clear_front(asked):

@@ -17,7 +17,7 @@ from typer.core import TyperCommand, TyperGroup
 
 import tabletest.commands.help_display  # noqa: F401  (switches shown without <bool>)
 from tabletest import __version__
-from tabletest.commands.examples import with_example
+from tabletest.commands.examples import first_sentence, with_example
 from tabletest.errors import Interrupted, UserError
 
 # Every command as (module, name: a function, or a typer app for a group), in the order help lists them.
@@ -117,7 +117,7 @@ class _LazyGroup(TyperGroup):
         if self._listing and name in COMMANDS and not self.commands.made(name):
             shown = summary(name)
             if shown is not None:
-                return TyperCommand(name, help=shown)
+                return TyperCommand(name, help=shown, short_help=first_sentence(shown))
         return self.commands.get(name)
 
     def format_help(self, ctx, formatter) -> None:

@@ -3,10 +3,10 @@ view of it.
 
 Of a partner, from its recorded difference: "Which image shows the mug to the left of the lamp?" of each
 relation item that holds in exactly one of them; "Is the answer to 'Is the mug to the left of the lamp?'
-the same in both images?" of each item that changed or held in both; "What changed?" with a closed set of
-answers, one per kind of change; of a rotate, which way its object turned seen from above (clockwise or
-anticlockwise, asked from the first image to the second and back, so each answers both once) and by about
-how many degrees, from the turn it records. Of a view, from the two records: "Which photo was taken from further
+the same in both images?" of each item that changed or held in both, as many yes as no per relation; "What
+changed?" with a closed set of answers, one per kind of change; of a rotate, which way its object turned seen from
+above (clockwise or anticlockwise, asked from the first image to the second and back, so each answers both once)
+and by about how many degrees, from the turn it records. Of a view, from the two records: "Which photo was taken from further
 left?", and whether a relation of the viewer's frame still holds from the second camera, as many yes as
 no per relation (on, in and which is bigger always hold still: asked, a constant yes would answer them).
 How the camera moved from the first photo to the second, from the two records' world-to-camera poses
@@ -99,7 +99,9 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns(), seed: int
         for a, b in change.get(side, {}).get(key, [])
         if not {a, b} & hidden and {a, b} <= set(both) and _answered_in_both(change, side, key, [a, b])
     ]
-    for key, a, b, answer in balanced(same, partner["id"]):
+    # as many yes as no of each relation: across all, left and right (which a change turns round) would read no
+    each = [item for relation in WORDED for item in balanced([s for s in same if s[0] == relation], f"{partner['id']}:{relation}")]
+    for key, a, b, answer in each:
         words, frame = WORDED[key]
         inner = nouns.agree(f"Is the {a} {words} the {b}?")
         ask.ask(
