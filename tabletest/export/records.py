@@ -154,6 +154,12 @@ COUNTERFACTUAL = pa.struct(
     ]
 )
 VIEW = pa.struct([("of", pa.string()), ("number", pa.int64())])
+SEQUENCE = pa.struct(
+    [
+        ("of", pa.string()), ("kind", pa.string()), ("frame", pa.int64()), ("frames", pa.int64()), ("turn_deg", F64),
+        ("distance_m", F64), ("object", pa.string()), ("start_m", FLOATS), ("end_m", FLOATS),
+    ]
+)  # fmt: skip
 GAP = pa.struct([("a", pa.string()), ("b", pa.string()), ("metres", F64)])
 SCENE = pa.struct(
     [
@@ -181,6 +187,7 @@ RANDOM_RECORD_FIELDS = [
     ("slides_m", pa.list_(GAP)),  # how far a slides towards b until they meet, as {a, b, metres}; null as gaps_m
     ("counterfactual", COUNTERFACTUAL),  # a counterfactual partner's change, null on other records
     ("view", VIEW),  # another view's scene and number, null on other records
+    ("sequence", SEQUENCE),  # a frame of a sequence: its scene, motion and number, null on records of no sequence
     ("scene", SCENE),
     ("render", _BENCHMARK["render"]),
 ]

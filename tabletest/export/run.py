@@ -25,6 +25,8 @@ from tabletest.export.queries import Variations, queries
 from tabletest.layout.split import BY_LABEL, TEST, TRAIN, VALIDATION, Split, SplitBy, labels, make_split
 from tabletest.export.png import png_problem
 from tabletest.export.staging import Staging, check_out, place
+from tabletest.export.video import sequence_of, video_name, write_video
+from tabletest.files.reading import images_asked
 from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.hierarchy.generate import drawn_from
 from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
@@ -54,6 +56,7 @@ class ExportOptions:
     balance: bool = False  # hierarchy: keep only what `tabletest questions --balance` keeps
     modality: str = "image"  # text: questions about each scene's vignette, no image (the RL and preference formats)
     reasoning: bool = False  # the prompt asks for reasoning in <think>, then the answer in <answer> (trl, verl)
+    sequences: str = "images"  # a sequence's frames as a list of images, or (video) as one video file (llava, lmms-eval)
 
 
 class Job:
@@ -88,7 +91,9 @@ class Job:
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
         self._companions = Companions()  # pairs views and partners with their scene, for questions about both
-        self._made_from: tuple[str, dict | None] = ("", None)  # the record last yielded, and its scene's line
+        # the record last yielded, its scene's line (a view or partner) and its sequence's (the last frame of one)
+        self._made_from: tuple[str, dict | None, list[dict] | None] = ("", None, None)
+        self._videos: set[str] = set()  # the sequences' videos written so far
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -130,7 +135,8 @@ class Job:
         """(split, record) for every scene of the render, in file order."""
         for record in self.dataset.records():
             split = self._split_of(record)
-            self._made_from = (record.id, self._companions.scene_of(record.raw))  # seen even when a resume skips it
+            scene = self._companions.scene_of(record.raw)  # seen even when a resume skips it
+            self._made_from = (record.id, scene, self._companions.sequence_ending(record.raw))
             self.image_counts[split] += 1
             self.scene_counts[split] += record.made_from is None
             if (appearance := getattr(record, "scene", None)) is not None:  # a record with its own table, lights and sky
@@ -142,10 +148,10 @@ class Job:
 
     @staticmethod
     def counted(images: Counter, scenes: Counter, split: str | None = None) -> str:
-        """`42 images of 8 scenes (with their views and partners)`, or `8 images` where each scene is one."""
+        """`42 images of 8 scenes (with their views, partners and frames)`, or `8 images` where each scene is one."""
         n_images = images[split] if split else sum(images.values())
         n_scenes = scenes[split] if split else sum(scenes.values())
-        return f"{n_images} images" + (f" of {n_scenes} scenes (with their views and partners)" if n_images != n_scenes else "")
+        return f"{n_images} images" + (f" of {n_scenes} scenes (with their views, partners and frames)" if n_images != n_scenes else "")
 
     def in_split(self, split: str, relative: str = "") -> str:
         """Where a split's file goes: OUT itself without --split-by, else OUT/train/ and OUT/validation/."""
@@ -153,11 +159,13 @@ class Job:
 
     def queries(self, record: RenderRecord) -> Iterator[dict]:
         """The questions of `record` with their gold text: with `--questions hierarchy`, after a view or
-        partner also those asked of it and its scene together (`images`: both)."""
+        partner also those asked of it and its scene together (`images`: both), after the last frame of a sequence
+        those asked of all its frames (`images`: each, in order)."""
         if self.options.questions == "hierarchy":
-            scene = self._made_from[1] if self._made_from[0] == record.id else None
+            scene, frames = self._made_from[1:] if self._made_from[0] == record.id else (None, None)
             root = self.dataset.root
-            asked = self._hierarchy.of(described(record.raw, root), scene and described(scene, root))
+            frames = frames and [described(frame, root) for frame in frames]
+            asked = self._hierarchy.of(described(record.raw, root), scene and described(scene, root), frames)
             return hierarchy_queries(record.id, asked, self.options.variations, self.options.seed, self._hierarchy.nouns)
         o = self.options
         return queries(scene_input(record.raw), o.types, o.variations, o.seed, o.modality)
@@ -191,6 +199,20 @@ class Job:
                 self.picture(record, path)
                 place(path, self.staging.file(folder + relative))
         return folder + record.file_name
+
+    def video(self, question: dict, record: RenderRecord) -> str | None:
+        """With `--sequences video`, the video of the sequence a question shows (`export.video`), written once; its
+        path in the export. None for a question of no sequence, or without that option."""
+        scene = sequence_of(question) if self.options.sequences == "video" else None
+        if scene is None:
+            return None
+        name = video_name(scene)
+        if name not in self._videos:
+            target = self.staging.file(name)
+            if not target.is_file():  # a resumed export keeps the videos it finished
+                write_video([self.picture(record, self.dataset.file(f)) for f in images_asked(question)], target)
+            self._videos.add(name)
+        return name
 
     def picture(self, record: RenderRecord, path: Path) -> bytes:
         """The bytes of one of the render's PNGs shown with `record` (its image, mask or depth, or its scene's
