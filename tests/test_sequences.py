@@ -242,9 +242,9 @@ def text_record(scene) -> dict:
 
 @pytest.fixture(scope="module")
 def asked_text(entries, builtin_assets) -> list[tuple[list, list[dict]]]:
-    """Orbits and slides of many scenes, each with the questions of its frames as text records (no render)."""
+    """Orbits, slides and dollies of many scenes, each with the questions of its frames as text records (no render)."""
     made = []
-    for kind, count in (("orbit", 60), ("slide", 60)):
+    for kind, count in (("orbit", 60), ("slide", 60), ("dolly", 20)):
         for frames in sequences_of(kind, 3, count, 5, entries, builtin_assets):
             made.append((frames, sequence_questions([text_record(f) for f in frames])))
     return made
@@ -260,7 +260,7 @@ def test_each_sequence_template_is_balanced_by_construction_and_the_text_alone_r
         for q in questions:
             answers[q["template"]][q["options"].index(q["answer"]) if q["template"] == "seq-moved-which" else q["answer"]] += 1
             tally.add(q)
-    assert set(answers) == {"seq-orbit-way", "seq-orbit-deg", "seq-moved-which", "seq-moved-way", "seq-moved-distance"}
+    assert set(answers) == {"seq-orbit-way", "seq-orbit-deg", "seq-moved-which", "seq-moved-way", "seq-moved-distance", "seq-dolly-distance"}
     for template, ways in (("seq-orbit-way", 2), ("seq-moved-way", 4)):
         counts = answers[template]
         n = sum(counts.values())
@@ -276,7 +276,7 @@ def test_each_sequence_template_is_balanced_by_construction_and_the_text_alone_r
         assert group["validation_questions"] >= 30 and not group["text_shortcut"], (name, group)
 
 
-def test_each_orbit_and_slide_answer_recomputed_from_the_frames_and_judged_right(asked_text):
+def test_each_orbit_slide_and_dolly_answer_recomputed_from_the_frames_and_judged_right(asked_text):
     """Every gold recomputed here from the frames' cameras and places alone (not `truth.sequence_motion`), and the
     one judge (`score.answer`) takes the gold's own reply and refuses a wrong one."""
     lexicon = load_lexicon(CATALOG)
@@ -305,6 +305,11 @@ def test_each_orbit_and_slide_answer_recomputed_from_the_frames_and_judged_right
             elif template == "seq-moved-distance":
                 (shift,) = moved.values()
                 assert math.isclose(q["exact"]["value"], float(np.linalg.norm(shift)), abs_tol=1e-5)
+            elif template == "seq-dolly-distance":
+                travel = float(np.linalg.norm(np.subtract(last.camera.position, first.camera.position)))
+                assert math.isclose(q["exact"]["value"], travel, abs_tol=1e-5) and math.isclose(travel, first.frame.motion["distance_m"], abs_tol=2e-5)
+            else:
+                raise AssertionError(f"{template} is not recomputed here")
             assert q["images"] == [f"images/{f.id}.png" for f in frames] and q["scene_of"] == first.id
             assert judge_answer(q, gold_text(q), lexicon).status == "correct", (q["qid"], gold_text(q))
             assert judge_answer(q, wrong_text(q), lexicon).score < 0.5, (q["qid"], wrong_text(q))
