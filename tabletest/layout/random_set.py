@@ -18,6 +18,7 @@ from tabletest.layout.arrangements import Contact, Shape, region_m, support_heig
 from tabletest.layout.counterfactuals import Candidates, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
+from tabletest.layout.sequences import Motion, check_sequence
 from tabletest.layout.selection import Selection, Shard, chosen
 from tabletest.layout.variants import Variant, kind_variants
 
@@ -41,6 +42,8 @@ class RandomSet:
     views: int = 1  # the views each scene is rendered from (`--views`): 1 is the scene alone
     variants: tuple[tuple[str, tuple[Variant, ...]], ...] = ()  # (kind, the looks it may take) with the config's `looks` on
     fronts: tuple[tuple[str, float], ...] = ()  # (kind, front_deg) of the pool's kinds with a front, with rotate partners
+    sequence: str | None = None  # the motion each scene's frames follow (`--sequence`): orbit, dolly or slide; None: none
+    frames: int = 1  # the frames of each sequence (`--frames`), the scene itself the first: 1 is the scene alone
 
     def with_look_models(self, catalog: Catalog, assets_dir: Path) -> tuple[RandomSet, dict[str, AssetEntry]]:
         """The set as the assets folder lets it draw (a kind whose model is a file draws among its files, `assets
@@ -62,12 +65,29 @@ class RandomSet:
 
     @property
     def per_scene(self) -> int:
-        """Images per scene of the set at most: its views and its partners."""
-        return self.views + len(self.counterfactuals)
+        """Images per scene of the set at most: its views, its partners and its frames after the first."""
+        return self.views + len(self.counterfactuals) + self.frames - 1
 
     def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float, resolution: tuple[int, int]) -> Candidates:
         """What the scenes' counterfactual partners are drawn from (`resolution`: the images', whose frame they keep)."""
         return Candidates(self.config, self.seed, self.pool, sizes, table_height_m, resolution, dict(self.variants), dict(self.fronts))
+
+    def motion(self, table_height_m: float, resolution: tuple[int, int], shapes: Mapping[str, Shape] | None) -> Motion | None:
+        """What the scenes' sequences are made with (`shapes`: the models' meshes, which a slide needs); None without one."""
+        if self.sequence is None:
+            return None
+        return Motion(self.config, self.seed, self.sequence, self.frames, resolution, table_height_m, shapes)
+
+    def meshes(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> dict[str, Shape] | None:
+        """The pool's models as exact distances between meshes need them, where its sequences slide objects: those
+        placement uses with arrangements on, else their boxes and files alone; None where nothing slides."""
+        if self.sequence != "slide":
+            return None
+        shapes = self.shapes(entries, assets_dir)
+        if shapes is not None:
+            return shapes
+        keys = [*self.pool, *(look.key for look in self.model_looks())]
+        return {key: Shape(entries[key].size_m, str(assets_dir / entries[key].file), entries[key].sha256) for key in keys}
 
     def contact(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Contact | None:
         """The shapes and arrangements the set's scenes are placed and labelled with; None without arrangements."""
@@ -161,6 +181,7 @@ class RandomSet:
             "limit": self.limit,
             **({"counterfactuals": list(self.counterfactuals)} if self.counterfactuals else {}),
             **({"views": self.views} if self.views > 1 else {}),
+            **({"sequence": {"kind": self.sequence, "frames": self.frames}} if self.sequence else {}),
         }
 
 
@@ -186,6 +207,7 @@ def object_pool(catalog: Catalog, config: RandomConfig, only: tuple[str, ...] | 
 def make_random_set(
     catalog: Catalog, config: RandomConfig, seed: int, count: int | None, only: tuple[str, ...] | None,
     shard: Shard | None, limit: int | None, sample: int | None, counterfactuals: str | None = None, views: int | None = None,
+    sequence: str | None = None, frames: int | None = None,
 ) -> RandomSet:
     if count is None or count < 1:
         raise UserError("--scenes random needs --count N (how many scenes, at least 1), e.g. --count 1000")
@@ -204,6 +226,7 @@ def make_random_set(
         raise UserError(f"--views {views}: give how many cameras see each scene, 1 or more (1: the scene alone), e.g. --views 2")
     if views is not None and views > MAX_VIEWS:
         raise UserError(f"--views {views} is more than {MAX_VIEWS} views of one scene; render more scenes instead")
+    kind, per_sequence = check_sequence(sequence, frames)
     sizes = tuple((o.name, o.size_m) for o in catalog.objects) if carriers else ()
     variants = tuple(kind_variants(pool, config.looks).items()) if config.looks.enabled else ()
     if config.looks.enabled:
@@ -222,22 +245,23 @@ def make_random_set(
             "--counterfactuals rotate turns an object with a front (has_front in the catalog), and none of the objects "
             "drawn has one; draw some (e.g. --only kettle,laptop,mug), or drop rotate"
         )
-    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants, fronts)
+    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants, fronts, kind, per_sequence)
 
 
 def random_set_for(
     catalog: Catalog, scenes: str, count: int | None, config_path, seed: int, selection: Selection, sample: int | None,
-    counterfactuals: str | None = None, views: int | None = None,
+    counterfactuals: str | None = None, views: int | None = None, sequence: str | None = None, frames: int | None = None,
 ) -> RandomSet | None:
     """The random set `--scenes random --count N --random-config FILE` asks for; None for the benchmark."""
     if scenes == "random":
         config = load_random_config(config_path)
         return make_random_set(
-            catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample, counterfactuals, views
+            catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample, counterfactuals, views,
+            sequence, frames,
         )
     if count is not None or config_path is not None:
         raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
-    for flag, value in (("--counterfactuals", counterfactuals), ("--views", views)):
+    for flag, value in (("--counterfactuals", counterfactuals), ("--views", views), ("--sequence", sequence), ("--frames", frames)):
         if value is not None:
             raise UserError(f"{flag} goes with random scenes (the study's benchmark has its fixed camera); add --scenes random --count N, or drop it")
     return None

@@ -69,6 +69,9 @@ OPTION = {  # each option's words, as a pattern
         # which way an object turned, seen from above
         "clockwise": r"(?<!counter-)(?<!counter )\bclockwise\b",
         "anticlockwise": r"\banti-?\s?clockwise\b|\bcounter-?\s?clockwise\b",
+        # which way an object slid, as the viewer sees it (beside left and right)
+        "towards the viewer": r"\btowards?\s+(?:the\s+)?(?:viewer|camera|me|us)\b|\bcloser\b|\bnearer\b",
+        "away from the viewer": r"\baway\b|\bfarther\b|\bfurther\b",
     }.items()
 }
 # `not` governing an option: right before it, or before the verb of its clause ("it did not go to the left",

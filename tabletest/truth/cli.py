@@ -24,6 +24,8 @@ from tabletest.options import (
     ScenesOpt,
     ShardOpt,
     ViewsOpt,
+    SequenceOpt,
+    FramesOpt,
     make_selection,
     parse_resolution,
     with_flags,
@@ -55,6 +57,8 @@ def vignettes(
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
     views: ViewsOpt = None,
+    sequence: SequenceOpt = None,
+    frames: FramesOpt = None,
     resolution: Annotated[
         Optional[str], typer.Option(help="--scenes random: the render's WIDTHxHEIGHT (its aspect frames the scenes).")
     ] = None,
@@ -69,7 +73,7 @@ def vignettes(
     overrides = {"seed": seed, **({"resolution": parse_resolution(resolution)} if resolution else {})}
     settings = with_flags(cfg.render, overrides, resolution)  # the values `tabletest render` takes, no others
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views)
+    random_set = random_set_for(cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views, sequence, frames)
     if random_set is None:
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:
@@ -84,6 +88,7 @@ def vignettes(
             tuple(settings.resolution),
             {o.name: o.kind for o in cat.objects},
             random_set.contact(entries, assets),
+            random_set.meshes(entries, assets),
         )
     if format == "jsonl":
         lines = (dumps(r) for r in records)
