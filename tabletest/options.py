@@ -108,6 +108,13 @@ ViewsOpt = Annotated[
     Optional[int],
     typer.Option(help="--scenes random: cameras per scene (default 1); views 2.. are ids <scene>-view2 ..., the same objects and lights."),
 ]
+ViewLayoutOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        help="--views N: where views 2..N stand: random (drawn from the config's camera ranges, the default) or ring "
+        "(evenly round the table at the scene camera's distance and elevation).",
+    ),
+]
 RandomConfigOpt = Annotated[
     Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
 ]

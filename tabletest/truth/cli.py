@@ -23,6 +23,7 @@ from tabletest.options import (
     SampleOpt,
     ScenesOpt,
     ShardOpt,
+    ViewLayoutOpt,
     ViewsOpt,
     make_selection,
     parse_resolution,
@@ -55,6 +56,7 @@ def vignettes(
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
     views: ViewsOpt = None,
+    view_layout: ViewLayoutOpt = None,
     resolution: Annotated[
         Optional[str], typer.Option(help="--scenes random: the render's WIDTHxHEIGHT (its aspect frames the scenes).")
     ] = None,
@@ -69,7 +71,7 @@ def vignettes(
     overrides = {"seed": seed, **({"resolution": parse_resolution(resolution)} if resolution else {})}
     settings = with_flags(cfg.render, overrides, resolution)  # the values `tabletest render` takes, no others
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views)
+    random_set = random_set_for(cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views, view_layout)
     if random_set is None:
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:

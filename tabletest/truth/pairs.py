@@ -17,7 +17,7 @@ from dataclasses import replace
 from tabletest.layout.arrangements import Shape
 from tabletest.layout.counterfactuals import Candidates
 from tabletest.files.family import companion_ids, partner_id, view_id
-from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view
+from tabletest.layout.random_scene import Change, RandomScene, Vec3
 from tabletest.layout.random_set import RandomSet
 from tabletest.truth.relations import CONVERSE
 
@@ -135,7 +135,7 @@ def set_scenes(
     scenes = random_set.scenes(sizes, table_height_m, sensor_width_mm, resolution, skip, shapes, indices)
 
     def view_of(scene: RandomScene, number: int) -> RandomScene | None:
-        return scene_view(random_set.config, scene, number, random_set.seed, sensor_width_mm, resolution)
+        return random_set.view(scene, number, sensor_width_mm, resolution)
 
     candidates = random_set.candidates(sizes, table_height_m, resolution)
     return with_companions(scenes, kinds, candidates, relations_of, done, on_skip, views, view_of)

@@ -44,13 +44,17 @@ class Asked:
     random_config: Path | None = None
     counterfactuals: str | None = None
     views: int | None = None
+    view_layout: str | None = None
 
     def refuse_set_flags(self) -> None:
         """Refuse the flags only a random set takes, for a family that has no use for them."""
-        if any(flag is not None for flag in (self.count, self.random_config, self.counterfactuals, self.views)):
+        if any(flag is not None for flag in (self.count, self.random_config, self.counterfactuals, self.views, self.view_layout)):
             from tabletest.layout.random_set import random_set_for  # NumPy: only to say which flag is wrong
 
-            random_set_for(self.catalog, "benchmark", self.count, self.random_config, self.seed, self.selection, None, self.counterfactuals, self.views)
+            random_set_for(
+                self.catalog, "benchmark", self.count, self.random_config, self.seed, self.selection, None, self.counterfactuals, self.views,
+                self.view_layout,
+            )
 
 
 def family_class(family: Family) -> type[SceneFamily]:
@@ -289,7 +293,9 @@ class RandomScenes(SceneFamily):
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
 
         a = asked
-        return cls(random_set_for(a.catalog, "random", a.count, a.random_config, a.seed, a.selection, a.selection.sample, a.counterfactuals, a.views))
+        return cls(
+            random_set_for(a.catalog, "random", a.count, a.random_config, a.seed, a.selection, a.selection.sample, a.counterfactuals, a.views, a.view_layout)
+        )
 
     def indices(self) -> Iterable[int]:
         return range(self.random_set.count)
