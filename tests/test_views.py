@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from conftest import run_cli
 from PIL import Image
+from test_view_correspondence import check
 
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
@@ -203,3 +204,13 @@ def test_show_puts_each_scenes_views_side_by_side(ring_render, tmp_path):
         assert sheet.width == 4 * single.width + 3 * 8 and sheet.height >= 2 * single.height + 8
         first = np.asarray(sheet.convert("RGB"))[: single.height, : single.width]
         assert np.array_equal(first, np.asarray(single.convert("RGB"))), "a view asked for is shown after its scene, in its row"
+
+
+def test_a_rings_views_ask_where_each_camera_stands_and_what_the_photos_show(ring_render):
+    """On a ring of four the second camera stands to the right, opposite and to the left: each gold recomputed from
+    the rendered records (`test_view_correspondence.check`) and read as correct by the scorer."""
+    records = {r["id"]: r for r in lines_of(ring_render)}
+    asked = [q for r in records.values() if "view" in r for q in check(records[r["view"]["of"]], r)]
+    sides = {q["qid"].split("-imgs-")[0].rsplit("-", 1)[1]: q["answer"] for q in asked if q["qid"].endswith("camera-side-first-second")}
+    assert sides == {"view2": "right", "view3": "opposite", "view4": "left"}, sides
+    assert {q["template"] for q in asked} >= {"camera-side", "count-together"}
