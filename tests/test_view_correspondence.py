@@ -9,20 +9,25 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from test_camera_motion import LEXICON, camera, motion
+from test_camera_motion import LEXICON, TARGET, camera, motion, stands
 
 from tabletest.prompts.hierarchy.pairs import view_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.prompts.hierarchy.text_only import TextReader
 from tabletest.score.questions import judge_question
 
-TEMPLATES = ("camera-side", "hidden-in-other", "count-together")
+TEMPLATES = ("camera-side", "taken-from", "hidden-in-other", "count-together")
 NAMES = ("mug", "lamp", "apple", "book")
 
 
 def record(rid: str, cam: dict, fractions: dict[str, float], of: str | None = None) -> dict:
-    """A rendered random-scene record with what these questions read (`mug#1`: one of two mugs)."""
-    things = [{"name": n.partition("#")[0], **({"instance": n} if "#" in n else {}), "size_m": [0.1] * 3, "visible_fraction": f} for n, f in fractions.items()]
+    """A rendered random-scene record with what these questions read (`mug#1`: one of two mugs), each object at
+    its own place round the look-at point (the same in every view of the scene)."""
+    things = [
+        {"name": n.partition("#")[0], **({"instance": n} if "#" in n else {}), "size_m": [0.1] * 3, "visible_fraction": f,
+         "box3d": {"center_m": [TARGET[0] + 0.25 * np.cos(k), TARGET[1] + 0.25 * np.sin(k), TARGET[2]]}}
+        for k, (n, f) in enumerate(fractions.items())
+    ]  # fmt: skip
     return {"id": rid, "file_name": f"images/{rid}.png", "camera": cam, "objects": things, "relations": {"left_of": [], "hidden": []},
             **({"view": {"of": of, "number": 2}} if of else {})}  # fmt: skip
 
@@ -34,6 +39,17 @@ def expected_side(turn: float) -> str | None:
     if 20 <= abs(turn) <= 140:
         return "right" if turn > 0 else "left"
     return None
+
+
+def expected_place(first: dict, second: dict, center: list[float]) -> str | None:
+    """Behind an object: the second camera at least 0.3 m from it on the floor plan, within 45° of straight on along
+    the first camera's view; in front: within 45° of straight back; nothing else."""
+    (_, forward), (position, _) = stands(first), stands(second)
+    away = np.subtract(position[:2], center[:2])
+    if np.hypot(*away) < 0.3:
+        return None
+    cos = float(np.dot(forward[:2], away) / np.hypot(*forward[:2]) / np.hypot(*away))
+    return "behind" if cos >= np.cos(np.radians(45)) else "in front" if cos <= -np.cos(np.radians(45)) else None
 
 
 def shown(fraction: float) -> bool | None:
@@ -51,6 +67,8 @@ def check(scene: dict, view: dict) -> list[dict]:
         assert not any(k.startswith("camera-side") for k in by_key), (turn, by_key.keys())
     else:
         assert {k: q["answer"] for k, q in by_key.items() if k.startswith("camera-side")} == sides, turn
+    places = {o["name"]: expected_place(scene["camera"], view["camera"], o["box3d"]["center_m"]) for o in scene["objects"] if "instance" not in o}
+    assert {q["objects"][0]: q["answer"] for q in asked if q["template"] == "taken-from"} == {n: p for n, p in places.items() if p}
     photos = {"first": {o.get("instance", o["name"]): o["visible_fraction"] for o in scene["objects"]},
               "second": {o.get("instance", o["name"]): o["visible_fraction"] for o in view["objects"]}}  # fmt: skip
     for key, q in by_key.items():
@@ -86,6 +104,7 @@ def test_each_golds_recomputed_withheld_at_the_edges_balanced_and_unread_from_th
     made = [q for k in range(300) for q in check(*random_pair(rng, k))]
     answers = Counter((q["template"], q["answer"]) for q in made)
     assert answers["camera-side", "left"] == answers["camera-side", "right"] > 150 and answers["camera-side", "opposite"] > 20
+    assert answers["taken-from", "behind"] > 100 and answers["taken-from", "in front"] > 100
     assert answers["hidden-in-other", True] == answers["hidden-in-other", False] > 40
     assert len({a for t, a in answers if t == "count-together"}) >= 3
     per_phrasing = Counter((q["phrasing"], q["answer"]) for q in made if q["template"] == "camera-side")

@@ -207,10 +207,12 @@ def test_show_puts_each_scenes_views_side_by_side(ring_render, tmp_path):
 
 
 def test_a_rings_views_ask_where_each_camera_stands_and_what_the_photos_show(ring_render):
-    """On a ring of four the second camera stands to the right, opposite and to the left: each gold recomputed from
+    """On a ring of four the second camera stands to the right, opposite (behind the objects) and to the left: each gold recomputed from
     the rendered records (`test_view_correspondence.check`) and read as correct by the scorer."""
     records = {r["id"]: r for r in lines_of(ring_render)}
     asked = [q for r in records.values() if "view" in r for q in check(records[r["view"]["of"]], r)]
     sides = {q["qid"].split("-imgs-")[0].rsplit("-", 1)[1]: q["answer"] for q in asked if q["qid"].endswith("camera-side-first-second")}
     assert sides == {"view2": "right", "view3": "opposite", "view4": "left"}, sides
-    assert {q["template"] for q in asked} >= {"camera-side", "count-together"}
+    assert {q["template"] for q in asked} >= {"camera-side", "taken-from", "count-together"}
+    across = {q["answer"] for q in asked if q["template"] == "taken-from" and q["scene_id"].endswith("-view3")}
+    assert across == {"behind"}, "the opposite camera stands behind every object the first photo sees"

@@ -239,6 +239,13 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "The {a} and {b} photos show one table from two places. Seen from the {a} photo's place, is the {b} photo's place to the left, to the right, or opposite?",
         "Where does the camera of the {b} photo stand compared with that of the {a}, facing the table as in the {a}: left, right, or opposite?",
     ),
+    "taken-from": (  # behind or in front of an object as the first photo sees it
+        "As the first photo sees the table, was the second photo taken from behind the {x} or from in front of it?",
+        "Seen from where the first photo was taken, does the camera of the second photo stand behind the {x} or in front of it?",
+        "Was the second photo taken from the far side of the {x} (behind it, as the first photo sees it) or from in front of it?",
+        "Looking across the table as in the first photo, is the place the second photo was taken from behind the {x} or in front of it?",
+        "From the first photo's point of view, did the second photo's camera stand behind the {x} or in front of the {x}?",
+    ),
     "hidden-in-other": (
         "The {x} can be seen in the {a} photo. Is it hidden or out of the frame in the {b} photo?",
         "The {a} photo shows the {x}. Is the {x} out of sight (hidden behind something or outside the picture) in the {b} photo?",
