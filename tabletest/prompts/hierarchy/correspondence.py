@@ -4,8 +4,9 @@ as the first photo sees it, which objects one photo shows and the other hides or
 many distinct objects the two show together.
 
 Where the second camera stands is read from the records' world-to-camera poses (`camera_motion`'s turn round the
-table; the camera's position against an object's `box3d` centre); what a photo shows, from each object's `visible_fraction` (the part outside the frame counts as unseen).
-Each is withheld near its boundaries: a turn between the sides' bands, an object neither clearly seen nor gone.
+table; the camera's position against an object's `box3d` centre); what a photo shows, from each object's
+`visible_fraction` (the part outside the frame counts as unseen). Each is withheld near its boundaries: a turn
+between the sides' bands, a camera off to an object's side, an object neither clearly seen nor gone.
 """
 
 from __future__ import annotations
