@@ -107,6 +107,9 @@ def test_each_golds_recomputed_withheld_at_the_edges_balanced_and_unread_from_th
     assert answers["taken-from", "behind"] > 100 and answers["taken-from", "in front"] > 100
     assert answers["hidden-in-other", True] == answers["hidden-in-other", False] > 40
     assert len({a for t, a in answers if t == "count-together"}) >= 3
+    across = next(q for q in made if q["template"] == "camera-side" and q["answer"] == "opposite")
+    said = {r: judge_question(across, r, LEXICON).status for r in ("From across the table.", "The far side.", "Left.", "Opposite, or left.")}
+    assert said == {"From across the table.": "correct", "The far side.": "correct", "Left.": "wrong", "Opposite, or left.": "wrong"}, said
     per_phrasing = Counter((q["phrasing"], q["answer"]) for q in made if q["template"] == "camera-side")
     assert all(per_phrasing[p, "left"] == per_phrasing[p, "right"] for p, _ in per_phrasing), "each phrasing balanced"
     # at a band's edge: exactly 140 and 160 asked, between not; 20 asked, under not
