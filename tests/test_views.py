@@ -72,11 +72,11 @@ def frames(camera, objects, focal_mm: float) -> bool:
 
 
 def test_ring_views_stand_evenly_round_the_table_at_the_scenes_distance_and_elevation(builtin_assets):
-    scenes, skipped = ring_set(builtin_assets, 8, count=16)
+    scenes, skipped = ring_set(builtin_assets, 8, count=10)
     assert [s for s in scenes if s.index < 2] == ring_set(builtin_assets, 8, count=2)[0], "a pure function of the set"
     by_id = {s.id: s for s in scenes}
     views = [s for s in scenes if s.view is not None]
-    assert len(views) + len(skipped) == 16 * 7 and len(skipped) <= 3, skipped
+    assert len(views) + len(skipped) == 10 * 7 and len(skipped) <= 3, skipped
     widened = 0
     for view in views:
         scene, camera = by_id[view.view.of], view.camera
@@ -94,7 +94,7 @@ def test_ring_views_stand_evenly_round_the_table_at_the_scenes_distance_and_elev
         if camera.focal_mm < own.focal_mm:  # widened just enough: a hundredth of a millimetre longer crops an object
             widened += 1
             assert not frames(camera, view.objects, camera.focal_mm + 0.01), view.id
-    assert widened >= 5, "some ring positions need a wider lens than their scene's"
+    assert widened >= 3, "some ring positions need a wider lens than their scene's"
 
 
 def test_a_ring_position_no_lens_of_the_range_frames_gets_no_view(builtin_assets):
