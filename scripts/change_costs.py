@@ -134,14 +134,13 @@ WIDER_COMPUTED = '''\
 RELATION = Change(
     "a stored relation",
     (
-        Edit("tabletest/truth/relation_table.py", WIDER_DECIDE, anchor="    return _said(g.facing(a, b), \"front\")\n"),
+        Edit("tabletest/truth/relation_table.py", WIDER_DECIDE, anchor="    return g.same_way(a, b, \"opposite\")\n"),
         Edit("tabletest/truth/relation_table.py", WIDER_ENTRIES, anchor="RELATIONS: tuple[Relation, ...] = (\n"),
         Edit("tabletest/truth/geometry.py", WIDER_COMPUTED, anchor="    taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]\n"),
         Edit("tabletest/truth/geometry.py", '        "wider": wider,\n        "narrower": [[b, a] for a, b in wider],\n',
              anchor='        "shorter": [[b, a] for a, b in taller],\n'),
         Edit("tabletest/files/records.py", "    wider: list[Pair] = Field(default_factory=list)\n    narrower: list[Pair] = Field(default_factory=list)\n",
              anchor="    shorter: list[Pair]\n"),
-        Edit("tabletest/export/records.py", ' "wider", "narrower",', anchor='"taller", "shorter",'),
         # the first relation of its axis: captions word it as a size caption
         Edit("tabletest/prompts/hierarchy/captions.py", ' "size": "size",', anchor='"proximity": "distance",'),
         Edit("tabletest/prompts/hierarchy/phrasings.py", '    "caption-size": CAPTION,\n', anchor='    "caption-distance": CAPTION,\n'),
@@ -150,7 +149,8 @@ RELATION = Change(
 import subprocess, sys
 import pyarrow as pa
 from tabletest.config import load_catalog
-from tabletest.export.records import RANDOM_RECORD_FIELDS, _unheld
+from tabletest.export.records import _unheld, record_fields
+from tabletest.files.family import family_named
 from tabletest.files.records import RandomVignette
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_set import make_random_set
@@ -167,7 +167,7 @@ assert any(r["relations"]["wider"] for r in records), "no scene holds a wider pa
 for record in records:
     RandomVignette.model_validate(record)  # the record model holds it
     row = {key: value for key, value in record.items() if key != "instances"}
-    assert _unheld(row, pa.struct(RANDOM_RECORD_FIELDS), "") is None  # and so do the export's columns
+    assert _unheld(row, pa.struct(record_fields(family_named("random"))), "") is None  # and so do the export's columns
 fixture = sys.argv[1] + "/tests/fixtures/random-scene-records.jsonl"  # records with their geometry: captions ask of them
 asked = subprocess.run([sys.executable, "-m", "tabletest.cli", "questions", "--from", fixture, "--forms", "captions"],
                        capture_output=True, text=True, check=True).stdout

@@ -24,6 +24,22 @@ class Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
+class Columns:
+    """How a column holds a fixed-length item of mixed types (an exported record's `[a, b, metres]`): a struct
+    of these names, one for each place. Read by the exports (`export/records.py`); no rule of the record's."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+
+class ItemsOf:
+    """How a column holds a mapping of relation keys to items (a partner's `became_true`): the columns of
+    `model`'s fields, but `without`."""
+
+    def __init__(self, model: type[BaseModel], without: tuple[str, ...] = ()) -> None:
+        self.model, self.without = model, without
+
+
 def _vector(n: int, kind: type = float):
     return Annotated[list[kind], Field(min_length=n, max_length=n)]
 
@@ -248,15 +264,19 @@ class BenchmarkVignette(Closed):
 class Counterfactual(Closed):
     """A counterfactual partner's change: the scene it was made from, what it changed, and every relation
     item (as in `relations`; `ambiguous` pairs in name order) that became true, became false or held in
-    both, computed from the two scenes' geometry with every object included."""
+    both, computed from the two scenes' geometry with every object included (a rotate's with the facing relations
+    `facing`, `facing_away`, `same_way` and `opposite_way` too)."""
 
     of: SceneOfSetId
     kind: Literal[COMPANIONS]
     objects: list[str] = Field(description="swap: the two; move: the one moved, then the one crossed; remove: the one; "
-                               "replace: the old, then the new; unstack: the one taken off, then its carrier")  # fmt: skip
-    became_true: dict[str, list] = {}
-    became_false: dict[str, list] = {}
-    unchanged: dict[str, list] = {}
+                               "replace: the old, then the new; unstack: the one taken off, then its carrier; rotate: the one turned")  # fmt: skip
+    turn_deg: float | None = Field(
+        None, gt=-180, lt=180, description="only on a rotate: how far its object turned where it stands, degrees, anticlockwise seen from above"
+    )
+    became_true: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
+    became_false: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
+    unchanged: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
 
 
 class View(Closed):
@@ -266,7 +286,7 @@ class View(Closed):
     number: int = Field(ge=2, description="the scene itself is view 1")
 
 
-Gap = tuple[str, str, Annotated[float, Field(ge=0)]]
+Gap = Annotated[tuple[str, str, Annotated[float, Field(ge=0)]], Columns("a", "b", "metres")]
 
 
 class RandomVignette(BenchmarkVignette):
