@@ -116,6 +116,13 @@ SequenceOpt = Annotated[
     ),
 ]
 FramesOpt = Annotated[Optional[int], typer.Option(help="--sequence: frames of each sequence, the scene itself the first (default 8).")]
+ViewLayoutOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        help="--views N: where views 2..N stand: random (drawn from the config's camera ranges, the default) or ring "
+        "(evenly round the table at the scene camera's distance and elevation).",
+    ),
+]
 RandomConfigOpt = Annotated[
     Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
 ]

@@ -28,6 +28,7 @@ from tabletest.options import (
     SampleOpt,
     FamilyOpt,
     ShardOpt,
+    ViewLayoutOpt,
     ViewsOpt,
     SequenceOpt,
     FramesOpt,
@@ -121,6 +122,7 @@ def render(
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
     views: ViewsOpt = None,
+    view_layout: ViewLayoutOpt = None,
     sequence: SequenceOpt = None,
     frames: FramesOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
@@ -154,7 +156,9 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
-    family = scene_family(scenes, Asked(cat, selection, cfg.render.seed, count, random_config, counterfactuals, views, sequence, frames))
+    family = scene_family(
+        scenes, Asked(cat, selection, cfg.render.seed, count, random_config, counterfactuals, views, view_layout, sequence, frames)
+    )
     if mode == "direct":
         chosen = (objects, shard, limit, sample, only, count, random_config)
         announce_long_run(family.images(), cfg.render, explicit=any(x is not None for x in chosen) or scenes != "benchmark")

@@ -56,6 +56,8 @@ OPTION = {  # each option's words, as a pattern
         "holding": r"\bholding\b|\bholds\b|\bcontain(?:s|ing)?\b",
         "above": r"\babove\b|\bover\b",
         "below": r"\bbelow\b|\bbeneath\b|\bunder(?:neath)?\b",
+        # where a second camera stands: beside the first, or across the table from it
+        "opposite": r"\bopposite\b|\bacross\b|\b(?:other|far)\s+side\b",
         # which of two images
         "first": r"\bfirst\b|\b1st\b|\bimage\s+(?:1|one)\b",
         "second": r"\bsecond\b|\b2nd\b|\bimage\s+(?:2|two)\b",

@@ -23,6 +23,7 @@ from tabletest.options import (
     SampleOpt,
     ScenesOpt,
     ShardOpt,
+    ViewLayoutOpt,
     ViewsOpt,
     SequenceOpt,
     FramesOpt,
@@ -57,6 +58,7 @@ def vignettes(
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
     views: ViewsOpt = None,
+    view_layout: ViewLayoutOpt = None,
     sequence: SequenceOpt = None,
     frames: FramesOpt = None,
     resolution: Annotated[
@@ -73,7 +75,9 @@ def vignettes(
     overrides = {"seed": seed, **({"resolution": parse_resolution(resolution)} if resolution else {})}
     settings = with_flags(cfg.render, overrides, resolution)  # the values `tabletest render` takes, no others
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views, sequence, frames)
+    random_set = random_set_for(
+        cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views, view_layout, sequence, frames
+    )
     if random_set is None:
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:

@@ -23,7 +23,7 @@ from tabletest.layout.arrangements import Shape
 from tabletest.layout.counterfactuals import Candidates
 from tabletest.files.family import companion_ids, frame_id, partner_id, view_id
 from tabletest.layout.instances import kind_of
-from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3, scene_view
+from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3
 from tabletest.layout.random_set import RandomSet
 from tabletest.layout.sequences import Carriers
 from tabletest.truth.contact import stacked_pairs
@@ -194,7 +194,7 @@ def set_scenes(
     scenes = random_set.scenes(sizes, table_height_m, sensor_width_mm, resolution, skip, shapes, indices)
 
     def view_of(scene: RandomScene, number: int) -> RandomScene | None:
-        return scene_view(random_set.config, scene, number, random_set.seed, sensor_width_mm, resolution)
+        return random_set.view(scene, number, sensor_width_mm, resolution)
 
     candidates = random_set.candidates(sizes, table_height_m, resolution)
     motion = random_set.motion(table_height_m, resolution, meshes)

@@ -174,7 +174,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     def load(record: dict, key: str) -> np.ndarray | None:
         return _decoded(quiet, root, record, key, str(record.get("id")))
 
-    check_pairs(_pair_check(result), load, by_id, derivation, result.pairs)
+    check_pairs(_pair_check(result), load, by_id, derivation, result.pairs, ring_views(pinned))
     frame_check = _pair_check(result)
     check_sequences(lambda frame_id, ok, what: frame_check("sequence", frame_id, "", ok, what), by_id, models)
     _check_unlisted(result, root, records)
@@ -226,6 +226,14 @@ def _shape_problem(record: dict, line: int) -> str | None:
     except UserError as err:
         return str(err)
     return None
+
+
+def ring_views(pinned: dict | None) -> int | None:
+    """How many views share each scene's ring, where the settings say the views stand on one (`--view-layout ring`)."""
+    scenes = (pinned or {}).get("scenes")
+    if not isinstance(scenes, dict) or scenes.get("view_layout") != "ring" or not isinstance(scenes.get("views"), int):
+        return None
+    return scenes["views"]
 
 
 def _records(root: Path) -> list[tuple[int, dict]]:

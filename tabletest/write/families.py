@@ -44,18 +44,19 @@ class Asked:
     random_config: Path | None = None
     counterfactuals: str | None = None
     views: int | None = None
+    view_layout: str | None = None
     sequence: str | None = None
     frames: int | None = None
 
     def refuse_set_flags(self) -> None:
         """Refuse the flags only a random set takes, for a family that has no use for them."""
-        flags = (self.count, self.random_config, self.counterfactuals, self.views, self.sequence, self.frames)
+        flags = (self.count, self.random_config, self.counterfactuals, self.views, self.view_layout, self.sequence, self.frames)
         if any(flag is not None for flag in flags):
             from tabletest.layout.random_set import random_set_for  # NumPy: only to say which flag is wrong
 
             random_set_for(
                 self.catalog, "benchmark", self.count, self.random_config, self.seed, self.selection, None, self.counterfactuals,
-                self.views, self.sequence, self.frames,
+                self.views, self.view_layout, self.sequence, self.frames,
             )
 
 
@@ -297,7 +298,7 @@ class RandomScenes(SceneFamily):
         a = asked
         return cls(random_set_for(
             a.catalog, "random", a.count, a.random_config, a.seed, a.selection, a.selection.sample, a.counterfactuals, a.views,
-            a.sequence, a.frames,
+            a.view_layout, a.sequence, a.frames,
         ))
 
     def indices(self) -> Iterable[int]:

@@ -19,9 +19,9 @@ scene holds several of is never named.
 
 from __future__ import annotations
 
-import random
-
 from tabletest.layout.instances import SEPARATOR, label_of
+from tabletest.prompts.hierarchy.balance import balanced
+from tabletest.prompts.hierarchy.correspondence import correspondence_questions
 from tabletest.prompts.hierarchy.phrasings import Wording, one
 from tabletest.prompts.hierarchy.record import Asker, Phrasings, Quantity
 from tabletest.files.family import made_from
@@ -203,6 +203,7 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 
         )  # fmt: skip
     seen = [label for label in nameable(scene) if label in nameable(view) and label not in hidden]
     motion_questions(ask, scene, view, seen)
+    correspondence_questions(ask, scene, view)
     return ask.made
 
 
@@ -271,12 +272,3 @@ def _now_left(ask: Asker, scene: dict, view: dict, named: list[str]) -> None:
             facts=[[a, "left_of", b, "first"], [a, "left_of", b, "second"] if kept else [b, "left_of", a, "second"]],
         )  # fmt: skip
 
-
-def balanced(items: list[tuple], seed: str) -> list[tuple]:
-    """As many items answered yes as no (the last field), drawn from the larger side with a seeded stream,
-    in their order: a constant answer scores chance."""
-    yes, no = [i for i in items if i[-1]], [i for i in items if not i[-1]]
-    keep = min(len(yes), len(no))
-    rng = random.Random(f"{seed}:balanced")
-    chosen = {*rng.sample(range(len(yes)), keep)}, {*rng.sample(range(len(no)), keep)}
-    return [i for k, i in enumerate(yes) if k in chosen[0]] + [i for k, i in enumerate(no) if k in chosen[1]]

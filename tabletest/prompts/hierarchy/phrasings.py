@@ -333,6 +333,35 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Over these {n} consecutive frames the viewpoint moves in towards the objects. Approximately how far did it travel in all?",
         "In this sequence of {n} frames, shown in order, how far did the viewpoint move towards the objects from the first frame to the last, approximately?",
     ),
+    # what two photos of one table show together; {a}, {b}: "first" or "second"
+    "camera-side": (
+        "Facing the table as in the {a} photo, where was the {b} photo taken from: from the left, from the right, or from the opposite side of the table?",
+        "Standing where the {a} photo was taken and facing the table, is the spot the {b} photo was taken from on your left, on your right, or across the table (opposite)?",
+        "Relative to where the {a} photo was taken, as one faces the table there, did the {b} photo's camera stand to the left, to the right, or opposite?",
+        "The {a} and {b} photos show one table from two places. Seen from the {a} photo's place, is the {b} photo's place to the left, to the right, or opposite?",
+        "Where does the camera of the {b} photo stand compared with that of the {a}, facing the table as in the {a}: left, right, or opposite?",
+    ),
+    "taken-from": (  # behind or in front of an object as the first photo sees it
+        "As the first photo sees the table, was the second photo taken from behind the {x} or from in front of it?",
+        "Seen from where the first photo was taken, does the camera of the second photo stand behind the {x} or in front of it?",
+        "Was the second photo taken from the far side of the {x} (behind it, as the first photo sees it) or from in front of it?",
+        "Looking across the table as in the first photo, is the place the second photo was taken from behind the {x} or in front of it?",
+        "From the first photo's point of view, did the second photo's camera stand behind the {x} or in front of the {x}?",
+    ),
+    "hidden-in-other": (
+        "The {x} can be seen in the {a} photo. Is it hidden or out of the frame in the {b} photo?",
+        "The {a} photo shows the {x}. Is the {x} out of sight (hidden behind something or outside the picture) in the {b} photo?",
+        "Is the {x}, which is visible in the {a} photo, missing from view in the {b} photo, hidden or cut out of the frame?",
+        "In the {a} photo the {x} is visible. Can it not be seen in the {b} photo, being hidden or outside the frame?",
+        "Looking at the {b} photo: is the {x}, seen in the {a} photo, hidden there or out of the frame?",
+    ),
+    "count-together": (
+        "How many different objects do the two photos show together, counting an object seen in both photos once?",
+        "Both photos show the same table. How many distinct objects can be seen across the two, each counted once?",
+        "Counting every object that is visible in at least one of the two photos, and each only once, how many objects are there?",
+        "Taking the first photo and the second together, how many separate objects are visible, counting one seen in both once?",
+        "How many objects in all appear in either photo, an object in both counted once?",
+    ),
     # another observer than the viewer: {they} sets a person at a side of the table, {you} asks the reader standing
     # there up to the side ("If you walked around to the other side of the table ..., would the mug be"); {at}: where
     # one stands, {facing}: what one faces
