@@ -161,6 +161,24 @@ def test_a_click_shows_the_scene_its_labels_questions_and_record(browser, site, 
     assert not [e for e in page.get_log("browser") if e["level"] == "SEVERE"]
 
 
+def test_a_scenes_views_show_side_by_side_and_each_opens_on_a_click(browser, site, records):
+    view = next(r for r in records[4:] if "view" in r)  # the render fixture spoils lines 2-4's images
+    scene = view["view"]["of"]
+    browser.get(f"{(site / 'index.html').as_uri()}#{urlencode({'id': view['id']})}")
+    WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "detail").is_displayed())
+    strip = browser.find_elements(By.CSS_SELECTOR, "#d-views figure")
+    assert [f.text for f in strip] == [scene, view["id"]] and "current" in strip[1].get_attribute("class")
+    assert strip[1].find_element(By.TAG_NAME, "img").get_attribute("src").endswith(f"thumbs/{view['id']}.jpg")
+    strip[0].click()
+    WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "d-title").text == scene)
+    assert "current" in browser.find_elements(By.CSS_SELECTOR, "#d-views figure")[0].get_attribute("class")
+    partner = next(r for r in records if "counterfactual" in r)  # a partner is no view: no strip
+    browser.get(f"{(site / 'index.html').as_uri()}#{urlencode({'id': partner['id']})}")
+    WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "d-title").text.startswith(partner["id"]))
+    assert not browser.find_element(By.ID, "d-views").is_displayed()
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
 def test_missing_and_unreadable_images_are_marked(browser, site, records, render):
     page = opened(browser, site)
     marks = {f.get_attribute("data-id"): f.text for f in page.find_elements(By.CSS_SELECTOR, "#grid figure")}

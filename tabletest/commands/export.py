@@ -17,16 +17,17 @@ HIERARCHY = {"vlmevalkit": "hierarchy:export_vlmevalkit_hierarchy", "lmms-eval":
 SPLITS = {"split_by", "val_fraction"}
 SHARDS = {"shard_size", "shard_mb"}
 RL = {"modality", "reasoning"}  # the reinforcement-learning and preference formats' own
+VIDEO = {"sequences"}  # the formats with a video convention: LLaVA-Video's `video`, lmms-eval's video path
 # format -> (module:function, the format's own options); modules load on use, so other commands stay quick
 FORMATS = {
     "imagefolder": ("huggingface:export_imagefolder", SPLITS),
     "parquet": ("huggingface:export_parquet", SPLITS | SHARDS),
     "webdataset": ("wds:export_webdataset", SPLITS | SHARDS),
-    "llava": ("instruct:export_llava", QUESTIONS | SPLITS | MAP_FIRST),
+    "llava": ("instruct:export_llava", QUESTIONS | SPLITS | MAP_FIRST | VIDEO),
     "sharegpt": ("instruct:export_sharegpt", QUESTIONS | SPLITS | MAP_FIRST),
     "hf-chat": ("huggingface:export_hf_chat", QUESTIONS | SPLITS | SHARDS | MAP_FIRST),
     "vlmevalkit": ("vlmevalkit:export_vlmevalkit", QUESTIONS),
-    "lmms-eval": ("lmms_eval:export_lmms_eval", QUESTIONS),
+    "lmms-eval": ("lmms_eval:export_lmms_eval", QUESTIONS | VIDEO),
     "coco": ("coco:export_coco", SPLITS | {"segmentation"}),
     "trl": ("rl:export_trl", QUESTIONS | SPLITS | SHARDS | RL | MAP_FIRST),
     "verl": ("rl:export_verl", QUESTIONS | SPLITS | SHARDS | RL | MAP_FIRST),
@@ -110,6 +111,14 @@ def export(
         bool,
         typer.Option("--map-first", help="With --questions hierarchy: each answer about an image after a map of its objects seen from above, as <map>JSON</map>, for training to map, then answer."),
     ] = False,
+    sequences: Annotated[
+        Literal["images", "video"],
+        typer.Option(
+            "--sequences",
+            help="llava, lmms-eval with --questions hierarchy: a sequence's frames as a list of images, or as one "
+            "video file per sequence under videos/ (LLaVA-Video's video field, lmms-eval's video path).",
+        ),
+    ] = "images",
     catalog: CatalogOpt = None,
 ) -> None:
     """Export a render to a training or evaluation format (no Blender needed)."""
@@ -123,7 +132,7 @@ def export(
     target, own = FORMATS[fmt]
     given = {
         name
-        for name in QUESTIONS | SPLITS | SHARDS | RL | MAP_FIRST | {"segmentation"}
+        for name in QUESTIONS | SPLITS | SHARDS | RL | MAP_FIRST | VIDEO | {"segmentation"}
         if ctx.get_parameter_source(name).name != "DEFAULT"
     }
     if given - own:
@@ -136,6 +145,12 @@ def export(
     hierarchy_only = [f"--{n.replace('_', '-')}" for n in ("coordinates", "marks", "map_first") if n in given]
     if hierarchy_only and questions != "hierarchy":
         raise UserError(f"{hierarchy_only[0]} shapes the question hierarchy's questions; add --questions hierarchy, or drop it")
+    if sequences == "video":
+        if questions != "hierarchy":
+            raise UserError("--sequences video shows the questions about a sequence as a video; add --questions hierarchy, or drop it")
+        from tabletest.export.video import require_video
+
+        require_video()
     options = ExportOptions(
         variations=variations,
         types=parse_types(types),
@@ -154,6 +169,7 @@ def export(
         coordinates=coordinates,
         marks=marks,
         map_first=map_first,
+        sequences=sequences,
     )
     if questions == "hierarchy":
         target = HIERARCHY.get(fmt, target)
@@ -162,7 +178,7 @@ def export(
     summary = run_export(fmt, exporter, dataset, out, options, load_catalog(catalog))
     images, scenes = sum(summary["images"].values()), sum(summary["scenes"].values())
     splits = ", ".join(f"{n} {split}" for split, n in summary["images"].items())
-    families = f" of {scenes} scenes (with their views and partners)" if scenes != images else ""
+    families = f" of {scenes} scenes (with their views, partners and frames)" if scenes != images else ""
     kept = f"; kept {summary['kept']} other file{'s' * (summary['kept'] != 1)} already there" if summary["kept"] else ""
     done = f"exported {images} images{families} ({splits}) as {fmt} to {out} in {summary['wall_s']:.1f} s"
     typer.echo(done + kept, err=True)

@@ -115,6 +115,21 @@ ViewsOpt = Annotated[
     Optional[int],
     typer.Option(help="--scenes random: cameras per scene (default 1); views 2.. are ids <scene>-view2 ..., the same objects and lights."),
 ]
+SequenceOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        help="--scenes random: also make each scene's sequence of --frames frames (ids <scene>-f1 ...; the scene is frame 0): "
+        "orbit (the camera goes round the table), dolly (it moves towards the objects) or slide (one object slides on the table)."
+    ),
+]
+FramesOpt = Annotated[Optional[int], typer.Option(help="--sequence: frames of each sequence, the scene itself the first (default 8).")]
+ViewLayoutOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        help="--views N: where views 2..N stand: random (drawn from the config's camera ranges, the default) or ring "
+        "(evenly round the table at the scene camera's distance and elevation).",
+    ),
+]
 RandomConfigOpt = Annotated[
     Optional[Path], typer.Option(help="--scenes random: the ranges scenes are drawn from (default: configs/random.yaml).")
 ]

@@ -24,7 +24,10 @@ from tabletest.commands.options import (
     SampleOpt,
     FamilyOpt,
     ShardOpt,
+    ViewLayoutOpt,
     ViewsOpt,
+    SequenceOpt,
+    FramesOpt,
     make_selection,
     parse_resolution,
     print_json,
@@ -119,6 +122,9 @@ def render(
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
     views: ViewsOpt = None,
+    view_layout: ViewLayoutOpt = None,
+    sequence: SequenceOpt = None,
+    frames: FramesOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Log lines instead of a progress bar (for clusters).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show Blender's own console output.")] = False,
     shard: ShardOpt = None,
@@ -156,7 +162,9 @@ def render(
     }
     cfg = cfg.model_copy(update={"render": with_flags(cfg.render, overrides, resolution)})
     selection = make_selection(objects, shard, limit, sample, cfg.render.seed, only)
-    family = scene_family(scenes, Asked(cat, selection, cfg.render.seed, count, random_config, counterfactuals, views))
+    family = scene_family(
+        scenes, Asked(cat, selection, cfg.render.seed, count, random_config, counterfactuals, views, view_layout, sequence, frames)
+    )
     if mode == "direct":
         chosen = (objects, shard, limit, sample, only, count, random_config)
         announce_long_run(family.images(), cfg.render, explicit=any(x is not None for x in chosen) or scenes != "benchmark")
@@ -185,7 +193,7 @@ def render(
     )
     if summary.not_made:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.not_made.items()))
-        typer.echo(f"views and partners not made, as their scene allows no such view or change: {kinds}", err=True)
+        typer.echo(f"frames, views and partners not made, as their scene allows no such motion, view or change: {kinds}", err=True)
     if summary.failed:
         typer.echo(f"error: {summary.failed} image(s) failed; see {out}/failures.jsonl", err=True)
         sys.exit(1)

@@ -27,7 +27,8 @@ def show(
         Optional[list[str]], typer.Option("--id", help=f"A scene to show (repeatable; default: the first {FIRST}).")
     ] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="The PNG to write.")] = Path("show.png"),
-    columns: Annotated[int, typer.Option(min=1, help="Scenes per row.")] = 2,
+    columns: Annotated[int, typer.Option(min=1, help="Scenes per row (with --views: a scene's views to a row).")] = 2,
+    views: Annotated[bool, typer.Option("--views", help="Each scene with all its views side by side, a scene to a row (in view order).")] = False,
 ) -> None:
     """Draw each scene's labels on its image: names, 2D boxes, mask outlines, the 3D boxes projected with the
     scene's camera, hidden objects, and its relations below."""
@@ -35,7 +36,7 @@ def show(
     from tabletest.files.lock import reading_lock
     from tabletest.files.paths import output_outside
     from tabletest.show.overlay import side_by_side
-    from tabletest.show.pictures import save_png, scene_overlay
+    from tabletest.show.pictures import rows_of, save_png, scene_overlay, with_views
 
     if out.suffix.lower() != ".png":
         raise UserError(f"--out {out} is not a .png file; give e.g. --out show.png")
@@ -43,9 +44,9 @@ def show(
     with reading_lock(dataset, "show"):
         render = RenderDataset.open(dataset)
         records = chosen(render, ids)
-        pictures = [scene_overlay(render, record) for record in records]
-    save_png(side_by_side(pictures, columns), out)
-    typer.echo(f"showed {len(pictures)} scene(s) -> {out}", err=True)
+        rows = [[scene_overlay(render, record) for record in row] for row in (with_views(render, records) if views else [records])]
+    save_png(rows_of(rows) if views else side_by_side(rows[0], columns), out)
+    typer.echo(f"showed {sum(map(len, rows))} image(s) -> {out}", err=True)
 
 
 def chosen(render: RenderDataset, ids: list[str] | None) -> list[RenderRecord]:

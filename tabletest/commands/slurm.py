@@ -185,7 +185,10 @@ def check_scene_set(params: dict, tasks: int) -> None:
     from tabletest.write.families import Asked, scene_family
 
     selection = make_selection(params["objects"], None, params["limit"], params["sample"], params["seed"], params["only"])
-    asked = Asked(load_catalog(params["catalog"]), selection, selection.seed, params["count"], params["random_config"], params["counterfactuals"], params["views"])
+    asked = Asked(
+        load_catalog(params["catalog"]), selection, selection.seed, params["count"], params["random_config"], params["counterfactuals"],
+        params["views"], params["view_layout"], params["sequence"], params["frames"],
+    )
     family = scene_family(params["scenes"], asked)
     if tasks > (scenes := count_chosen(family.indices(), None, None)):
         raise UserError(f"--tasks {tasks} is more than the {family.name} set's {scenes} scenes; give --tasks {scenes} or fewer")

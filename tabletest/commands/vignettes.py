@@ -20,7 +20,10 @@ from tabletest.commands.options import (
     SampleOpt,
     ScenesOpt,
     ShardOpt,
+    ViewLayoutOpt,
     ViewsOpt,
+    SequenceOpt,
+    FramesOpt,
     make_selection,
     parse_resolution,
     with_flags,
@@ -49,6 +52,9 @@ def vignettes(
     random_config: RandomConfigOpt = None,
     counterfactuals: CounterfactualsOpt = None,
     views: ViewsOpt = None,
+    view_layout: ViewLayoutOpt = None,
+    sequence: SequenceOpt = None,
+    frames: FramesOpt = None,
     resolution: Annotated[
         Optional[str], typer.Option(help="--scenes random: the render's WIDTHxHEIGHT (its aspect frames the scenes).")
     ] = None,
@@ -70,7 +76,9 @@ def vignettes(
     overrides = {"seed": seed, **({"resolution": parse_resolution(resolution)} if resolution else {})}
     settings = with_flags(cfg.render, overrides, resolution)  # the values `tabletest render` takes, no others
     selection = make_selection(objects, shard, limit, sample, seed, only)
-    random_set = random_set_for(cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views)
+    random_set = random_set_for(
+        cat, scenes, count, random_config, seed, selection, sample, counterfactuals, views, view_layout, sequence, frames
+    )
     if random_set is None:
         records = (vignette_record(scene) for scene in select_scenes(cat, selection))
     else:
@@ -85,6 +93,7 @@ def vignettes(
             tuple(settings.resolution),
             {o.name: o.kind for o in cat.objects},
             random_set.contact(entries, assets),
+            random_set.meshes(entries, assets),
         )
     if format == "jsonl":
         lines = (dumps(r) for r in records)

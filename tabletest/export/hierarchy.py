@@ -3,8 +3,9 @@ formats take the questions of `hierarchy_queries` through `Job.queries`).
 
 Evaluation formats get one set per skill: VLMEvalKit a TSV each (`TableTest_<skill>_OpenEnded.tsv`: the
 name holds `openended` so that VLMEvalKit types it as a free-answer set, not as multiple choice), lmms-eval
-a task each, scored by `tabletest score`'s reader. Questions about two images (a scene and its partner or
-view) show both: a list of images in VLMEvalKit's `image` cell, two pictures from lmms-eval's doc_to_visual.
+a task each, scored by `tabletest score`'s reader. Questions about several images (a scene and its partner or
+view, a sequence's frames) show them all: a list of images in VLMEvalKit's `image` cell, the pictures from
+lmms-eval's doc_to_visual, or with `--sequences video` a sequence's video path, as lmms-eval's video tasks give it.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def export_lmms_eval_hierarchy(job: Job) -> dict:
                 skill = _skill_file(q)
                 if skill not in files:
                     files[skill] = stack.enter_context(atomic_output(job.staging.file(f"data/{skill}.jsonl")))
-                files[skill].write(dumps({**q, "images": images_asked(q)}) + "\n")  # every row the same columns
+                row = {**q, "images": images_asked(q), "video": job.video(q, record)}  # every row the same columns
+                files[skill].write(dumps(row) + "\n")
                 counts[skill] += 1
     group = group_name(job, "tabletest_hierarchy")
     tasks = [f"{group}_{skill}" for skill in sorted(counts)]

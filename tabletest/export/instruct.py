@@ -21,7 +21,8 @@ from tabletest.files.reading import images_asked
 from tabletest.files.jsonl import atomic_output, dumps
 
 IMAGE_TOKEN = "<image>"
-MULTI_IMAGE = "_multi_image"  # `train_multi_image.json`: LLaVA's samples of two images, apart from its one-image ones
+MULTI_IMAGE = "_multi_image"  # `train_multi_image.json`: LLaVA's samples of several images, apart from its one-image ones
+VIDEO = "_video"  # `train_video.json`: with `--sequences video`, LLaVA-Video's samples of a sequence as one video
 BALANCE = "question_balance.md"
 
 
@@ -34,6 +35,20 @@ def llava_sample(query: dict, image: str) -> dict:
         "image": images[0] if len(images) == 1 else images,  # the image, or its marked copy
         "conversations": [
             {"from": "human", "value": f"{IMAGE_TOKEN}\n" * len(images) + query["text"]},
+            {"from": "gpt", "value": query["gold"]},
+        ],
+        **wording(query),
+    }
+
+
+def llava_video_sample(query: dict, video: str) -> dict:
+    """A sequence as one video, as LLaVA-Video's training code (LLaVA-NeXT's `train.py`) opens it: `video` relative
+    to its `--video_folder`, one `<image>` standing for the video's frames."""
+    return {
+        "id": query["qid"],
+        "video": video,
+        "conversations": [
+            {"from": "human", "value": f"{IMAGE_TOKEN}\n{query['text']}"},
             {"from": "gpt", "value": query["gold"]},
         ],
         **wording(query),
@@ -106,8 +121,9 @@ def write_balance(job: Job, tally: AnswerTally | None) -> str:
 def _write_samples(
     job: Job, suffix: str, writer: Callable, sample: Callable, tally: AnswerTally | None, apart: str = ""
 ) -> Counter[str]:
-    """Every question of every split as a sample (each added to `tally`); with `apart`, those about two images
-    go to `<split><apart><suffix>` instead (opened on the first), for tools that read one image per sample."""
+    """Every question of every split as a sample (each added to `tally`); with `apart`, those about several images
+    go to `<split><apart><suffix>` instead (opened on the first), for tools that read one image per sample, and with
+    `--sequences video` those about a sequence to `<split>_video<suffix>`, as LLaVA-Video's samples."""
     counts: Counter[str] = Counter()
     with contextlib.ExitStack() as stack:
 
@@ -118,12 +134,12 @@ def _write_samples(
         for split, record in job.scenes():
             image = job.place_image(record)
             for query in job.queries(record):
-                name = split
-                if apart and len(images_asked(query)) > 1:
-                    name = f"{split}{apart}"
+                name, video = split, job.video(query, record)
+                if video is not None or (apart and len(images_asked(query)) > 1):
+                    name = f"{split}{VIDEO if video is not None else apart}"
                     if name not in files:
                         files[name] = opened(f"{name}{suffix}")
-                files[name].write(sample(query, image))
+                files[name].write(llava_video_sample(query, video) if video is not None else sample(query, image))
                 counts[name] += 1
                 if tally is not None:
                     tally.add(query)
@@ -148,12 +164,21 @@ def export_llava(job: Job) -> dict:
     if f"{TRAIN}{MULTI_IMAGE}" in counts:
         multi = f"""
 
-Questions about two images (a scene and its counterfactual partner or another view) are in
-`train{MULTI_IMAGE}.json`, each with `image` a list and an `<image>` per image, as LLaVA-OneVision's
+Questions about several images (a scene and its counterfactual partner or another view, or the frames of a
+sequence) are in `train{MULTI_IMAGE}.json`, each with `image` a list and an `<image>` per image, as LLaVA-OneVision's
 training code (LLaVA-NeXT) reads them; it takes both files at once:
 
 ```bash
 python llava/train/train_mem.py --data_path "{job.out}/{{train,train{MULTI_IMAGE}}}.json" --image_folder {job.out} ...
+```"""
+    if f"{TRAIN}{VIDEO}" in counts:
+        multi += f"""
+
+Questions about a sequence of frames are in `train{VIDEO}.json`, each showing the sequence as one video (`video`:
+`videos/<scene>.mp4`, H.264, one frame a second), as LLaVA-Video's training code (LLaVA-NeXT) reads them:
+
+```bash
+python llava/train/train_mem.py --data_path "{job.out}/{{train,train{VIDEO}}}.json" --image_folder {job.out} --video_folder {job.out} ...
 ```"""
     job.write_card(
         "TableTest (LLaVA instruction tuning)",

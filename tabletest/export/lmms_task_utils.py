@@ -65,8 +65,12 @@ def lexicon() -> Lexicon:
     return load_lexicon(load_catalog())
 
 
-def doc_to_visual(doc: dict) -> list[Image.Image]:
-    """The question's images in order: one, or a scene and its counterfactual partner or other view."""
+def doc_to_visual(doc: dict) -> list[Image.Image] | list[str]:
+    """The question's images in order: one, a scene and its counterfactual partner or other view, or a sequence's
+    frames; or, for a sequence exported as a video (`--sequences video`), the video's path, as lmms-eval's video
+    tasks give it to the models that read videos."""
+    if doc.get("video"):
+        return [str(HERE / doc["video"])]
     return [_rgb(HERE / name) for name in images_asked(doc)]
 
 

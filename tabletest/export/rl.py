@@ -236,12 +236,19 @@ def hard_negative(query: dict, record: RenderRecord, family: Family) -> tuple[st
             continue
         for asked in questions:
             if _key(asked["qid"], other.id) == key and _wrong_here(asked["gold"], query):
-                kind = other.raw.get("counterfactual", {}).get("kind") if other.made_from else None
-                return asked["gold"], f"{'partner: ' + kind if kind else 'view' if other.made_from else 'scene'} {other.id}"
+                return asked["gold"], f"{_member(other)} {other.id}"
     opposite = opposite_frame(query)
     if opposite is None or not _wrong_here(opposite, query):
         return None
     return opposite, "opposite frame" if is_question(query) else "mirror world"
+
+
+def _member(record: RenderRecord) -> str:
+    """What a member of a family is to its scene: `scene`, `view`, `frame` or `partner: <kind>`."""
+    if record.made_from is None:
+        return "scene"
+    kind = record.raw.get("counterfactual", {}).get("kind")
+    return f"partner: {kind}" if kind else "frame" if "sequence" in record.raw else "view"
 
 
 def _key(qid: str, record_id: str) -> str:

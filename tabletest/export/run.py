@@ -34,6 +34,8 @@ from tabletest.prompts.hierarchy.marks import marked_file
 from tabletest.truth.marks import place_marks
 from tabletest.truth.seen import seen_objects
 from tabletest.export.staging import Staging, check_out, place
+from tabletest.export.video import sequence_of, video_name, write_video
+from tabletest.files.reading import images_asked
 from tabletest.prompts.battery import PROMPT_TYPES
 from tabletest.prompts.hierarchy.generate import drawn_from
 from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
@@ -66,6 +68,7 @@ class ExportOptions:
     coordinates: str = "pixels"  # hierarchy: how points and boxes are asked for and answered
     marks: str | None = None  # hierarchy: numbered marks on a copy of each image (`numbers`, `boxes`), and questions about them
     map_first: bool = False  # hierarchy: each answer about an image after the scene's map
+    sequences: str = "images"  # a sequence's frames as a list of images, or (video) as one video file (llava, lmms-eval)
 
 
 class Job:
@@ -100,7 +103,9 @@ class Job:
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
         self._companions = Companions()  # pairs views and partners with their scene, for questions about both
-        self._made_from: tuple[str, dict | None] = ("", None)  # the record last yielded, and its scene's line
+        # the record last yielded, its scene's line (a view or partner) and its sequence's (the last frame of one)
+        self._made_from: tuple[str, dict | None, list[dict] | None] = ("", None, None)
+        self._videos: set[str] = set()  # the sequences' videos written so far
         self._marked: tuple[str, bytes] = ("", b"")  # the record whose marked copy was drawn last, and its PNG
 
     def _refuse_an_empty_split(self) -> None:
@@ -143,7 +148,8 @@ class Job:
         """(split, record) for every scene of the render, in file order."""
         for record in self.dataset.records():
             split = self._split_of(record)
-            self._made_from = (record.id, self._companions.scene_of(record.raw))  # seen even when a resume skips it
+            scene = self._companions.scene_of(record.raw)  # seen even when a resume skips it
+            self._made_from = (record.id, scene, self._companions.sequence_ending(record.raw))
             self.image_counts[split] += 1
             self.scene_counts[split] += record.made_from is None
             if (appearance := getattr(record, "scene", None)) is not None:  # a record with its own table, lights and sky
@@ -155,10 +161,10 @@ class Job:
 
     @staticmethod
     def counted(images: Counter, scenes: Counter, split: str | None = None) -> str:
-        """`42 images of 8 scenes (with their views and partners)`, or `8 images` where each scene is one."""
+        """`42 images of 8 scenes (with their views, partners and frames)`, or `8 images` where each scene is one."""
         n_images = images[split] if split else sum(images.values())
         n_scenes = scenes[split] if split else sum(scenes.values())
-        return f"{n_images} images" + (f" of {n_scenes} scenes (with their views and partners)" if n_images != n_scenes else "")
+        return f"{n_images} images" + (f" of {n_scenes} scenes (with their views, partners and frames)" if n_images != n_scenes else "")
 
     def in_split(self, split: str, relative: str = "") -> str:
         """Where a split's file goes: OUT itself without --split-by, else OUT/train/ and OUT/validation/."""
@@ -166,12 +172,14 @@ class Job:
 
     def queries(self, record: RenderRecord) -> Iterator[dict]:
         """The questions of `record` with their gold text: with `--questions hierarchy`, after a view or
-        partner also those asked of it and its scene together (`images`: both)."""
+        partner also those asked of it and its scene together (`images`: both), after the last frame of a sequence
+        those asked of all its frames (`images`: each, in order)."""
         if self.options.questions == "hierarchy":
-            scene = self._made_from[1] if self._made_from[0] == record.id else None
+            scene, frames = self._made_from[1:] if self._made_from[0] == record.id else (None, None)
             root = self.dataset.root
+            frames = frames and [described(frame, root) for frame in frames]
             raw = described(record.raw, root)
-            asked = self._hierarchy.of(raw, scene and described(scene, root))
+            asked = self._hierarchy.of(raw, scene and described(scene, root), frames)
             made = hierarchy_queries(record.id, asked, self.options.variations, self.options.seed, self._hierarchy.nouns)
             return mapped_first(made, map_text(raw, self.catalog)) if self.options.map_first else made
         o = self.options
@@ -226,6 +234,19 @@ class Job:
             seen = seen_objects(record.raw, mask)
             self._marked = (record.id, marked_png(image, mask, place_marks(record.id, mask, seen), seen, self.options.marks or ""))
         return self._marked[1]
+    def video(self, question: dict, record: RenderRecord) -> str | None:
+        """With `--sequences video`, the video of the sequence a question shows (`export.video`), written once; its
+        path in the export. None for a question of no sequence, or without that option."""
+        scene = sequence_of(question) if self.options.sequences == "video" else None
+        if scene is None:
+            return None
+        name = video_name(scene)
+        if name not in self._videos:
+            target = self.staging.file(name)
+            if not target.is_file():  # a resumed export keeps the videos it finished
+                write_video([self.picture(record, self.dataset.file(f)) for f in images_asked(question)], target)
+            self._videos.add(name)
+        return name
 
     def picture(self, record: RenderRecord, path: Path) -> bytes:
         """The bytes of one of the render's PNGs shown with `record` (its image, mask or depth, or its scene's

@@ -7,9 +7,9 @@ reader needs of it (its ids, what its records hold, where its write side lives),
 record's family (`family_of`), found from the record's own id, and none tests ids or record types itself. A new
 family is its module (the write side, named by `maker`) and its entry here.
 
-A random scene's own family is the scene with its counterfactual partners `<scene>-<kind>` and its other views
-`<scene>-view<n>`; `family_problem` checks that a record's id and its `counterfactual` or `view` field say the
-same thing.
+A random scene's own family is the scene with its counterfactual partners `<scene>-<kind>`, its other views
+`<scene>-view<n>` and the frames of its sequence `<scene>-f<k>` (the scene's own record is frame 0);
+`family_problem` checks that a record's id and its `counterfactual`, `view` or `sequence` field say the same thing.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from typing import Literal
 # one is taken off what it rests on, or out of what holds it, and put on the table; rotate: one with a front is turned
 # where it stands about its vertical axis
 KINDS = ("swap", "move", "remove", "replace", "unstack", "rotate")
-_COMPANION = rf"-(?:(?P<kind>{'|'.join(KINDS)})|view(?P<number>\d+))"
+# the sequences a scene's frames follow: the camera goes round the table, moves towards the objects, or one object slides
+SEQUENCES = ("orbit", "dolly", "slide")
+_COMPANION = rf"-(?:(?P<kind>{'|'.join(KINDS)})|view(?P<number>\d+)|f(?P<frame>\d+))"
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,7 @@ class Family:
     # appearance and relations with margins from its geometry (as `RandomRecord` holds them)
     maker: str  # its write side, `module:Class` (a `write.families.SceneFamily`), made by `tabletest render --scenes`
     help: str  # what `tabletest render --scenes` says of it
-    companions: bool = False  # its scenes have other views and counterfactual partners
+    companions: bool = False  # its scenes have other views, counterfactual partners and sequences of frames
 
     @cached_property
     def _scene(self) -> re.Pattern:
@@ -51,20 +53,23 @@ class Family:
     def image_id(self) -> str:
         """Every id its images take, as a regular expression without groups (to join with others)."""
         plain = re.sub(r"\(\?P<\w+>", "(?:", self.scene_id)
-        return rf"{plain}(?:-(?:{'|'.join(KINDS)}|view\d+))?" if self.companions else plain
+        return rf"{plain}(?:-(?:{'|'.join(KINDS)}|view\d+|f\d+))?" if self.companions else plain
 
     def match(self, sid: str) -> re.Match | None:
-        """The id parsed (groups `scene`, `index`, and for a partner `kind`, for a view `number`), if it is one of its images'."""
+        """The id parsed (groups `scene`, `index`, and for a partner `kind`, for a view `number`, for a frame `frame`), if
+        it is one of its images'."""
         return self._scene.match(sid)
 
     def facet(self, record: Mapping) -> str:
         """What the gallery files the scene under: the family (with the count of objects where their slots are
-        the family's), another view, or a counterfactual partner."""
+        the family's), another view, a counterfactual partner, or a later frame of a sequence."""
         if self.placement == "slots":
             return f"{self.name}: {record.get('n_objects')} objects"
         partner, view = record.get("counterfactual"), record.get("view")
         if partner is not None:
             return f"partner: {partner.get('kind')}"
+        if made_from(record) is not None and isinstance(record.get("sequence"), Mapping):
+            return f"frame: {record['sequence'].get('kind')}"
         return self.name if view is None else "other view"
 
 
@@ -102,9 +107,18 @@ def view_id(scene_id: str, number: int) -> str:
     return f"{scene_id}-view{number}"
 
 
-def companion_ids(scene_id: str, kinds: Sequence[str], views: int) -> list[str]:
-    """The ids of a scene's other views and partners (some of which a scene may not allow)."""
-    return [*(view_id(scene_id, number) for number in range(2, views + 1)), *(partner_id(scene_id, kind) for kind in kinds)]
+def frame_id(scene_id: str, frame: int) -> str:
+    """Frame `frame` (1, 2, ...) of a scene's sequence; the scene's own id is frame 0."""
+    return scene_id if frame == 0 else f"{scene_id}-f{frame}"
+
+
+def companion_ids(scene_id: str, kinds: Sequence[str], views: int, frames: int = 1) -> list[str]:
+    """The ids of a scene's other views, partners and later frames (some of which a scene may not allow)."""
+    return [
+        *(view_id(scene_id, number) for number in range(2, views + 1)),
+        *(partner_id(scene_id, kind) for kind in kinds),
+        *(frame_id(scene_id, frame) for frame in range(1, frames)),
+    ]
 
 
 def companion_of(sid: str) -> str | None:
@@ -115,23 +129,28 @@ def companion_of(sid: str) -> str | None:
 
 
 def made_from(record: Mapping) -> str | None:
-    """The scene a counterfactual partner or another view was made from (its `counterfactual` or `view` field
-    names it); None for a scene of its own."""
-    made = record.get("counterfactual") or record.get("view")
-    return made.get("of") if isinstance(made, Mapping) else None
+    """The scene a counterfactual partner, another view or a later frame was made from (its `counterfactual`, `view`
+    or `sequence` field names it); None for a scene of its own (a sequence's frame 0 names itself)."""
+    made = record.get("counterfactual") or record.get("view") or record.get("sequence")
+    of = made.get("of") if isinstance(made, Mapping) else None
+    return None if of == record.get("id") else of
 
 
 def family_problem(record: Mapping) -> str | None:
     """What makes a record's family ambiguous, else None. A partner's and a view's id name their scene, and
     so does their `counterfactual` or `view` field: the two must agree, so that no tool splits a pair, or
     pairs strangers, by trusting one of them."""
-    sid, partner, view = record.get("id"), record.get("counterfactual"), record.get("view")
+    sid, partner, view, sequence = record.get("id"), record.get("counterfactual"), record.get("view"), record.get("sequence")
     family = family_of(sid)
     named = family.match(sid) if family is not None else None
     if named is None or named["scene"] == sid:
         field = "counterfactual" if partner is not None else "view" if view is not None else None
+        if field is None and sequence is not None and not _says(sequence, sid, 0):
+            return f"id {sid} is a scene's own (frame 0 of its sequence), but its sequence field says {_brief(sequence)}"
         return f"id {sid!r} is a scene's own, but the record has a {field} field" if field else None
-    scene, kind, number = named["scene"], named["kind"], named["number"]
+    scene, kind, number, frame = named["scene"], named["kind"], named["number"], named["frame"]
+    if frame is not None:
+        return None if _says(sequence, scene, int(frame)) else f"id {sid} is frame {frame} of {scene}, but its sequence field says {_brief(sequence)}"
     if kind is not None:
         said = partner if isinstance(partner, Mapping) else {}
         if said.get("of") != scene or said.get("kind") != kind:
@@ -160,7 +179,12 @@ def index_problem(record: Mapping) -> str | None:
     return None
 
 
+def _says(sequence: object, scene: str, frame: int) -> bool:
+    """Whether a record's `sequence` field names `scene` and frame number `frame`."""
+    return isinstance(sequence, Mapping) and sequence.get("of") == scene and sequence.get("frame") == frame and not isinstance(sequence.get("frame"), bool)
+
+
 def _brief(value: object) -> str:
     if not isinstance(value, Mapping):
         return "nothing" if value is None else repr(value)[:80]
-    return repr({key: value.get(key) for key in ("of", "kind", "number") if key in value})
+    return repr({key: value.get(key) for key in ("of", "kind", "number", "frame") if key in value})

@@ -13,7 +13,7 @@ from typing import Annotated, ClassVar, Literal, Self, Union
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, RootModel, ValidationError, create_model, field_validator
 
 from tabletest.errors import UserError
-from tabletest.files.family import BENCHMARK, KINDS as COMPANIONS
+from tabletest.files.family import BENCHMARK, KINDS as COMPANIONS, SEQUENCES
 from tabletest.files.family import Family, family_of, made_from
 
 
@@ -217,7 +217,7 @@ class Appearance(Closed):
 
 BenchmarkId = Annotated[str, Field(pattern=r"^[123]obj-\d{6}$")]
 SceneOfSetId = Annotated[str, Field(pattern=r"^rnd\d+-\d{7}$")]
-RandomId = Annotated[str, Field(pattern=rf"^rnd\d+-\d{{7}}(-({'|'.join(COMPANIONS)}|view\d+))?$")]  # a partner or view: <scene>-<kind>
+RandomId = Annotated[str, Field(pattern=rf"^rnd\d+-\d{{7}}(-({'|'.join(COMPANIONS)}|view\d+|f\d+))?$")]  # a partner, view or frame
 
 
 _NAME = r"[A-Za-z0-9_.#-]+"  # a file name in its folder: no '/', so never a way out of the dataset
@@ -286,6 +286,24 @@ class View(Closed):
     number: int = Field(ge=2, description="the scene itself is view 1")
 
 
+class SequenceFrame(Closed):
+    """A frame of a scene's sequence: the scene it starts from (the scene's own record is frame 0 and names itself),
+    the motion and its parameters, the same in every frame, and which frame it is; frame k shows the motion k/(K-1)
+    of the way through."""
+
+    of: SceneOfSetId
+    kind: Literal[SEQUENCES] = Field(description="orbit: the camera goes round the look-at point; dolly: it moves towards it; slide: one object slides on the table")
+    frame: int = Field(ge=0, description="0 is the scene itself")
+    frames: int = Field(ge=2, description="how many frames the sequence has, the scene the first")
+    turn_deg: float | None = Field(None, description="orbit: the turn per frame round the table's vertical through the look-at point, "
+                                   "positive to the first frame's right (anticlockwise seen from above)")  # fmt: skip
+    distance_m: float | None = Field(None, ge=0, description="dolly: how far the camera moves towards the look-at point, first frame to "
+                                     "last; slide: how far the object slides")  # fmt: skip
+    object: str | None = Field(None, description="slide: the object that slides (as relations name it)")
+    start_m: Vec2 | None = Field(None, description="slide: where it stands in frame 0, [x, y] on the table, world frame")
+    end_m: Vec2 | None = Field(None, description="slide: where it stands in the last frame, after a straight line on the table")
+
+
 Gap = Annotated[tuple[str, str, Annotated[float, Field(ge=0)]], Columns("a", "b", "metres")]
 
 
@@ -309,6 +327,7 @@ class RandomVignette(BenchmarkVignette):
     )
     counterfactual: Counterfactual | None = Field(None, description="only on a counterfactual partner")
     view: View | None = Field(None, description="only on a scene's second (third, ...) view")
+    sequence: SequenceFrame | None = Field(None, description="only on the frames of a scene's sequence (`render --sequence`), frame 0 too")
     instances: list[str] | None = Field(
         None, description="only where the scene holds several of a kind (text records): each object's label (apple#2), as relations name it"
     )
@@ -337,8 +356,8 @@ class RandomRecord(_Rendered, RandomVignette):
 
     @property
     def made_from(self) -> str | None:
-        """The scene a counterfactual partner or another view was made from; None for a scene of its own."""
-        return made_from(self.model_dump(include={"counterfactual", "view"}))
+        """The scene a counterfactual partner, another view or a later frame was made from; None for a scene of its own."""
+        return made_from(self.model_dump(include={"id", "counterfactual", "view", "sequence"}))
 
 
 class Vignette(RootModel[Union[BenchmarkVignette, RandomVignette]]):

@@ -13,6 +13,8 @@ import numpy as np
 from tabletest.layout.arrangements import Pose, Shape
 
 CLOSE_STEPS = 12  # moves towards a neighbour when closing a gap: each removes all but the slack kept
+SLIDE_CONTACT_M = 1e-4  # a slide ends where the surfaces are this near (beyond what it keeps): the models' own precision
+SLIDE_STEPS = 64  # moves before a slide that keeps grazing the other object is given up (no answer)
 
 
 def placed_mesh(shape: Shape, pose: Pose, shift: tuple[float, float, float] = (0.0, 0.0, 0.0)):
@@ -44,6 +46,22 @@ def close_gap(shape: Shape, pose: Pose, neighbour: Shape, neighbour_pose: Pose, 
             break
         pose = Pose(round(pose.x + move * step_x, 5), round(pose.y + move * step_y, 5), pose.z, pose.yaw_deg)
     return pose
+
+
+def slide_until(shape: Shape, pose: Pose, way: np.ndarray, other: Shape, other_pose: Pose, limit: float, keep: float = 0.0) -> float | None:
+    """How far `shape` moves along the horizontal unit vector `way` until its mesh comes within `keep` of `other`'s
+    (advanced each time by the distance between them less `keep`, which no point of it outruns, until what is left is
+    under `SLIDE_CONTACT_M`); None where it passes `limit` first, or grazes it for `SLIDE_STEPS` moves without coming
+    that near."""
+    moved = 0.0
+    for _ in range(SLIDE_STEPS):
+        apart = mesh_distance(shape, Pose(pose.x + moved * way[0], pose.y + moved * way[1], pose.z, pose.yaw_deg), other, other_pose) - keep
+        if apart <= SLIDE_CONTACT_M:
+            return moved
+        moved += apart
+        if moved > limit:
+            return None
+    return None
 
 
 @lru_cache(maxsize=128)

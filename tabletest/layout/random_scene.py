@@ -107,6 +107,16 @@ class View:
 
 
 @dataclass(frozen=True)
+class Frame:
+    """A frame of a scene's sequence (`sequences.py`): the scene it starts from (itself for frame 0), its number, and
+    the sequence's kind and parameters as its record's `sequence` field holds them."""
+
+    of: str
+    number: int
+    motion: Mapping[str, object]
+
+
+@dataclass(frozen=True)
 class RandomScene:
     """Everything the renderer applies for one random scene; objects left to right as the camera sees them."""
 
@@ -121,6 +131,7 @@ class RandomScene:
     draws: int  # how many draws the scene took (1: the first one fitted)
     change: Change | None = None  # a counterfactual partner's change (`counterfactuals.py`); None for a scene of the set
     view: View | None = None  # another view of a scene of the set (`scene_view`); None for the scene itself
+    frame: Frame | None = None  # a frame of the scene's sequence (`sequences.py`); None where it has none
 
 
 def random_scene_id(seed: int, index: int) -> str:

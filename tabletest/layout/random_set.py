@@ -17,9 +17,11 @@ from tabletest.errors import UserError
 from tabletest.layout.arrangements import Contact, Shape, region_m, support_heights, within
 from tabletest.layout.counterfactuals import Candidates, check_kinds
 from tabletest.layout.random_config import RandomConfig, load_random_config
-from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene
+from tabletest.layout.random_scene import RandomScene, Vec3, random_scene_id, sample_scene, scene_view
+from tabletest.layout.sequences import Motion, check_sequence
 from tabletest.layout.selection import Selection, Shard, chosen
 from tabletest.layout.variants import Variant, kind_variants
+from tabletest.layout.view_ring import LAYOUTS, ring_view
 
 FLAT_M = 0.002  # a support's top may vary this much across its region (a book's cover does not at all)
 MAX_VIEWS = 99  # views of one scene (ids end -view2 ... -view99)
@@ -41,6 +43,9 @@ class RandomSet:
     views: int = 1  # the views each scene is rendered from (`--views`): 1 is the scene alone
     variants: tuple[tuple[str, tuple[Variant, ...]], ...] = ()  # (kind, the looks it may take) with the config's `looks` on
     fronts: tuple[tuple[str, float], ...] = ()  # (kind, front_deg) of the pool's kinds with a front, with rotate partners
+    view_layout: str = "random"  # where views 2.. stand (`--view-layout`): drawn from the camera ranges, or on a ring
+    sequence: str | None = None  # the motion each scene's frames follow (`--sequence`): orbit, dolly or slide; None: none
+    frames: int = 1  # the frames of each sequence (`--frames`), the scene itself the first: 1 is the scene alone
 
     def with_look_models(self, catalog: Catalog, assets_dir: Path) -> tuple[RandomSet, dict[str, AssetEntry]]:
         """The set as the assets folder lets it draw (a kind whose model is a file draws among its files, `assets
@@ -62,12 +67,36 @@ class RandomSet:
 
     @property
     def per_scene(self) -> int:
-        """Images per scene of the set at most: its views and its partners."""
-        return self.views + len(self.counterfactuals)
+        """Images per scene of the set at most: its views, its partners and its frames after the first."""
+        return self.views + len(self.counterfactuals) + self.frames - 1
+
+    def view(self, scene: RandomScene, number: int, sensor_width_mm: float, resolution: tuple[int, int]) -> RandomScene | None:
+        """View `number` of a scene: on its ring (`layout.view_ring`), or drawn from the config's camera ranges; None
+        where no camera there frames every object."""
+        if self.view_layout == "ring":
+            return ring_view(self.config, scene, number, self.views, resolution)
+        return scene_view(self.config, scene, number, self.seed, sensor_width_mm, resolution)
 
     def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float, resolution: tuple[int, int]) -> Candidates:
         """What the scenes' counterfactual partners are drawn from (`resolution`: the images', whose frame they keep)."""
         return Candidates(self.config, self.seed, self.pool, sizes, table_height_m, resolution, dict(self.variants), dict(self.fronts))
+
+    def motion(self, table_height_m: float, resolution: tuple[int, int], shapes: Mapping[str, Shape] | None) -> Motion | None:
+        """What the scenes' sequences are made with (`shapes`: the models' meshes, which a slide needs); None without one."""
+        if self.sequence is None:
+            return None
+        return Motion(self.config, self.seed, self.sequence, self.frames, resolution, table_height_m, shapes)
+
+    def meshes(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> dict[str, Shape] | None:
+        """The pool's models as exact distances between meshes need them, where its sequences slide objects: those
+        placement uses with arrangements on, else their boxes and files alone; None where nothing slides."""
+        if self.sequence != "slide":
+            return None
+        shapes = self.shapes(entries, assets_dir)
+        if shapes is not None:
+            return shapes
+        keys = [*self.pool, *(look.key for look in self.model_looks())]
+        return {key: Shape(entries[key].size_m, str(assets_dir / entries[key].file), entries[key].sha256) for key in keys}
 
     def contact(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Contact | None:
         """The shapes and arrangements the set's scenes are placed and labelled with; None without arrangements."""
@@ -136,6 +165,8 @@ class RandomSet:
         """What decides the set's scenes, for the output folder's settings guard (count, shard and limit
         only select from the set, so a rerun may widen them)."""
         settings = {"family": "random", "config_sha256": self.config.digest, "seed": self.seed, "pool": list(self.pool), "front": "ground"}
+        if self.view_layout == "ring":  # a ring's positions depend on how many views share it
+            settings |= {"views": self.views, "view_layout": self.view_layout}
         if self.pair_nouns:
             settings["pair_nouns"] = list(self.pair_nouns)
         if self.carriers:
@@ -161,6 +192,8 @@ class RandomSet:
             "limit": self.limit,
             **({"counterfactuals": list(self.counterfactuals)} if self.counterfactuals else {}),
             **({"views": self.views} if self.views > 1 else {}),
+            **({"sequence": {"kind": self.sequence, "frames": self.frames}} if self.sequence else {}),
+            **({"view_layout": self.view_layout} if self.view_layout != "random" else {}),
         }
 
 
@@ -186,6 +219,7 @@ def object_pool(catalog: Catalog, config: RandomConfig, only: tuple[str, ...] | 
 def make_random_set(
     catalog: Catalog, config: RandomConfig, seed: int, count: int | None, only: tuple[str, ...] | None,
     shard: Shard | None, limit: int | None, sample: int | None, counterfactuals: str | None = None, views: int | None = None,
+    view_layout: str | None = None, sequence: str | None = None, frames: int | None = None,
 ) -> RandomSet:
     if count is None or count < 1:
         raise UserError("--scenes random needs --count N (how many scenes, at least 1), e.g. --count 1000")
@@ -204,6 +238,11 @@ def make_random_set(
         raise UserError(f"--views {views}: give how many cameras see each scene, 1 or more (1: the scene alone), e.g. --views 2")
     if views is not None and views > MAX_VIEWS:
         raise UserError(f"--views {views} is more than {MAX_VIEWS} views of one scene; render more scenes instead")
+    if view_layout is not None and view_layout not in LAYOUTS:
+        raise UserError(f"--view-layout {view_layout} is none of {', '.join(LAYOUTS)}; e.g. --view-layout ring")
+    if view_layout is not None and (views or 1) < 2:
+        raise UserError(f"--view-layout {view_layout} places views 2 and on; add --views N (2 or more), e.g. --views 4")
+    kind, per_sequence = check_sequence(sequence, frames)
     sizes = tuple((o.name, o.size_m) for o in catalog.objects) if carriers else ()
     variants = tuple(kind_variants(pool, config.looks).items()) if config.looks.enabled else ()
     if config.looks.enabled:
@@ -222,22 +261,28 @@ def make_random_set(
             "--counterfactuals rotate turns an object with a front (has_front in the catalog), and none of the objects "
             "drawn has one; draw some (e.g. --only kettle,laptop,mug), or drop rotate"
         )
-    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants, fronts)
+    return RandomSet(
+        config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants, fronts, view_layout or "random",
+        kind, per_sequence,
+    )
 
 
 def random_set_for(
     catalog: Catalog, scenes: str, count: int | None, config_path, seed: int, selection: Selection, sample: int | None,
-    counterfactuals: str | None = None, views: int | None = None,
+    counterfactuals: str | None = None, views: int | None = None, view_layout: str | None = None, sequence: str | None = None,
+    frames: int | None = None,
 ) -> RandomSet | None:
     """The random set `--scenes random --count N --random-config FILE` asks for; None for the benchmark."""
     if scenes == "random":
         config = load_random_config(config_path)
         return make_random_set(
-            catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample, counterfactuals, views
+            catalog, config, seed, count, selection.only, selection.shard, selection.limit, sample, counterfactuals, views,
+            view_layout, sequence, frames,
         )
     if count is not None or config_path is not None:
         raise UserError("--count and --random-config go with --scenes random; add it, or drop them")
-    for flag, value in (("--counterfactuals", counterfactuals), ("--views", views)):
+    flags = (("--counterfactuals", counterfactuals), ("--views", views), ("--view-layout", view_layout), ("--sequence", sequence), ("--frames", frames))
+    for flag, value in flags:
         if value is not None:
             raise UserError(f"{flag} goes with random scenes (the study's benchmark has its fixed camera); add --scenes random --count N, or drop it")
     return None

@@ -57,6 +57,8 @@ OPTION = {  # each option's words, as a pattern
         "holding": r"\bholding\b|\bholds\b|\bcontain(?:s|ing)?\b",
         "above": r"\babove\b|\bover\b",
         "below": r"\bbelow\b|\bbeneath\b|\bunder(?:neath)?\b",
+        # where a second camera stands: beside the first, or across the table from it
+        "opposite": r"\bopposite\b|\bacross\b|\b(?:other|far)\s+side\b",
         # which of two images
         "first": r"\bfirst\b|\b1st\b|\bimage\s+(?:1|one)\b",
         "second": r"\bsecond\b|\b2nd\b|\bimage\s+(?:2|two)\b",
@@ -70,6 +72,9 @@ OPTION = {  # each option's words, as a pattern
         # which way an object turned, seen from above
         "clockwise": r"(?<!counter-)(?<!counter )\bclockwise\b",
         "anticlockwise": r"\banti-?\s?clockwise\b|\bcounter-?\s?clockwise\b",
+        # which way an object slid, as the viewer sees it (beside left and right)
+        "towards the viewer": r"\btowards?\s+(?:the\s+)?(?:viewer|camera|me|us)\b|\bcloser\b|\bnearer\b",
+        "away from the viewer": r"\baway\b|\bfarther\b|\bfurther\b",
     }.items()
 }
 # `not` governing an option: right before it, or before the verb of its clause ("it did not go to the left",

@@ -38,11 +38,17 @@ class Index:
     def __init__(self) -> None:
         self.objects: dict[str, int] = {}
         self.families: dict[str, int] = {}
-        self.columns: dict[str, list] = {key: [] for key in ("id", "n", "objects", "relations", "family", "hidden", "verify", "image")}
+        self.scenes: dict[str, int] = {}  # a scene of its own's id -> its position, which its views name
+        keys = ("id", "n", "objects", "relations", "family", "hidden", "verify", "image", "view_of")
+        self.columns: dict[str, list] = {key: [] for key in keys}
 
     def add(self, record: RenderRecord, verify: str, image: str) -> None:
         held = record.relations
         c = self.columns
+        if record.made_from is None:
+            self.scenes[record.id] = len(c["id"])
+        # another view: its scene's position (a scene comes before its views), so a click shows them side by side
+        c["view_of"].append(self.scenes.get(record.made_from, -1) if isinstance(record.raw.get("view"), dict) else -1)
         c["id"].append(record.id)
         c["n"].append(len(record.objects))
         c["objects"].append(sorted({self.objects.setdefault(name, len(self.objects)) for name in record.names}))

@@ -15,7 +15,7 @@ from tabletest.files.jsonl import atomic_bytes
 from tabletest.files.paths import record_id
 from tabletest.files.records import RenderRecord
 from tabletest.files.images import open_image
-from tabletest.show.overlay import camera_of, drawable, overlay
+from tabletest.show.overlay import camera_of, drawable, overlay, side_by_side
 from tabletest.truth.described import described
 
 
@@ -53,3 +53,26 @@ def scene_overlay(render: RenderDataset, record: RenderRecord, notes: list[str] 
             )
         mask = np.asarray(labels)
     return overlay(record.raw, image, mask, camera_of(described(record.raw, render.root)), notes or ())
+
+
+def with_views(render: RenderDataset, records: list[RenderRecord]) -> list[list[RenderRecord]]:
+    """For each record, its scene and every view of it the folder holds, the scene first, in view order (a scene
+    asked for twice, or with one of its views, is shown once)."""
+    scenes = list(dict.fromkeys(record.made_from if _is_view(record) else record.id for record in records))
+    family: dict[str, list[RenderRecord]] = {scene: [] for scene in scenes}
+    for record in render.records():
+        scene = record.made_from if _is_view(record) else record.id
+        if scene in family:
+            family[scene].append(record)
+    return [sorted(family[scene], key=lambda r: r.raw["view"]["number"] if _is_view(r) else 1) for scene in scenes]
+
+
+def _is_view(record: RenderRecord) -> bool:
+    return isinstance(record.raw.get("view"), dict)
+
+
+def rows_of(rows: list[list[Image.Image]]) -> Image.Image:
+    """Pictures in rows (a scene's views to a row), the rows as long as the longest, shorter ones left blank at the end."""
+    width = max(map(len, rows))
+    blank = Image.new("RGB", (1, 1), "white")
+    return side_by_side([picture for row in rows for picture in [*row, *[blank] * (width - len(row))]], width)

@@ -19,13 +19,10 @@ from scipy.spatial import ConvexHull
 
 from tabletest.assets.footprint import model_footprint
 from tabletest.layout.arrangements import Pose, Shape, near, region_m, to_own, vertical_gap, within
-from tabletest.layout.meshes import mesh_distance
+from tabletest.layout.meshes import SLIDE_CONTACT_M, mesh_distance, slide_until
 from tabletest.layout.random_config import Arrangements
 from tabletest.layout.random_scene import PlacedObject, rects_apart
 from tabletest.truth.relations import CONTACT_KEYS
-
-SLIDE_CONTACT_M = 1e-4  # a slide ends where the surfaces are this near: the models' own precision, as gaps are kept
-SLIDE_STEPS = 64  # moves before a slide that keeps grazing the other object is given up (no answer)
 
 
 def contact_relations(
@@ -80,8 +77,7 @@ def gaps(objs: Sequence[PlacedObject], shapes: Mapping[str, Shape]) -> list[list
 def slides(placed: Sequence[PlacedObject], shown: Sequence[str], shapes: Mapping[str, Shape], contact_m: float, table_top: float) -> list[list]:
     """[a, b, metres] for each ordered pair of the `shown` objects where a, slid along the table straight towards
     b's middle (its box's centre, `truth.geometry.box3d`), meets b: how far it moves until their meshes touch
-    (advanced by the least distance between them, which no point of a outruns, until it is under
-    `SLIDE_CONTACT_M`), what "how far would a move to touch b" answers. None is kept where the slide is no slide
+    (`layout.meshes.slide_until`), what "how far would a move to touch b" answers. None is kept where the slide is no slide
     or never ends at b: a and b on different surfaces (one raised on another object, or in a container), a
     carrying something, a line that misses b (a padlock on a book slid towards a stapler on the table passes over
     it), or another object (hidden ones too: `placed` is the whole scene) met first. Rounded as `gaps`."""
@@ -106,28 +102,14 @@ def slides(placed: Sequence[PlacedObject], shown: Sequence[str], shapes: Mapping
             continue
         way = line / np.linalg.norm(line)
         if (pair := frozenset((a, b))) not in swept:
-            swept[pair] = _slide(shape[a], poses[a], way, shape[b], poses[b], float(np.linalg.norm(line)) + reach[a] + reach[b])
+            swept[pair] = slide_until(shape[a], poses[a], way, shape[b], poses[b], float(np.linalg.norm(line)) + reach[a] + reach[b])
         if (moved := swept[pair]) is None:
             continue
         in_way = [k for k in range(len(placed)) if k not in (a, b) and _may_meet(feet[a], way, moved, feet[k])]
-        if any((first := _slide(shape[a], poses[a], way, shape[k], poses[k], moved)) is not None and first <= moved for k in in_way):
+        if any((first := slide_until(shape[a], poses[a], way, shape[k], poses[k], moved)) is not None and first <= moved for k in in_way):
             continue
         out.append([placed[a].name, placed[b].name, round(moved, 4)])
     return out
-
-
-def _slide(shape: Shape, pose: Pose, way: np.ndarray, other: Shape, other_pose: Pose, limit: float) -> float | None:
-    """How far `shape` moves along the horizontal unit vector `way` until its mesh meets `other`'s; None where it
-    passes `limit` first, or grazes it for `SLIDE_STEPS` moves without meeting it."""
-    moved = 0.0
-    for _ in range(SLIDE_STEPS):
-        apart = mesh_distance(shape, Pose(pose.x + moved * way[0], pose.y + moved * way[1], pose.z, pose.yaw_deg), other, other_pose)
-        if apart <= SLIDE_CONTACT_M:
-            return moved
-        moved += apart
-        if moved > limit:
-            return None
-    return None
 
 
 def _may_meet(foot: np.ndarray, way: np.ndarray, length: float, other: np.ndarray) -> bool:

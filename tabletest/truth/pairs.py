@@ -1,5 +1,5 @@
 """Counterfactual pairs: which candidate partner is kept, and the exact difference its change made; and
-the stream of a random set's scenes, each followed by its other views and its partners.
+the stream of a random set's scenes, each followed by the frames of its sequence, its other views and its partners.
 
 A candidate (`tabletest.layout.counterfactuals`) is kept only if its change changed the relation it aims
 at: a swap must turn around every directional relation the two objects had, a move must carry the
@@ -21,10 +21,11 @@ import numpy as np
 
 from tabletest.layout.arrangements import Shape
 from tabletest.layout.counterfactuals import Candidates
-from tabletest.files.family import companion_ids, partner_id, view_id
+from tabletest.files.family import companion_ids, frame_id, partner_id, view_id
 from tabletest.layout.instances import kind_of
-from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3, scene_view
+from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3
 from tabletest.layout.random_set import RandomSet
+from tabletest.layout.sequences import Carriers
 from tabletest.truth.contact import stacked_pairs
 from tabletest.truth.facing import bearing, between_fronts, front_vector, within
 from tabletest.truth.relations import CONVERSE
@@ -138,13 +139,24 @@ def with_companions(
     scenes: Iterable[RandomScene], kinds: Sequence[str], candidates: Candidates, relations_of: Callable[[RandomScene], dict],
     done: frozenset[str] | set[str] = frozenset(), on_skip: Callable[[str, str], None] = lambda kind, scene_id: None,
     views: int = 1, view_of: Callable[[RandomScene, int], RandomScene | None] = lambda scene, number: None,
+    frames: int = 1, frames_of: Callable[[RandomScene, Carriers], list[RandomScene] | None] = lambda scene, carriers: None,
 ) -> Iterator[RandomScene]:
-    """Each scene not in `done`, followed by its other views (2 to `views`, from `view_of`) and its partners
-    of `kinds`, those not in `done`; a view or partner the scene cannot have is reported to `on_skip(kind
-    or "view", scene id)` instead."""
+    """Each scene not in `done` (as frame 0 of its sequence, where it has one), followed by its later frames (1 to
+    `frames` - 1, from `frames_of`), its other views (2 to `views`, from `view_of`) and its partners of `kinds`, those
+    not in `done`; each frame, view or partner the scene cannot have is reported to `on_skip("frame", "view" or the
+    kind, scene id)` instead."""
     for scene in scenes:
-        if scene.id not in done:
-            yield scene
+        before = None
+        sequence = None
+        if frames > 1:
+            before = relations_of(scene)
+            sequence = frames_of(scene, carriers_of(before))
+            for number in range(1, frames) if sequence is None else ():
+                if frame_id(scene.id, number) not in done:
+                    on_skip("frame", scene.id)
+        for frame in sequence or [scene]:
+            if frame.id not in done:
+                yield frame
         for number in range(2, views + 1):
             if view_id(scene.id, number) not in done:
                 view = view_of(scene, number)
@@ -153,7 +165,7 @@ def with_companions(
                 else:
                     yield view
         todo = [kind for kind in kinds if partner_id(scene.id, kind) not in done]
-        before = relations_of(scene) if todo else None
+        before = relations_of(scene) if todo and before is None else before
         for kind in todo:
             made = partner(scene, kind, candidates, relations_of, before)
             if made is None:
@@ -162,28 +174,32 @@ def with_companions(
                 yield made
 
 
-def skip_on_resume(done: Iterable[str], kinds: Sequence[str], views: int = 1) -> frozenset[str]:
-    """The done scenes that need not be sampled again on resume: those whose every view and partner is done too."""
+def skip_on_resume(done: Iterable[str], kinds: Sequence[str], views: int = 1, frames: int = 1) -> frozenset[str]:
+    """The done scenes that need not be sampled again on resume: those whose every view, partner and frame is done too."""
     done = set(done)
-    return frozenset(sid for sid in done if all(c in done for c in companion_ids(sid, kinds, views)))
+    return frozenset(sid for sid in done if all(c in done for c in companion_ids(sid, kinds, views, frames)))
 
 
 def set_scenes(
     random_set: RandomSet, sizes: Mapping[str, Vec3], table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int],
     shapes: Mapping[str, Shape] | None, relations_of: Callable[[RandomScene], dict], done: frozenset[str] | set[str] = frozenset(),
     on_skip: Callable[[str, str], None] = lambda kind, scene_id: None, indices: Iterable[int] | None = None,
+    meshes: Mapping[str, Shape] | None = None,
 ) -> Iterator[RandomScene]:
-    """Every scene of the set (or of `indices`) not in `done`, each followed by its other views and its counterfactual
-    partners (`--views`, `--counterfactuals`); resumed, a scene is sampled again only for a view or partner still to do."""
-    kinds, views = random_set.counterfactuals, random_set.views
-    skip = skip_on_resume(done, kinds, views)
+    """Every scene of the set (or of `indices`) not in `done`, each followed by the frames of its sequence, its other
+    views and its counterfactual partners (`--sequence`, `--views`, `--counterfactuals`; `meshes`: the models a slide
+    needs, `RandomSet.meshes`); resumed, a scene is sampled again only for a frame, view or partner still to do."""
+    kinds, views, frames = random_set.counterfactuals, random_set.views, random_set.frames
+    skip = skip_on_resume(done, kinds, views, frames)
     scenes = random_set.scenes(sizes, table_height_m, sensor_width_mm, resolution, skip, shapes, indices)
 
     def view_of(scene: RandomScene, number: int) -> RandomScene | None:
-        return scene_view(random_set.config, scene, number, random_set.seed, sensor_width_mm, resolution)
+        return random_set.view(scene, number, sensor_width_mm, resolution)
 
     candidates = random_set.candidates(sizes, table_height_m, resolution)
-    return with_companions(scenes, kinds, candidates, relations_of, done, on_skip, views, view_of)
+    motion = random_set.motion(table_height_m, resolution, meshes)
+    frames_of = motion.frames_of if motion is not None else lambda scene, carriers: None
+    return with_companions(scenes, kinds, candidates, relations_of, done, on_skip, views, view_of, frames, frames_of)
 
 
 def _items(key: str, value) -> list:

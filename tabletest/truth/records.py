@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 
-from tabletest.layout.arrangements import Contact
+from tabletest.layout.arrangements import Contact, Shape
 from tabletest.layout.instances import kind_of, repeated
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import RandomScene
@@ -56,21 +56,26 @@ def placed_relations(
 
 
 def companion_fields(scene: RandomScene) -> dict:
-    """A view's `view` field (the scene it shows, its number), a partner's `counterfactual`; nothing for a scene of the set."""
+    """A view's `view` field (the scene it shows, its number), a partner's `counterfactual`, a frame's `sequence` (the
+    scene it starts from, the kind and its parameters, its number: frame 0 is the scene's own record); nothing for a
+    scene of the set without a sequence."""
     if scene.view is not None:
         return {"view": {"of": scene.view.of, "number": scene.view.number}}
+    if scene.frame is not None:
+        motion = dict(scene.frame.motion)
+        return {"sequence": {"of": scene.frame.of, "kind": motion.pop("kind"), "frame": scene.frame.number, **motion}}
     return {"counterfactual": change_record(scene.change)} if scene.change is not None else {}
 
 
 def random_vignette_records(
     scenes: RandomSet, sizes: Mapping, table_height_m: float, sensor_width_mm: float, resolution: tuple[int, int], kinds: Mapping[str, str],
-    contact: Contact | None = None,
+    contact: Contact | None = None, meshes: Mapping[str, Shape] | None = None,
 ) -> Iterator[dict]:
-    """The text records of a set of random scenes, each followed by its other views and counterfactual
-    partners: the fields their render records share."""
+    """The text records of a set of random scenes, each followed by the frames of its sequence, its other views and
+    its counterfactual partners (`meshes`: the models a slide needs): the fields their render records share."""
     shapes = None if contact is None else contact.shapes
     relations_of = placed_relations(resolution, scenes.config.relations, kinds, contact)
-    for scene in set_scenes(scenes, sizes, table_height_m, sensor_width_mm, resolution, shapes, relations_of):
+    for scene in set_scenes(scenes, sizes, table_height_m, sensor_width_mm, resolution, shapes, relations_of, meshes=meshes):
         yield {
             "id": scene.id,
             "index": scene.index,

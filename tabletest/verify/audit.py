@@ -37,6 +37,7 @@ from tabletest.files.records import render_record
 from tabletest.verify.audit_contact import check_off_plane, object_points, world_points
 from tabletest.verify.audit_grounding import check_free_table, check_marks
 from tabletest.verify.audit_pairs import PairFacts, check_pairs
+from tabletest.verify.audit_sequences import check_sequences
 from tabletest.verify.audit_visible import Models, check_fractions, model_files
 from tabletest.truth.geometry import ground_depths
 from tabletest.verify.image_match import MIN_WIDTH_PX, ImageMatcher
@@ -173,7 +174,9 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     def load(record: dict, key: str) -> np.ndarray | None:
         return _decoded(quiet, root, record, key, str(record.get("id")))
 
-    check_pairs(_pair_check(result), load, by_id, derivation, result.pairs)
+    check_pairs(_pair_check(result), load, by_id, derivation, result.pairs, ring_views(pinned))
+    frame_check = _pair_check(result)
+    check_sequences(lambda frame_id, ok, what: frame_check("sequence", frame_id, "", ok, what), by_id, models)
     _check_unlisted(result, root, records)
     return result
 
@@ -223,6 +226,14 @@ def _shape_problem(record: dict, line: int) -> str | None:
     except UserError as err:
         return str(err)
     return None
+
+
+def ring_views(pinned: dict | None) -> int | None:
+    """How many views share each scene's ring, where the settings say the views stand on one (`--view-layout ring`)."""
+    scenes = (pinned or {}).get("scenes")
+    if not isinstance(scenes, dict) or scenes.get("view_layout") != "ring" or not isinstance(scenes.get("views"), int):
+        return None
+    return scenes["views"]
 
 
 def _records(root: Path) -> list[tuple[int, dict]]:
@@ -741,6 +752,7 @@ def summary(result: Audit, shown: int = 20) -> Iterator[str]:
         "pair": "counterfactual partners (records)",
         "pair_pixels": "counterfactual partners (masks)",
         "view": "other views of a scene (records)",
+        "sequence": "frames of a sequence (records)",
         "look": "looks (seed, shape, palette, the run's looks)",
         "look_colour": f"looks' colours in their pixels (≥ {MIN_COLOUR_PX} px)",
     }

@@ -23,6 +23,8 @@ from tabletest.layout.instances import label_of
 from tabletest.layout.counterfactuals import TURN_DEG, turn_between
 from tabletest.layout.random_scene import Change
 from tabletest.truth.pairs import aimed_change_happened, relation_difference, with_facing
+from tabletest.files.family import view_id
+from tabletest.layout.view_ring import ring_azimuth
 from tabletest.verify.rederive import MARGIN_SLACK, POSE_TOLERANCE, Derivation, placed_objects, placed_relations_of
 
 SIDES = ("became_true", "became_false", "unchanged")
@@ -43,11 +45,14 @@ Check = Callable[[str, str, str, bool, str], None]  # (kind, the partner or view
 Load = Callable[[dict, str], np.ndarray | None]  # (record, file field) -> pixels, or None if unreadable
 
 
-def check_pairs(check: Check, load: Load, records: Mapping[str, dict], derivation: Derivation, facts: PairFacts) -> None:
-    """Every partner in `records` (by id) against its original, every view against its scene."""
+def check_pairs(
+    check: Check, load: Load, records: Mapping[str, dict], derivation: Derivation, facts: PairFacts, ring: int | None = None
+) -> None:
+    """Every partner in `records` (by id) against its original, every view against its scene and the views before
+    it (`ring`: how many views share the ring round the table each scene's views stand on, where they do)."""
     for scene_id, record in records.items():
         if isinstance(record.get("view"), dict):
-            _check_view(check, scene_id, record, records)
+            _check_view(check, scene_id, record, records, ring)
         change = record.get("counterfactual")
         if not isinstance(change, dict):
             continue
@@ -64,17 +69,43 @@ def check_pairs(check: Check, load: Load, records: Mapping[str, dict], derivatio
             check("pair", scene_id, original["id"], False, f"its counterfactual field is malformed: {type(err).__name__}: {excerpt(str(err))}")
 
 
-def _check_view(check: Check, vid: str, view: dict, records: Mapping[str, dict]) -> None:
-    """A view shows its scene's objects where they stand, under the same lights, from a camera of its own."""
-    of = view["view"].get("of")
+def _check_view(check: Check, vid: str, view: dict, records: Mapping[str, dict], ring: int | None) -> None:
+    """A view shows its scene's objects where they stand, under the same lights, from a camera of its own (no other
+    view's of the scene), and on a ring, from its own place on it."""
+    of, number = view["view"].get("of"), view["view"].get("number")
     scene = records.get(of)
     if scene is None:
         check("view", vid, str(of), False, f"a view of {excerpt(of)}, which the folder does not hold")
         return
-    check("view", vid, of, vid == f"{of}-view{view['view'].get('number')}", f"id {vid} is not {of}-view{view['view'].get('number')}")
+    check("view", vid, of, vid == f"{of}-view{number}", f"id {vid} is not {of}-view{number}")
     check("view", vid, of, _objects(view) == _objects(scene), f"its objects or their poses differ from {of}'s")
     check("view", vid, of, view.get("scene") == scene.get("scene"), f"its table, lights or backdrop differ from {of}'s")
     check("view", vid, of, _camera(view) != _camera(scene), f"its camera is {of}'s")
+    for earlier in range(2, number if isinstance(number, int) else 0):
+        other = records.get(view_id(of, earlier))
+        if other is not None:
+            check("view", vid, other["id"], _camera(view) != _camera(other), f"its camera is {other['id']}'s")
+    if ring is not None and isinstance(number, int):
+        check("view", vid, of, *_on_ring(view["camera"], scene["camera"], number, ring))
+
+
+def _on_ring(camera: dict, scene: dict, number: int, views: int) -> tuple[bool, str]:
+    """Whether a view's camera stands at place `number` of the `views` on its scene's ring: turned round the scene's
+    look-at point by its share of the circle, at the scene camera's elevation and distance, its lens no longer (the
+    recorded angles and distances are checked against the pose with the rest of the record)."""
+    azimuth = ring_azimuth(scene["azimuth_deg"], number, views)
+    off = abs((camera["azimuth_deg"] - azimuth + 180.0) % 360.0 - 180.0)
+    ok = (
+        off <= POSE_TOLERANCE["deg"]
+        and abs(camera["elevation_deg"] - scene["elevation_deg"]) <= POSE_TOLERANCE["deg"]
+        and abs(camera["distance_m"] - scene["distance_m"]) <= POSE_TOLERANCE["m"]
+        and camera["focal_mm"] <= scene["focal_mm"]
+    )
+    return ok, (
+        f"its camera (azimuth {camera['azimuth_deg']}, elevation {camera['elevation_deg']}, distance {camera['distance_m']} m, "
+        f"focal {camera['focal_mm']} mm) is not at place {number} of the ring of {views} round its scene's (azimuth {azimuth}, "
+        f"elevation {scene['elevation_deg']}, distance {scene['distance_m']} m, focal at most {scene['focal_mm']} mm)"
+    )
 
 
 def _check_records(check: Check, pid: str, original: dict, partner: dict, change: dict, derivation: Derivation) -> None:

@@ -44,13 +44,20 @@ class Asked:
     random_config: Path | None = None
     counterfactuals: str | None = None
     views: int | None = None
+    view_layout: str | None = None
+    sequence: str | None = None
+    frames: int | None = None
 
     def refuse_set_flags(self) -> None:
         """Refuse the flags only a random set takes, for a family that has no use for them."""
-        if any(flag is not None for flag in (self.count, self.random_config, self.counterfactuals, self.views)):
+        flags = (self.count, self.random_config, self.counterfactuals, self.views, self.view_layout, self.sequence, self.frames)
+        if any(flag is not None for flag in flags):
             from tabletest.layout.random_set import random_set_for  # NumPy: only to say which flag is wrong
 
-            random_set_for(self.catalog, "benchmark", self.count, self.random_config, self.seed, self.selection, None, self.counterfactuals, self.views)
+            random_set_for(
+                self.catalog, "benchmark", self.count, self.random_config, self.seed, self.selection, None, self.counterfactuals,
+                self.views, self.view_layout, self.sequence, self.frames,
+            )
 
 
 def family_class(family: Family) -> type[SceneFamily]:
@@ -282,14 +289,17 @@ class RandomScenes(SceneFamily):
 
     def __init__(self, random_set: RandomSet) -> None:
         self.random_set = random_set
-        self._made_with: tuple | None = None  # (truth, config, sizes), once `prepare` has them
+        self._made_with: tuple | None = None  # (truth, config, sizes, meshes), once `prepare` has them
 
     @classmethod
     def asked(cls, asked: Asked) -> RandomScenes:
         from tabletest.layout.random_set import random_set_for  # NumPy: the benchmark's runs start without it
 
         a = asked
-        return cls(random_set_for(a.catalog, "random", a.count, a.random_config, a.seed, a.selection, a.selection.sample, a.counterfactuals, a.views))
+        return cls(random_set_for(
+            a.catalog, "random", a.count, a.random_config, a.seed, a.selection, a.selection.sample, a.counterfactuals, a.views,
+            a.view_layout, a.sequence, a.frames,
+        ))
 
     def indices(self) -> Iterable[int]:
         return range(self.random_set.count)
@@ -302,20 +312,21 @@ class RandomScenes(SceneFamily):
         return random_scene_id(seed, index)
 
     def ids(self, index: int) -> list[str]:
-        scene = self.scene_id(self.random_set.seed, index)
-        return [scene, *companion_ids(scene, self.random_set.counterfactuals, self.random_set.views)]
+        scene, made = self.scene_id(self.random_set.seed, index), self.random_set
+        return [scene, *companion_ids(scene, made.counterfactuals, made.views, made.frames)]
 
     def scenes(self, indices: Iterator[int], done: set[str], on_skip: Callable[[str, str], None]) -> Iterator[RandomScene]:
-        """Each scene followed by its other views and counterfactual partners (`truth.pairs.set_scenes`)."""
+        """Each scene followed by the frames of its sequence, its other views and counterfactual partners
+        (`truth.pairs.set_scenes`)."""
         from tabletest.truth.pairs import set_scenes
         from tabletest.truth.records import placed_relations
 
-        truth, config, sizes = self._made_with
+        truth, config, sizes, meshes = self._made_with
         resolution = tuple(config.render.resolution)
         shapes = truth.contact.shapes if truth.contact is not None else None
         relations_of = placed_relations(resolution, self.random_set.config.relations, truth.kinds, truth.contact)
         camera, height = config.camera, config.table.height_m
-        return set_scenes(self.random_set, sizes, height, camera.sensor_width_mm, resolution, shapes, relations_of, done, on_skip, indices)
+        return set_scenes(self.random_set, sizes, height, camera.sensor_width_mm, resolution, shapes, relations_of, done, on_skip, indices, meshes)
 
     def check(self, mode: str, engine: str) -> None:
         if mode == "composite":
@@ -366,7 +377,8 @@ class RandomScenes(SceneFamily):
             Nouns(frozenset(random_set.pair_nouns)),
             random_set.contact(entries, assets_dir),
         )
-        self._made_with = (truth, config, {name: entry.size_m for name, entry in entries.items()})
+        sizes = {name: entry.size_m for name, entry in entries.items()}
+        self._made_with = (truth, config, sizes, random_set.meshes(entries, assets_dir))
 
     def spec(self, scene: RandomScene, config: Config, entries: dict[str, AssetEntry], assets_dir: Path, resolution: tuple[int, int]) -> SceneSpec:
         from tabletest.layout.spec import random_spec

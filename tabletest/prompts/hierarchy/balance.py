@@ -44,6 +44,7 @@ import bisect
 import hashlib
 import itertools
 import math
+import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
@@ -263,3 +264,13 @@ def _units(questions: Iterable[dict]) -> Iterator[tuple[str, list[dict]]]:
         for question in scene:
             units.setdefault(unit_of(question), []).append(question)
         yield from units.items()
+
+
+def balanced(items: list[tuple], seed: str) -> list[tuple]:
+    """Of one scene's or pair's candidate yes/no questions, as many answered yes as no (the last field), drawn from the larger side with a seeded stream,
+    in their order: a constant answer scores chance."""
+    yes, no = [i for i in items if i[-1]], [i for i in items if not i[-1]]
+    keep = min(len(yes), len(no))
+    rng = random.Random(f"{seed}:balanced")
+    chosen = {*rng.sample(range(len(yes)), keep)}, {*rng.sample(range(len(no)), keep)}
+    return [i for k, i in enumerate(yes) if k in chosen[0]] + [i for k, i in enumerate(no) if k in chosen[1]]

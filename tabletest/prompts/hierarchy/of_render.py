@@ -1,8 +1,8 @@
 """The questions of a render (or a vignettes file): the one pipeline `tabletest questions` writes and
 `tabletest export --questions hierarchy` ships, so both hold the same questions for the same settings.
 
-Each record gets its own questions, and a counterfactual partner or another view also those asked of it
-and its scene together (the scene comes right before it). With `balance`, a first pass over the same
+Each record gets its own questions, a counterfactual partner or another view also those asked of it and its
+scene together (the scene comes right before it), and the last frame of a sequence those asked of all its frames. With `balance`, a first pass over the same
 deterministic stream plans which questions stay (`balance.BalancePlan`), the second keeps them.
 """
 
@@ -22,6 +22,7 @@ from tabletest.prompts.hierarchy.balance import BalancePlan
 from tabletest.prompts.hierarchy.generate import FORMS, Located, scene_questions
 from tabletest.prompts.hierarchy.pairs import Companions, two_image_questions
 from tabletest.prompts.hierarchy.record import Coordinates, Phrasings
+from tabletest.prompts.hierarchy.sequences import sequence_questions
 from tabletest.truth.nouns import Nouns
 
 
@@ -55,31 +56,41 @@ class RenderQuestions:
         self.nouns = Nouns.of(catalog)
         self.root = root  # the render's folder, whose masks points and boxes are read from
 
-    def of(self, record: dict, scene: dict | None) -> list[dict]:
+    def of(self, record: dict, scene: dict | None, frames: list[dict] | None = None) -> list[dict]:
         """`record`'s questions, with those asked of it and `scene` together where it is a partner or view of
-        that scene; with balance, those the plan keeps."""
-        made = self._asked(record, scene)
+        that scene, and those of all `frames` where it is the last frame of a sequence; with balance, those the
+        plan keeps."""
+        made = self._asked(record, scene, frames)
         return list(self.plan.kept(made)) if self.asking.balance else made
 
     def all(self) -> Iterator[dict]:
         """Every record's questions, in the records' order."""
         companions = Companions()
         for record in self.records():
-            yield from self.of(record, companions.scene_of(record))
+            scene = companions.scene_of(record)
+            yield from self.of(record, scene, companions.sequence_ending(record))
 
     @cached_property
     def plan(self) -> BalancePlan:
         """What balance keeps, from a first pass over every question."""
         companions = Companions()
-        asked = (q for record in self.records() for q in self._asked(record, companions.scene_of(record)))
-        return BalancePlan.of(self.first_pass(asked) if self.first_pass else asked, self.asking.seed)
 
-    def _asked(self, record: dict, scene: dict | None) -> list[dict]:
+        def asked() -> Iterator[dict]:
+            for record in self.records():
+                scene = companions.scene_of(record)
+                yield from self._asked(record, scene, companions.sequence_ending(record))
+
+        return BalancePlan.of(self.first_pass(asked()) if self.first_pass else asked(), self.asking.seed)
+
+    def _asked(self, record: dict, scene: dict | None, frames: list[dict] | None = None) -> list[dict]:
         a = self.asking
         located = Located(a.coordinates, self._mask(record), a.marks)
         made = list(scene_questions(record, self.catalog, a.seed, a.forms, a.text_only, a.phrasings, self.pool, located))
-        if scene is not None and "questions" in a.forms and not a.text_only:
-            made += two_image_questions(scene, record, self.nouns, a.seed, a.phrasings)
+        if "questions" in a.forms and not a.text_only:
+            if scene is not None:
+                made += two_image_questions(scene, record, self.nouns, a.seed, a.phrasings)
+            if frames:
+                made += sequence_questions(frames, self.nouns, a.seed, a.phrasings)
         return [q for q in made if q["modality"] != "text"] if a.image_only else made
 
     def _mask(self, record: dict) -> np.ndarray | None:

@@ -19,9 +19,9 @@ scene holds several of is never named.
 
 from __future__ import annotations
 
-import random
-
 from tabletest.layout.instances import SEPARATOR, label_of
+from tabletest.prompts.hierarchy.balance import balanced
+from tabletest.prompts.hierarchy.correspondence import correspondence_questions
 from tabletest.prompts.hierarchy.phrasings import Wording, one
 from tabletest.prompts.hierarchy.record import Asker, Phrasings, Quantity
 from tabletest.files.family import made_from
@@ -52,18 +52,32 @@ WHAT_CHANGED = (
 
 
 class Companions:
-    """Pairs each view or counterfactual partner with its scene, which a render keeps right before it."""
+    """Pairs each view or counterfactual partner with its scene, which a render keeps right before it, and gathers the
+    frames of a scene's sequence, which follow it in order."""
 
     def __init__(self) -> None:
         self.scene: dict | None = None  # the last scene of the set seen
+        self.frames: list[dict] = []  # its sequence's frames so far, frame 0 first
 
     def scene_of(self, record: dict) -> dict | None:
-        """The scene `record` was made from, if it came before; None for a scene of the set (remembered)."""
+        """The scene a view or partner `record` was made from, if it came before; None for a scene of the set
+        (remembered) and for a frame of a sequence (gathered: `sequence_ending`)."""
         of = made_from(record)
+        sequence = record.get("sequence")
         if of is None:
-            self.scene = record
+            self.scene, self.frames = record, [record] if isinstance(sequence, dict) else []
+            return None
+        if isinstance(sequence, dict):
+            follows = self.frames and self.frames[0]["id"] == of and sequence.get("frame") == len(self.frames)
+            self.frames = [*self.frames, record] if follows else []
             return None
         return self.scene if self.scene is not None and self.scene["id"] == of else None
+
+    def sequence_ending(self, record: dict) -> list[dict] | None:
+        """Every frame of a sequence, in order, where `record` (just seen by `scene_of`) is its last; else None."""
+        sequence = record.get("sequence")
+        whole = isinstance(sequence, dict) and self.frames and self.frames[-1] is record and len(self.frames) == sequence.get("frames")
+        return list(self.frames) if whole else None
 
 
 def two_image_questions(scene: dict, record: dict, nouns: Nouns = Nouns(), seed: int = 0, phrasings: Phrasings = "one") -> list[dict]:
@@ -79,7 +93,7 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns(), seed: int
     """The questions of a scene (the first image) and its partner (the second)."""
     change = partner["counterfactual"]
     hidden = {*scene["relations"].get("hidden", []), *partner["relations"].get("hidden", [])}
-    both = [label for label in _named(scene) if label in _named(partner)]
+    both = [label for label in nameable(scene) if label in nameable(partner)]
     shown = list(dict.fromkeys([*(o["name"] for o in scene["objects"]), *(o["name"] for o in partner["objects"])]))
     ask = Asker(partner["id"], "images", shown, images=[scene["file_name"], partner["file_name"]], nouns=nouns, seed=seed, phrasings=phrasings)
     for side, image in (("became_false", "first"), ("became_true", "second")):
@@ -136,7 +150,7 @@ def _object_turn(ask: Asker, turned: str, turn_deg: float) -> None:
     )  # fmt: skip
 
 
-def _named(record: dict) -> list[str]:
+def nameable(record: dict) -> list[str]:
     """The objects of a record questions may name: those of a kind it holds once."""
     return [label for label in map(label_of, record["objects"]) if SEPARATOR not in label]
 
@@ -162,7 +176,7 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 
     """The questions of a scene (the first photo) and another view of it (the second)."""
     hidden = {*scene["relations"].get("hidden", []), *view["relations"].get("hidden", [])}
     names = list(dict.fromkeys(o["name"] for o in scene["objects"]))
-    named = set(_named(scene))
+    named = set(nameable(scene))
     ask = Asker(view["id"], "images", names, images=[scene["file_name"], view["file_name"]], nouns=nouns, seed=seed, phrasings=phrasings)
     turn = view["camera"]["azimuth_deg"] - scene["camera"]["azimuth_deg"]
     if abs(turn) >= FURTHER_LEFT_DEG:
@@ -187,8 +201,9 @@ def view_questions(scene: dict, view: dict, nouns: Nouns = Nouns(), seed: int = 
             f"still-{key}-{a}-{b}", one("still-holds", nouns.agree(f"In the first photo the {a} is {words} the {b}. Is it still {words} the {b} in the second photo?")),
             skill="viewpoint", level="multi", frame=frame, relation=key, answer_type="yes/no", answer=held, objects=[a, b],
         )  # fmt: skip
-    seen = [label for label in _named(scene) if label in _named(view) and label not in hidden]
+    seen = [label for label in nameable(scene) if label in nameable(view) and label not in hidden]
     motion_questions(ask, scene, view, seen)
+    correspondence_questions(ask, scene, view)
     return ask.made
 
 
@@ -257,12 +272,3 @@ def _now_left(ask: Asker, scene: dict, view: dict, named: list[str]) -> None:
             facts=[[a, "left_of", b, "first"], [a, "left_of", b, "second"] if kept else [b, "left_of", a, "second"]],
         )  # fmt: skip
 
-
-def balanced(items: list[tuple], seed: str) -> list[tuple]:
-    """As many items answered yes as no (the last field), drawn from the larger side with a seeded stream,
-    in their order: a constant answer scores chance."""
-    yes, no = [i for i in items if i[-1]], [i for i in items if not i[-1]]
-    keep = min(len(yes), len(no))
-    rng = random.Random(f"{seed}:balanced")
-    chosen = {*rng.sample(range(len(yes)), keep)}, {*rng.sample(range(len(no)), keep)}
-    return [i for k, i in enumerate(yes) if k in chosen[0]] + [i for k, i in enumerate(no) if k in chosen[1]]

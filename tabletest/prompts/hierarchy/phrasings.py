@@ -276,6 +276,92 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "In the first photo the {x} is on the left of the {y}. Which of them is on the left of the other in the second photo, the {x} or the {y}?",
         "From the first viewpoint the {x} is to the left of the {y}. From the second, which is to the left of the other, the {x} or the {y}?",
     ),
+    # a sequence of frames, shown in order ({n}: how many); "the viewpoint" as for two photos
+    "seq-enter-first": (
+        "These {n} images are frames of one sequence, in order. Which came into view first, the {x} or the {y}?",
+        "The {n} images were taken one after another, in this order. Which of the two appeared first, the {x} or the {y}?",
+        "Looking through the {n} frames from first to last, which comes into view sooner: the {x} or the {y}?",
+        "These are {n} consecutive frames. Of the {x} and the {y}, which was the first to come into sight?",
+        "In this sequence of {n} frames, shown in order, which came into view earlier, the {x} or the {y}?",
+    ),
+    "seq-leave-first": (
+        "These {n} images are frames of one sequence, in order. Which went out of view first, the {x} or the {y}?",
+        "The {n} images were taken one after another, in this order. Which of the two disappeared from view first, the {x} or the {y}?",
+        "Looking through the {n} frames from first to last, which goes out of sight sooner: the {x} or the {y}?",
+        "These are {n} consecutive frames. Of the {x} and the {y}, which was the first to go out of sight?",
+        "In this sequence of {n} frames, shown in order, which went out of view earlier, the {x} or the {y}?",
+    ),
+    "seq-moved-which": (
+        "These {n} images are frames of one sequence, in order. One object moved between the first frame and the last. Which one?",
+        "The {n} images were taken one after another, in this order, and one object was moved in between. Which object moved?",
+        "Between the first of these {n} frames and the last, one of the objects changed its place on the table. Which one?",
+        "These are {n} consecutive frames. Which object moves over the course of them?",
+        "In this sequence of {n} frames, shown in order, one object slides along the table. Which object is it?",
+    ),
+    "seq-moved-way": (
+        "These {n} images are frames of one sequence, in order. The {x} slid along the table. As the viewer sees it, which way did it go: left, right, towards the viewer or away from the viewer?",
+        "Over these {n} consecutive frames the {x} moves along the table. Seen from the viewer's position, did it move left, right, towards the viewer or away from the viewer?",
+        "The {n} images were taken one after another, in this order, while the {x} was slid across the table. Which way did it slide, as the viewer sees it: left, right, towards the viewer or away from the viewer?",
+        "From the first of these {n} frames to the last, the {x} changes its place on the table. In which direction did it move from the viewer's point of view: left, right, towards the viewer or away from the viewer?",
+        "In this sequence of {n} frames, shown in order, the {x} slides. From where the viewer stands, which way: left, right, towards the viewer or away from the viewer?",
+    ),
+    "seq-moved-distance": (
+        "These {n} images are frames of one sequence, in order. About how far did the {x} slide along the table between the first frame and the last?",
+        "Over these {n} consecutive frames the {x} moves along the table. Roughly what distance does it cover from the first frame to the last?",
+        "The {n} images were taken one after another, in this order, while the {x} was slid across the table. About how far did it move in all?",
+        "From the first of these {n} frames to the last, how far did the {x} travel along the table, approximately?",
+        "In this sequence of {n} frames, shown in order, the {x} slides. About how long is its path from the first frame to the last?",
+    ),
+    "seq-orbit-way": (
+        "These {n} images are frames of one sequence, in order, while the viewpoint moved around the table. Facing the table as in the first frame, did it move to the left or to the right?",
+        "The {n} images were taken one after another as the photographer walked around the table. Did they walk to their left or to their right, as they faced the table in the first frame?",
+        "Going from the first of these {n} frames to the last, which way did the viewpoint go around the table: to the left or to the right, as one faces the table in the first frame?",
+        "Over these {n} consecutive frames the viewpoint circles the table. Seen from where the first frame was taken, facing the table, did it go to the left or to the right?",
+        "In this sequence of {n} frames, shown in order, did the viewpoint circle the table towards the left or towards the right, as one faces the table in the first frame?",
+    ),
+    "seq-orbit-deg": (
+        "These {n} images are frames of one sequence, in order, while the viewpoint moved around the table. About how many degrees did it turn around the table between the first frame and the last?",
+        "The {n} images were taken one after another as the photographer walked around the table. Through about how many degrees did they go, from the first frame to the last?",
+        "Roughly how large is the angle, around the table, between where the first of these {n} frames and the last were taken?",
+        "Over these {n} consecutive frames the viewpoint circles the table. By about how many degrees did the view turn around it in all?",
+        "In this sequence of {n} frames, shown in order, about how far around the table did the viewpoint move from the first frame to the last, in degrees?",
+    ),
+    "seq-dolly-distance": (
+        "These {n} images are frames of one sequence, in order, while the viewpoint moved straight towards the objects. About how far did it move between the first frame and the last?",
+        "The {n} images were taken one after another as the photographer walked straight towards the table. Roughly how far did they move from the first frame to the last?",
+        "Going from the first of these {n} frames to the last, the viewpoint comes closer to the objects. About what distance did it cover?",
+        "Over these {n} consecutive frames the viewpoint moves in towards the objects. Approximately how far did it travel in all?",
+        "In this sequence of {n} frames, shown in order, how far did the viewpoint move towards the objects from the first frame to the last, approximately?",
+    ),
+    # what two photos of one table show together; {a}, {b}: "first" or "second"
+    "camera-side": (
+        "Facing the table as in the {a} photo, where was the {b} photo taken from: from the left, from the right, or from the opposite side of the table?",
+        "Standing where the {a} photo was taken and facing the table, is the spot the {b} photo was taken from on your left, on your right, or across the table (opposite)?",
+        "Relative to where the {a} photo was taken, as one faces the table there, did the {b} photo's camera stand to the left, to the right, or opposite?",
+        "The {a} and {b} photos show one table from two places. Seen from the {a} photo's place, is the {b} photo's place to the left, to the right, or opposite?",
+        "Where does the camera of the {b} photo stand compared with that of the {a}, facing the table as in the {a}: left, right, or opposite?",
+    ),
+    "taken-from": (  # behind or in front of an object as the first photo sees it
+        "As the first photo sees the table, was the second photo taken from behind the {x} or from in front of it?",
+        "Seen from where the first photo was taken, does the camera of the second photo stand behind the {x} or in front of it?",
+        "Was the second photo taken from the far side of the {x} (behind it, as the first photo sees it) or from in front of it?",
+        "Looking across the table as in the first photo, is the place the second photo was taken from behind the {x} or in front of it?",
+        "From the first photo's point of view, did the second photo's camera stand behind the {x} or in front of the {x}?",
+    ),
+    "hidden-in-other": (
+        "The {x} can be seen in the {a} photo. Is it hidden or out of the frame in the {b} photo?",
+        "The {a} photo shows the {x}. Is the {x} out of sight (hidden behind something or outside the picture) in the {b} photo?",
+        "Is the {x}, which is visible in the {a} photo, missing from view in the {b} photo, hidden or cut out of the frame?",
+        "In the {a} photo the {x} is visible. Can it not be seen in the {b} photo, being hidden or outside the frame?",
+        "Looking at the {b} photo: is the {x}, seen in the {a} photo, hidden there or out of the frame?",
+    ),
+    "count-together": (
+        "How many different objects do the two photos show together, counting an object seen in both photos once?",
+        "Both photos show the same table. How many distinct objects can be seen across the two, each counted once?",
+        "Counting every object that is visible in at least one of the two photos, and each only once, how many objects are there?",
+        "Taking the first photo and the second together, how many separate objects are visible, counting one seen in both once?",
+        "How many objects in all appear in either photo, an object in both counted once?",
+    ),
     # another observer than the viewer: {they} sets a person at a side of the table, {you} asks the reader standing
     # there up to the side ("If you walked around to the other side of the table ..., would the mug be"); {at}: where
     # one stands, {facing}: what one faces

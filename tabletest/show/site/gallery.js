@@ -122,6 +122,7 @@ function detail(k) {
   } else {
     view.textContent = `image ${v.image[s.image[k]]}: ${d.record.file_name}`;
   }
+  views(k);
   list("d-notes", d.notes);
   list("d-changes", d.changes);
   list("d-legend", d.legend);
@@ -133,6 +134,30 @@ function detail(k) {
   }
   $("d-record").textContent = JSON.stringify(d.record, null, 1);
   $("detail").hidden = false;
+}
+
+// The scene's views side by side (the scene first, then its views in order), the one shown marked; a click opens one.
+function views(k) {
+  const s = state.index.scenes, v = state.index.vocab, strip = $("d-views");
+  const scene = s.view_of[k] >= 0 ? s.view_of[k] : k;
+  const members = [scene];
+  for (let j = scene + 1; j < s.id.length; j++) if (s.view_of[j] === scene) members.push(j);
+  strip.replaceChildren();
+  strip.hidden = members.length < 2;
+  if (strip.hidden) return;
+  for (const j of members) {
+    const figure = document.createElement("figure");
+    if (j === k) figure.classList.add("current");
+    if (v.image[s.image[j]] === "ok") {
+      const img = document.createElement("img");
+      img.src = `thumbs/${encodeURIComponent(s.id[j])}.jpg`;
+      img.alt = s.id[j];
+      figure.append(img);
+    }
+    figure.append(Object.assign(document.createElement("figcaption"), { textContent: s.id[j] }));
+    figure.addEventListener("click", () => open(j));
+    strip.append(figure);
+  }
 }
 
 function list(id, items) {
