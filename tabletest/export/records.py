@@ -15,8 +15,7 @@ import pyarrow as pa
 
 from tabletest.errors import UserError
 from tabletest.files.family import Family
-from tabletest.files.records import RenderRecord
-from tabletest.truth.relations import CONTACT_KEYS
+from tabletest.files.records import RandomRelations, RenderRecord
 
 STRINGS = pa.list_(pa.list_(pa.string()))
 FLOATS = pa.list_(pa.float64())
@@ -135,10 +134,8 @@ RANDOM_OBJECT = pa.struct(
         ("variant", VARIANT),  # its look, with the random config's `looks` on; null: its catalog model in its own colours
     ]
 )
-ITEM_KEYS = (  # the relations listed as items; the contact keys null for a set without arrangements
-    "left_of", "right_of", "between", "table_side", "in_front_of", "behind", "ambiguous",
-    "nearer", "farther", "bigger", "smaller", "taller", "shorter", *CONTACT_KEYS,
-)  # fmt: skip
+# the relations listed as items, the record model's (those off the table plane null for a set without arrangements)
+ITEM_KEYS = tuple(key for key in RandomRelations.model_fields if key not in ("counts", "hidden"))
 COUNTS = pa.struct([("objects", pa.int64()), ("natural", pa.int64()), ("artifact", pa.int64())])
 RANDOM_RELATIONS = pa.struct(
     [*((key, STRINGS) for key in ITEM_KEYS), ("counts", COUNTS), ("hidden", pa.list_(pa.string()))]

@@ -19,6 +19,7 @@ from tabletest.layout.counterfactuals import Candidates
 from tabletest.files.family import companion_ids, partner_id, view_id
 from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view
 from tabletest.layout.random_set import RandomSet
+from tabletest.truth.relation_table import RESTING
 from tabletest.truth.relations import CONVERSE
 
 DIRECTIONS = ("left_of", "right_of", "in_front_of", "behind")
@@ -67,13 +68,13 @@ def aimed_change_happened(change: Change, before: Mapping, after: Mapping) -> bo
         return renamed == sorted(after["left_of"])
     if change.kind == "unstack":
         pair = list(names)
-        return any(pair in before.get(key, []) for key in ("on", "inside")) and not any(pair in after.get(key, []) for key in ("on", "inside"))
+        return any(pair in before.get(key, []) for key in RESTING) and not any(pair in after.get(key, []) for key in RESTING)
     raise ValueError(f"unknown counterfactual kind {change.kind!r}")
 
 
 def carriers_of(relations: Mapping) -> dict[str, str]:
     """Each object resting on or held by another, mapped to that one."""
-    return {a: b for key in ("on", "inside") for a, b in relations.get(key, [])}
+    return {a: b for key in RESTING for a, b in relations.get(key, [])}
 
 
 def partner(
