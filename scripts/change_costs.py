@@ -140,7 +140,8 @@ RELATION = Change(
 import subprocess, sys
 import pyarrow as pa
 from tabletest.config import load_catalog
-from tabletest.export.records import RANDOM_RECORD_FIELDS, _unheld
+from tabletest.export.records import _unheld, record_fields
+from tabletest.files.family import family_named
 from tabletest.files.records import RandomVignette
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_set import make_random_set
@@ -158,7 +159,7 @@ assert all(r["relations"]["narrower"] == [[b, a] for a, b in r["relations"]["wid
 for record in records:
     RandomVignette.model_validate(record)  # the record model holds it
     row = {key: value for key, value in record.items() if key != "instances"}
-    assert _unheld(row, pa.struct(RANDOM_RECORD_FIELDS), "") is None  # and so do the export's columns
+    assert _unheld(row, pa.struct(record_fields(family_named("random"))), "") is None  # and so do the export's columns
 fixture = sys.argv[1] + "/tests/fixtures/random-scene-records.jsonl"  # records with their geometry: captions ask of them
 asked = subprocess.run([sys.executable, "-m", "tabletest.cli", "questions", "--from", fixture, "--forms", "captions"],
                        capture_output=True, text=True, check=True).stdout

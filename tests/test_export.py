@@ -22,6 +22,7 @@ from pathlib import Path
 import datasets
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import webdataset as wds
@@ -892,3 +893,18 @@ def test_webdataset_refuses_a_record_holding_a_number_json_cannot_in_one_line(cl
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
     assert "metadata.jsonl: line 2" in result.stderr and "yaw_deg" in result.stderr
     assert not (tmp_path / "out").exists() and not (tmp_path / ".out.partial").exists()
+
+
+def test_a_field_a_record_model_gains_is_a_column_of_every_export_without_a_column_list():
+    """The exports' columns are read off the record models: a new field, nested or not, reaches them as its type."""
+    from pydantic import create_model
+
+    from tabletest.export.records import model_fields
+    from tabletest.files.records import Closed, RandomRecord
+
+    tilt = create_model("Tilt", __base__=Closed, pitch_deg=(float, ...), axis=(list[float], ...))
+    extended = create_model("Extended", __base__=RandomRecord, tilt=(tilt | None, None), tags=(list[str], []))
+    columns = dict(model_fields(extended))
+    assert columns["tilt"] == pa.struct([("pitch_deg", pa.float64()), ("axis", pa.list_(pa.float64()))])
+    assert columns["tags"] == pa.list_(pa.string())
+    assert {name for name, _ in model_fields(RandomRecord)} < set(columns)

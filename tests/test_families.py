@@ -11,7 +11,7 @@ import pytest
 
 from tabletest.config import load_catalog
 from tabletest.errors import UserError
-from tabletest.export.records import RECORD_FIELDS, columns_of, record_fields
+from tabletest.export.records import columns_of, record_fields
 from tabletest.files.dataset import RenderDataset
 from tabletest.files.family import BENCHMARK, FAMILIES, RANDOM, companion_of, family_of
 from tabletest.layout.selection import Scene, Selection, Shard
@@ -87,13 +87,13 @@ def test_a_family_that_yields_what_the_run_did_not_ask_for_is_stopped(selection,
 
 def test_export_columns_are_the_family_s_and_a_field_without_one_is_refused():
     dataset = RenderDataset.open(RANDOM_GOLDEN)
-    assert dataset.family() is RANDOM and record_fields(RANDOM) != RECORD_FIELDS
+    assert dataset.family() is RANDOM and record_fields(RANDOM) != record_fields(BENCHMARK)
     record = next(dataset.records())
     columns = pa.schema(record_fields(RANDOM))
     assert columns_of(record, columns, RANDOM, ("file_name", "mask_file_name", "depth_file_name"))["relations"]["in_front_of"] is not None
     # a random scene's record under the benchmark's columns: Arrow would drop its relations beyond left and right without a word
     with pytest.raises(UserError, match=r"rnd6-0000000 holds objects\.center_camera_m, which the columns of random scenes"):
-        columns_of(record, pa.schema(RECORD_FIELDS), RANDOM, ("file_name", "mask_file_name", "depth_file_name"))
+        columns_of(record, pa.schema(record_fields(BENCHMARK)), RANDOM, ("file_name", "mask_file_name", "depth_file_name"))
 
 
 def test_the_benchmark_family_refuses_a_random_set_s_flags():

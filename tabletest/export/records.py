@@ -13,68 +13,64 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from types import UnionType
+from typing import Annotated, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
 from tabletest.errors import UserError
 from tabletest.files.family import Family
-from tabletest.files.records import RandomRelations, RenderRecord
+from tabletest.files.records import Columns, ItemsOf, RenderRecord, models_of
 
-STRINGS = pa.list_(pa.list_(pa.string()))
-FLOATS = pa.list_(pa.float64())
-F64 = pa.float64()
-MATRIX = pa.list_(FLOATS)
-BOX3D = pa.struct([("center_m", FLOATS), ("size_m", FLOATS), ("yaw_deg", F64), ("frame", pa.string())])
-CAMERA = pa.struct(
-    [
-        ("K", MATRIX),
-        ("world_to_camera", MATRIX),
-        ("resolution", pa.list_(pa.int64())),
-        *((key, F64) for key in ("azimuth_deg", "elevation_deg", "distance_m", "focal_mm")),
-    ]
-)
+FILE_NAMES = ("file_name", "mask_file_name", "depth_file_name")  # a record's files: a format ships them its own way
 
-OBJECT = pa.struct(
-    [
-        ("name", pa.string()),
-        ("slot", pa.string()),
-        ("source", pa.string()),
-        ("uid", pa.string()),
-        ("position_m", FLOATS),
-        ("yaw_deg", pa.float64()),
-        ("size_m", FLOATS),
-        ("center_px", FLOATS),
-        ("bbox_px", FLOATS),
-        ("box3d", BOX3D),
-    ]
-)
-RECORD_FIELDS = [
-    ("id", pa.string()),
-    ("index", pa.int64()),
-    ("n_objects", pa.int64()),
-    ("objects", pa.list_(OBJECT)),
-    (
-        "relations",
-        pa.struct([("left_of", STRINGS), ("right_of", STRINGS), ("between", STRINGS), ("table_side", STRINGS)]),
-    ),
-    ("vignettes", pa.struct([("left_first", pa.string()), ("right_first", pa.string())])),
-    (
-        "render",
-        pa.struct(
-            [
-                ("engine", pa.string()),
-                ("device", pa.string()),
-                ("samples", pa.int64()),
-                ("resolution", pa.list_(pa.int64())),
-                ("seed", pa.int64()),
-                ("mode", pa.string()),
-            ]
-        ),
-    ),
-    ("camera", CAMERA),
-]
+
+def record_fields(family: Family) -> list[tuple[str, pa.DataType]]:
+    """The columns of the records of a render of `family`, read off its record model: a field the model gains
+    reaches every export without a column list of its own."""
+    return [(name, kind) for name, kind in model_fields(models_of(family)[0]) if name not in FILE_NAMES]
+
+
+def model_fields(model: type[BaseModel]) -> list[tuple[str, pa.DataType]]:
+    """The Arrow columns of a record model's fields, in its order, as `columnar` writes a record."""
+    return [(name, arrow_type(field.annotation, field.metadata)) for name, field in model.model_fields.items()]
+
+
+def arrow_type(annotation: object, metadata: list | tuple = ()) -> pa.DataType:
+    """The Arrow type a field of this annotation takes in an export (`columnar`'s form of it): a model a struct,
+    a list (or a tuple of one type) a list, a mapping of names to words a list of `[name, word]` pairs, a tuple
+    marked `Columns` a struct of those names, a mapping marked `ItemsOf` the columns of that model's fields."""
+    for mark in metadata:
+        if isinstance(mark, Columns):
+            return pa.struct([(name, arrow_type(kind)) for name, kind in zip(mark.names, get_args(annotation))])
+        if isinstance(mark, ItemsOf):
+            return pa.struct([(n, kind) for n, kind in model_fields(mark.model) if n not in mark.without])
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return arrow_type(args[0], args[1:])
+    if origin in (Union, UnionType):
+        (kind,) = [a for a in args if a is not type(None)]
+        return arrow_type(kind)
+    if origin is Literal:
+        return arrow_type(type(args[0]))
+    if origin in (list, tuple):
+        kinds = {arrow_type(a) for a in args if a is not Ellipsis}
+        if len(kinds) != 1:
+            raise TypeError(f"{annotation} mixes types: mark it Columns(...) in files/records.py")
+        return pa.list_(kinds.pop())
+    if origin is dict:
+        return pa.list_(pa.list_(pa.string()))  # [name, word] pairs, as `columnar` writes them
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return pa.struct(model_fields(annotation))
+    return SCALARS[annotation]
+
+
+SCALARS = {str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_()}
 
 
 ARROW_NAMES = {"double": "float64", "float": "float32"}  # Arrow's names that `datasets` spells otherwise
 # the render record's file columns, kept in the WebDataset json (ImageFolder reads them as its images)
-FILE_FIELDS = [("file_name", pa.string()), ("mask_file_name", pa.string()), ("depth_file_name", pa.string())]
+FILE_FIELDS = [(name, pa.string()) for name in FILE_NAMES]
 
 
 def hf_features(fields: list[tuple[str, pa.DataType]]) -> list[dict]:
@@ -114,82 +110,7 @@ def _counted(items: dict[str, list]) -> dict:
     return {**items, "counts": dict(items["counts"])} if "counts" in items else items
 
 
-VARIANT = pa.struct(
-    [
-        ("look", pa.string()),
-        ("model", pa.int64()),
-        ("seed", pa.string()),
-        ("shape", pa.struct([("height", F64), ("width", F64), ("size", F64)])),
-        ("colour", pa.string()),
-    ]
-)
-RANDOM_OBJECT = pa.struct(
-    [
-        *((OBJECT.field(i).name, OBJECT.field(i).type) for i in range(OBJECT.num_fields)),
-        ("instance", pa.string()),  # where the scene holds several of its kind: apple#2
-        ("center_camera_m", FLOATS),
-        ("depth_m", F64),
-        ("visible_fraction", F64),
-        ("covered_by", pa.list_(pa.string())),
-        ("variant", VARIANT),  # its look, with the random config's `looks` on; null: its catalog model in its own colours
-    ]
-)
-# the relations listed as items, the record model's (those off the table plane null for a set without arrangements)
-ITEM_KEYS = tuple(key for key in RandomRelations.model_fields if key not in ("counts", "hidden"))
-COUNTS = pa.struct([("objects", pa.int64()), ("natural", pa.int64()), ("artifact", pa.int64())])
-RANDOM_RELATIONS = pa.struct(
-    [*((key, STRINGS) for key in ITEM_KEYS), ("counts", COUNTS), ("hidden", pa.list_(pa.string()))]
-)
 CHANGE_SIDES = ("became_true", "became_false", "unchanged")
-DIFFERENCE = pa.struct([*((key, STRINGS) for key in ITEM_KEYS), ("counts", COUNTS)])  # the keys a side holds items of
-COUNTERFACTUAL = pa.struct(
-    [
-        ("of", pa.string()),
-        ("kind", pa.string()),
-        ("objects", pa.list_(pa.string())),
-        *((side, DIFFERENCE) for side in CHANGE_SIDES),
-    ]
-)
-VIEW = pa.struct([("of", pa.string()), ("number", pa.int64())])
-GAP = pa.struct([("a", pa.string()), ("b", pa.string()), ("metres", F64)])
-SCENE = pa.struct(
-    [
-        ("config_sha256", pa.string()),
-        ("seed", pa.int64()),
-        ("table", pa.struct([("surface", pa.string()), ("kind", pa.string()), ("color", FLOATS), ("width_m", F64), ("depth_m", F64)])),
-        (
-            "key_light",
-            pa.struct([("position", FLOATS), ("target", FLOATS), ("size_m", F64), ("power_w", F64), ("temperature_k", F64)]),
-        ),
-        ("world", pa.struct([("hdri", pa.string()), ("rotation_deg", F64), ("strength", F64)])),
-        ("backdrop", pa.struct([("kind", pa.string()), ("color", FLOATS)])),
-    ]
-)
-_BENCHMARK = dict(RECORD_FIELDS)
-RANDOM_RECORD_FIELDS = [
-    ("id", pa.string()),
-    ("index", pa.int64()),
-    ("n_objects", pa.int64()),
-    ("objects", pa.list_(RANDOM_OBJECT)),
-    ("camera", CAMERA),
-    ("relations", RANDOM_RELATIONS),
-    ("vignettes", _BENCHMARK["vignettes"]),
-    ("gaps_m", pa.list_(GAP)),  # each pair's gap between meshes as {a, b, metres}; null without arrangements
-    ("slides_m", pa.list_(GAP)),  # how far a slides towards b until they meet, as {a, b, metres}; null as gaps_m
-    ("counterfactual", COUNTERFACTUAL),  # a counterfactual partner's change, null on other records
-    ("view", VIEW),  # another view's scene and number, null on other records
-    ("scene", SCENE),
-    ("render", _BENCHMARK["render"]),
-]
-
-
-# the columns of a family's records, by its placement (`files.family.Family`): the benchmark's, or a random scene's
-PLACEMENT_FIELDS = {"slots": RECORD_FIELDS, "free": RANDOM_RECORD_FIELDS}
-
-
-def record_fields(family: Family) -> list[tuple[str, pa.DataType]]:
-    """The columns of the records of a render of `family`."""
-    return PLACEMENT_FIELDS[family.placement]
 
 
 def columns_of(record: RenderRecord, columns: pa.Schema, family: Family, left: tuple[str, ...] = ()) -> dict:

@@ -24,6 +24,22 @@ class Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
+class Columns:
+    """How a column holds a fixed-length item of mixed types (an exported record's `[a, b, metres]`): a struct
+    of these names, one for each place. Read by the exports (`export/records.py`); no rule of the record's."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+
+class ItemsOf:
+    """How a column holds a mapping of relation keys to items (a partner's `became_true`): the columns of
+    `model`'s fields, but `without`."""
+
+    def __init__(self, model: type[BaseModel], without: tuple[str, ...] = ()) -> None:
+        self.model, self.without = model, without
+
+
 def _vector(n: int, kind: type = float):
     return Annotated[list[kind], Field(min_length=n, max_length=n)]
 
@@ -254,9 +270,9 @@ class Counterfactual(Closed):
     kind: Literal[COMPANIONS]
     objects: list[str] = Field(description="swap: the two; move: the one moved, then the one crossed; remove: the one; "
                                "replace: the old, then the new; unstack: the one taken off, then its carrier")  # fmt: skip
-    became_true: dict[str, list] = {}
-    became_false: dict[str, list] = {}
-    unchanged: dict[str, list] = {}
+    became_true: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
+    became_false: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
+    unchanged: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
 
 
 class View(Closed):
@@ -266,7 +282,7 @@ class View(Closed):
     number: int = Field(ge=2, description="the scene itself is view 1")
 
 
-Gap = tuple[str, str, Annotated[float, Field(ge=0)]]
+Gap = Annotated[tuple[str, str, Annotated[float, Field(ge=0)]], Columns("a", "b", "metres")]
 
 
 class RandomVignette(BenchmarkVignette):
