@@ -119,7 +119,7 @@ def scene_relations(
     names = [t.label for t in g.things]
     found = {
         **kept,
-        **_compared(g, margins),
+        **_compared(g),
         "table_side": {t.label: _side(g.lateral_key(t) - table_x, margins.side_margin_m) for t in g.things},
         "ambiguous": _ambiguous(g, kept),
         "counts": {"objects": len(names), **{kind: sum(1 for n in names if kinds[kind_of(n)] == kind) for kind in ("natural", "artifact")}},
@@ -165,12 +165,13 @@ def _ambiguous(g: SceneGeometry, kept: Mapping[str, list]) -> list[list[str]]:
     ]
 
 
-def _compared(g: SceneGeometry, margins: RelationMargins) -> dict[str, list]:
+def _compared(g: SceneGeometry) -> dict[str, list]:
     """The record's comparisons of three objects and of sizes: `between` as the viewer sees them, `nearer` by box
-    centres, `bigger` and `taller` (`SceneGeometry.bigger`, `.taller`), each with its converse."""
+    centres, `bigger` and `taller` (`SceneGeometry.viewer_between`, `.nearer`, `.bigger`, `.taller`: the rules the
+    records' readers apply), each with its converse."""
     trios = list(itertools.permutations(g.things, 3))
     between = [[m.label, a.label, c.label] for a, m, c in trios if g.viewer_lateral(a, m) == "left" and g.viewer_between(m, a, c)]
-    nearer = [[a.label, b.label, c.label] for a, b, c in trios if math.dist(a.center, c.center) - math.dist(a.center, b.center) > margins.distance_margin_m]
+    nearer = [[a.label, b.label, c.label] for a, b, c in trios if g.nearer(a, b, c)]
     pairs = list(itertools.permutations(g.things, 2))
     bigger = [[a.label, b.label] for a, b in pairs if g.bigger(a, b) == "bigger"]
     taller = [[a.label, b.label] for a, b in pairs if g.taller(a, b) == "taller"]

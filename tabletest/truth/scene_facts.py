@@ -49,6 +49,9 @@ ORDINAL_SHARE = 0.05  # the leftmost of a kind: at least this share of the image
 # bigger: the largest box extent at least this many times the other's; taller: the height. The records'
 # definition (`RelationMargins.size_ratio`, whose stored pairs decide where a record has them).
 SIZE_RATIO = RelationMargins.model_fields["size_ratio"].default
+# nearer: a is nearer to b than to c where its box centre's distance to c exceeds that to b by this much (3D). The
+# records' definition (`RelationMargins.distance_margin_m`, whose stored triples decide where a record has them).
+DISTANCE_MARGIN_M = RelationMargins.model_fields["distance_margin_m"].default
 SIZES = ("bigger", "taller")  # the comparisons of size a random record stores besides the relation table's relations
 APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the image than the other
 HIDDEN, VISIBLE = 0.9, 0.99  # visible_fraction at most 0.9: partly hidden; at least 0.99: fully visible
@@ -68,12 +71,13 @@ class Margins:
     lateral_px: float = LATERAL_PX
     depth_m: float = DEPTH_M
     size_ratio: float = SIZE_RATIO
+    distance_m: float = DISTANCE_MARGIN_M
 
     @classmethod
     def of(cls, margins: RelationMargins, reference_width_px: int) -> Margins:
         """The random config's margins (`margin_px` given at `reference_width_px`)."""
         px = margins.margin_px * REFERENCE_WIDTH_PX / reference_width_px
-        return cls(margins.margin_m, px, margins.margin_m, margins.size_ratio)
+        return cls(margins.margin_m, px, margins.margin_m, margins.size_ratio, margins.distance_margin_m)
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,8 @@ class SceneGeometry:
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
             kept = [key for key in relations if key in BY_KEY or key in SIZES]
             geometry.stored = {key: {tuple(p[:2]) for p in relations[key]} for key in kept}
+            if "nearer" in relations:  # [a, b, c]: a is nearer to b than to c
+                geometry.stored["nearer"] = {tuple(p[:3]) for p in relations["nearer"]}
         return geometry
 
     def kinds(self) -> Counter:
@@ -297,17 +303,27 @@ class SceneGeometry:
         da, db = self.viewer_distance(a), self.viewer_distance(b)
         return _compare(da, db, max(DISTANCE_M, DISTANCE_SHARE * min(da, db)), "nearer", "farther")
 
+    def nearer(self, a: Thing, b: Thing, c: Thing) -> bool:
+        """Whether a is nearer to b than to c: what a record stores as `nearer` [a, b, c] (its own triples where it
+        has them), its box centre's distance to c exceeding that to b by the margin."""
+        if self.stored is not None and "nearer" in self.stored:
+            return (a.label, b.label, c.label) in self.stored["nearer"]
+        return math.dist(a.center, c.center) - math.dist(a.center, b.center) > self.margins.distance_m
+
     def nearer_object(self, a: Thing, b: Thing, to: Thing) -> str | None:
         """`nearer` if a is nearer `to` than b is (distance between box centres on the table), `farther`, or None;
-        None too where the record's gaps between surfaces say otherwise (a long object's near end may be nearer
-        `to` than a small object whose centre is nearer: a careful person reads "nearer" either way)."""
+        None too where `nearer` (what a record stores) does not say so, or where the record's gaps between surfaces
+        say otherwise (a long object's near end may be nearer `to` than a small object whose centre is nearer: a
+        careful person reads "nearer" either way)."""
         if self.view is None:
             return None
         da = float(np.linalg.norm(a.center[:2] - to.center[:2]))
         db = float(np.linalg.norm(b.center[:2] - to.center[:2]))
         by_centres = _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
+        if by_centres is None or not self.nearer(to, *((a, b) if by_centres == "nearer" else (b, a))):
+            return None
         ga, gb = self.gap(a, to), self.gap(b, to)
-        if by_centres is None or ga is None or gb is None:
+        if ga is None or gb is None:
             return by_centres
         return by_centres if _compare(ga, gb, 0.001, "nearer", "farther") == by_centres else None
 
