@@ -12,9 +12,9 @@ above all (a scene needs a carried object), come often enough to count a thousan
 
 Part one runs the real `tabletest render --scenes random --counterfactuals <every kind> --masks` and
 then `tabletest verify` on it. Part two renders the first `--timing` scenes and their partners through
-the supervisor and one worker holding every model, each scene followed by a second view and its
-partners, and prints the worker's set-up (from the spec to the render call) and render call per kind of
-image, after the first image.
+the supervisor and one worker given every model (it loads them at its second image), each scene followed
+by a second view and its partners, and prints the worker's set-up (from the spec to the render call) and
+render call per kind of image, after the first two images.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from tabletest.layout.random_config import load_random_config  # noqa: E402
 from tabletest.layout.random_set import make_random_set  # noqa: E402
 from tabletest.layout.spec import random_spec  # noqa: E402
 from tabletest.render.cli import parse_resolution  # noqa: E402
-from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots  # noqa: E402
+from tabletest.render.run_options import RenderOptions, run_models, worker_setup, worker_slots  # noqa: E402
 from tabletest.render.supervisor import Supervisor  # noqa: E402
 from tabletest.truth.pairs import set_scenes  # noqa: E402
 from tabletest.truth.records import placed_relations  # noqa: E402
@@ -103,18 +103,18 @@ def worker_timing(args, assets: Path, out: Path) -> None:
     paired = list(set_scenes(random_set, sizes, config.table.height_m, config.camera.sensor_width_mm, resolution, shapes, relations_of))
     specs = [random_spec(s, config.render.seed, entries, assets) for s in paired]
     options = RenderOptions(out=out, assets=assets, build_missing_assets=False, device=args.device)
-    preload = models_to_preload(entries, assets, float("inf"))
+    models = run_models(entries, assets, float("inf"))
     supervisor = Supervisor(
-        setup=worker_setup(config, options, resolution, preload), slots=worker_slots(options), log_dir=out / "logs",
+        setup=worker_setup(config, options, resolution, models), slots=worker_slots(options), log_dir=out / "logs",
         request=lambda spec: {"op": "render", "spec": spec.to_json(), "out": str(out / f"{spec.id}.png")},
     )  # fmt: skip
     outcomes = list(supervisor.run(specs))
     by_kind = defaultdict(list)
-    for outcome in outcomes[1:]:
+    for outcome in outcomes[2:]:  # the second image loads the models the first did not need
         scene = outcome.spec.random
         kind = scene.change.kind if scene.change else "view" if scene.view else "original"
         by_kind[kind].append(outcome.facts)
-    print(f"worker, {len(outcomes)} images ({args.timing} scenes, a second view of each and their partners), {supervisor.started[0]['device']}; medians after the first image:")
+    print(f"worker, {len(outcomes)} images ({args.timing} scenes, a second view of each and their partners), {supervisor.started[0]['device']}; medians after the first two images:")
     for kind in ("original", "view", *KINDS):
         facts = by_kind.get(kind)
         if facts:

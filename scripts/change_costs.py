@@ -128,7 +128,7 @@ WIDER_ENTRIES = '''\
 RELATION = Change(
     "a stored relation",
     (
-        Edit("tabletest/truth/relation_table.py", WIDER_DECIDE, anchor="    return _said(g.facing(a, b), \"front\")\n"),
+        Edit("tabletest/truth/relation_table.py", WIDER_DECIDE, anchor="    return g.faces(a, b, \"towards\")\n"),
         Edit("tabletest/truth/relation_table.py", WIDER_ENTRIES, anchor="RELATIONS: tuple[Relation, ...] = (\n"),
         # the record model: what the writer stores (`truth.geometry.scene_relations`), the schema and the export's columns
         Edit("tabletest/files/records.py", "    wider: list[Pair] = Field(default_factory=list)\n    narrower: list[Pair] = Field(default_factory=list)\n",

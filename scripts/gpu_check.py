@@ -171,7 +171,7 @@ def short_renders(check: Check) -> None:
     command = [sys.executable, "scripts/bench_render.py", "--images", "48", "--resolution", "96x72", "--samples", "1",
                "--device", "auto", "--peer", "--repeat", "1"]
     step = check.run("short", command, 240)
-    step["report"] = step.pop("stdout", "").strip().splitlines()[-12:]
+    step["report"] = step.pop("stdout", "").strip().splitlines()[-14:]  # all but the machine line
 
 
 def composite(check: Check) -> None:

@@ -4,8 +4,9 @@
 # Each venv gets `pip install -e '.[render,dev]'`, then the test prerequisites, then pytest.
 # The Pythons run side by side, each into its own log, printed when all have ended. They share the
 # suite: each test file runs on one of them, chosen to even out their time (tests/conftest.py's
-# `lane_files`; the SLURM tests in the first), but for the few every Python runs (EVERY_LANE), so every
-# test runs and each lane takes about half; TABLETEST_SPLIT=0 runs every test on every Python.
+# `lane_files`; the SLURM tests in the first), but for the few every Python runs (EVERY_LANE: among them
+# every render path once, tiny, on each Blender), so every test runs and each lane takes about half;
+# TABLETEST_SPLIT=0 runs every test on every Python.
 # Exits non-zero if any suite (or any setup) fails, and ends with pytest's closing line per Python and
 # the names of the tests that failed.
 #

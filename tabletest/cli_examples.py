@@ -1,9 +1,15 @@
 """One real example under each command's help (`tabletest render --help` ends with it), so a newcomer can
-start from a line that works instead of assembling one from the options."""
+start from a line that works instead of assembling one from the options; and each command listed by its help's
+first sentence, whole and on one line (typer would list its first paragraph with the docstring's line breaks,
+and click without rich cut it at 45 characters)."""
 
 from __future__ import annotations
 
+import re
+
 import typer
+
+FIRST_SENTENCE = re.compile(r".+?[.!?](?=\s+[A-Z(`]|$)")
 
 EXAMPLES = {
     "catalog": "tabletest catalog",
@@ -33,9 +39,19 @@ EXAMPLES = {
 
 
 def with_example(command: typer.core.click.Command, path: str) -> typer.core.click.Command:
-    """`command` with its example (and, for a group, each sub-command's) as the help's last line."""
+    """`command` with its example (and, for a group, each sub-command's) as the help's last line, and listed by
+    its help's first sentence."""
     if path in EXAMPLES:
         command.epilog = f"Example: {EXAMPLES[path]}"
+    if command.help:
+        command.short_help = first_sentence(command.help)
     for name, sub in getattr(command, "commands", {}).items():
         with_example(sub, f"{path} {name}")
     return command
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a help text, its line breaks made spaces."""
+    flat = " ".join(text.split())
+    found = FIRST_SENTENCE.match(flat)
+    return found.group(0) if found else flat

@@ -78,7 +78,10 @@ class CatalogObject(Strict):
     up_axis: Literal["y", "z"] | None = Field(None, description="override of a model's up axis")
     yaw_deg: float = Field(0.0, description="extra turn about +Z so the model's front faces the camera")
     has_front: bool = Field(
-        False, strict=True, description="an obvious front (a face, a screen, a lens): intrinsic-frame questions ask of it"
+        False, strict=True, description="an obvious front (a face, a screen, a lens, a spout): intrinsic-frame questions ask of it"
+    )
+    front_deg: float = Field(
+        0.0, gt=-180, le=180, description="where its front points in its model's frame: degrees from -Y, anticlockwise seen from above (a spout on -X: -90)"
     )
     pair: bool = Field(False, strict=True, description="a pair noun (scissors): plural in form, counted in pairs")
     plural: str | None = Field(None, description="the plural where adding -s or -es is wrong (avocados)")
@@ -101,6 +104,12 @@ class CatalogObject(Strict):
                 f"on each side, or drop {info.field_name}"
             )
         return region
+
+    @model_validator(mode="after")
+    def _front_turn_needs_a_front(self) -> CatalogObject:
+        if self.front_deg and not self.has_front:
+            raise ValueError(f"front_deg {self.front_deg:g} turns a front it does not have; add `has_front: true`, or drop front_deg")
+        return self
 
     @field_validator("name")
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -18,9 +19,10 @@ RENDER_EXTRA = all(importlib.util.find_spec(module) for module in ("bpy", "OpenE
 
 # scripts/test.sh runs one lane per Python, side by side, and the lanes share the suite: each test file runs
 # in one lane, chosen to even out the lanes' time, but for `EVERY_LANE` (what differs between Pythons without
-# Blender), which each runs, and `FIRST_LANES`: the SLURM tests, which run where the first lane starts its one-node
-# cluster, and the GRPO run, which needs the CPU torch that Python 3.11's lane installs.
-EVERY_LANE = ("test_without_bpy.py", "test_floors.py")
+# Blender, and every render path once, tiny, on each Blender), which each runs, and `FIRST_LANES`: the SLURM tests,
+# which run where the first lane starts its one-node cluster, and the GRPO run, which needs the CPU torch that
+# Python 3.11's lane installs.
+EVERY_LANE = ("test_without_bpy.py", "test_floors.py", "test_every_blender.py")
 FIRST_LANES = ("test_slurm.py", "test_grpo.py")  # the first lane's Python (3.11) has SLURM and TRL's CPU torch
 # a file's expected seconds, measured (`scripts/test.sh --durations=0`, one quiet 2-core run, both lanes side by side,
 # the second lane's figures divided by its pace), or TEST_S per test function for a file not listed (a new one);
@@ -38,7 +40,7 @@ MEASURED_S = {
     "test_hostile_budget.py": 14, "test_questions.py": 14, "test_layer_cache_disk.py": 13, "test_validation.py": 13,
     "test_questions_export.py": 12, "test_objaverse_cli.py": 12, "test_score_report.py": 11, "test_prompts.py": 11,
     "test_model_limits.py": 11, "test_camera_motion.py": 10, "test_docs.py": 7, "test_objaverse_fetch.py": 7,
-    "test_import.py": 6, "test_recipes_kitchen_tool_misc_toy.py": 5, "test_workbench_textures.py": 5,
+    "test_import.py": 6, "test_recipes_kitchen_tool_misc_toy.py": 5,
     "test_rest_poses.py": 3, "test_exposure.py": 3, "test_questions_observers.py": 3, "test_shared_cause.py": 2,
     "test_shard_auto.py": 2, "test_families.py": 6, "test_truth.py": 2, "test_typed_records.py": 2, "test_layout.py": 2,
     "test_recipes_electronics_home.py": 2, "test_config.py": 1, "test_score_quantities.py": 1,
@@ -87,6 +89,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("render"):
             item.add_marker(skip)
+
+
+def looks_config(tmp_path: Path, **looks) -> Path:
+    """The shipped random config with `looks` set (`models`, `colours`...), written into `tmp_path`."""
+    text = (REPO / "configs" / "random.yaml").read_text()
+    head, _, tail = text.partition("looks:")
+    rest = tail.split("placement:", 1)[1]
+    body = "".join(f"  {key}: {json.dumps(value)}\n" for key, value in looks.items())
+    path = tmp_path / "random.yaml"
+    path.write_text(f"{head}looks:\n{body}placement:{rest}")
+    return path
 
 
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:

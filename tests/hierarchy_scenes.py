@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import numpy as np
+import yaml
 
 TABLE_TOP = 0.75
+CATALOG_FILE = Path(__file__).resolve().parents[1] / "configs" / "objects.yaml"
+# where each kind's front points in its model's frame, from −Y anticlockwise (read from the catalog file itself)
+FRONT_DEG = {o["name"]: float(o.get("front_deg", 0.0)) for o in yaml.safe_load(CATALOG_FILE.read_text())["objects"] if o.get("has_front")}
 NAMES = ("teddy bear", "mug", "laptop", "banana", "lamp", "alarm clock", "apple", "fan", "strawberry", "vase")
 
 
@@ -84,6 +89,7 @@ class Reckoner:
             return
         self.order = None
         self.boxes = {}
+        self.turns = {}
         for o in record["objects"]:
             if "box3d" in o:
                 b = o["box3d"]
@@ -93,6 +99,8 @@ class Reckoner:
                 size, yaw = o["size_m"], o.get("yaw_deg", 0.0)
                 center = np.array([x, y, z + size[2] / 2])
             self.boxes[o["name"]] = (center, size, math.radians(yaw), o.get("visible_fraction"))
+            # the model's own turn (a box along a diagonal footprint is turned further), and the kind's front on it
+            self.turns[o["name"]] = math.radians(o.get("yaw_deg", yaw) + FRONT_DEG.get(o["name"], 0.0))
         if "camera" in record:
             m = np.array(record["camera"]["world_to_camera"])
             self.K = np.array(record["camera"]["K"])
@@ -148,13 +156,29 @@ class Reckoner:
     def ground_distance(self, a: str, b: str) -> float:
         return float(np.linalg.norm(self.boxes[a][0][:2] - self.boxes[b][0][:2]))
 
+    def front(self, of: str) -> np.ndarray:
+        """Its front on the table: −Y turned by its kind's front and its own yaw."""
+        turn = self.turns[of]
+        return np.array([math.sin(turn), -math.cos(turn)])
+
     def own_angle(self, of: str, other: str) -> float:
         """Degrees from `of`'s front to `other`, positive towards its own left."""
-        yaw = self.boxes[of][2]
-        front = np.array([math.sin(yaw), -math.cos(yaw)])
-        left = np.array([math.cos(yaw), math.sin(yaw)])
+        turn = self.turns[of]
+        left = np.array([math.cos(turn), math.sin(turn)])
         v = self.boxes[other][0][:2] - self.boxes[of][0][:2]
-        return math.degrees(math.atan2(v @ left, v @ front))
+        return math.degrees(math.atan2(v @ left, v @ self.front(of)))
+
+    def fronts_apart(self, a: str, b: str) -> float:
+        """Degrees between two objects' fronts, 0 to 180."""
+        return math.degrees(math.acos(float(np.clip(self.front(a) @ self.front(b), -1.0, 1.0))))
+
+    def seen_facing(self, of: str) -> float:
+        """Which way `of` faces as the viewer sees it: degrees clockwise seen from above from straight away from
+        the viewer along the line of sight to it (90: to the viewer's right)."""
+        away = self.boxes[of][0][:2] - self.eye[:2]
+        front = self.front(of)
+        cross = away[0] * front[1] - away[1] * front[0]  # anticlockwise from away is positive
+        return math.degrees(math.atan2(-cross, away @ front)) % 360
 
     def person_across(self, side: str, name: str) -> float:
         """Metres from the line of a person at `side` of the table to the object, positive towards their left hand:

@@ -25,7 +25,7 @@ from tabletest.config import load_catalog
 from tabletest.export import huggingface
 from tabletest.files.dataset import RenderDataset
 from tabletest.export.run import ExportOptions, run_export
-from tabletest.prompts.hierarchy.balance import BINS, BalancePlan, QuantityBins, Ranked, cell_of, choose_caps
+from tabletest.prompts.hierarchy.balance import BINS, MIN_FAMILIES, BalancePlan, QuantityBins, Ranked, cell_of, choose_caps, group_of
 from tabletest.prompts.hierarchy import skills
 from tabletest.prompts.hierarchy.balance_report import AnswerTally, markdown, one_line, report
 from tabletest.prompts.hierarchy.generate import drawn_from, scene_questions
@@ -164,10 +164,15 @@ def test_the_markdown_report_has_a_row_per_cell_and_template_before_and_after(ba
 
 def test_yes_no_templates_asked_in_pairs_keep_their_pairs_whole_and_lose_little(unbalanced, balanced):
     """A question and its pair share their words: balancing keeps or drops them together, and a template already
-    even loses only what a name asked one way more often than chance would ask it gives away."""
-    counts = by_template(unbalanced[0], quantity_bins(unbalanced[0]))
-    even = {t for t, c in counts.items() if set(c) == {"yes", "no"} and c["yes"] == c["no"]}
-    assert len(even) >= 5, even
+    even in each of its wordings loses only what a name asked one way more often than chance would ask it gives
+    away (asked of too few scenes to even out, it goes whole)."""
+    worded, families = defaultdict(Counter), defaultdict(set)
+    for q in unbalanced[0]:
+        worded[q["template"]][(group_of(q), answer_key(q["answer"]))] += 1
+        families[q["template"]].add(q["scene_id"])
+    even = {t for t, c in worded.items() if all(a in ("yes", "no") and c[(g, "yes")] == c[(g, "no")] for g, a in c)}
+    even = {t for t in even if len(families[t]) >= MIN_FAMILIES}
+    assert len(even) >= 4, even
     kept = {q["qid"] for q in balanced[0]}
     pairs: dict[str, set[bool]] = defaultdict(set)
     for q in unbalanced[0]:
@@ -176,7 +181,9 @@ def test_yes_no_templates_asked_in_pairs_keep_their_pairs_whole_and_lose_little(
     assert all(len(fates) == 1 for fates in pairs.values())
     for name in even:
         asked = [q for q in unbalanced[0] if q["template"] == name]
-        assert sum(q["qid"] in kept for q in asked) >= 0.85 * len(asked), name
+        # a template asked a few hundred times (which way objects face: only kinds with a front) has few questions
+        # per name, whose chance lean is wider: it may lose more
+        assert sum(q["qid"] in kept for q in asked) >= (0.75 if len(asked) >= 500 else 0.6) * len(asked), (name, len(asked))
 
 
 def test_the_same_seed_writes_the_same_bytes_and_another_seed_keeps_others(scenes, unbalanced, balanced, tmp_path):
@@ -234,15 +241,14 @@ def test_a_bad_report_path_is_one_line_and_leaves_the_output_alone(scenes, tmp_p
 
 
 def test_cap_selection_on_hand_made_counts():
-    assert choose_caps({"yes": 50, "no": 50}, yes_no=True) == {"yes": 50, "no": 50}
-    assert choose_caps({"yes": 51, "no": 49}, yes_no=True) == {"yes": 51, "no": 49}  # 51% is within 2 points
-    assert choose_caps({"yes": 80, "no": 20}, yes_no=True) == {"yes": 21, "no": 20}  # 21 / 41 = 51.2%
-    assert choose_caps({0: 90, 1: 10, 2: 5}, yes_no=False) == {0: 6, 1: 6, 2: 5}  # the rare answer stays: 6 / 17 < 1/3 + 2 %
-    assert choose_caps({0: 990, 1: 100, 2: 5}, yes_no=False) == {0: 108, 1: 100}  # 5 of 1,095 is under 1 %: dropped
-    assert choose_caps({0: 400, 1: 400, 2: 380, 3: 2}, yes_no=False) == {0: 400, 1: 400, 2: 380}
-    assert choose_caps({"a": 5, "b": 5, "c": 5}, yes_no=False) == {"a": 5, "b": 5, "c": 5}
-    assert choose_caps({"yes": 7}, yes_no=True) == {}  # chance is one half: a lone answer cannot stay
-    assert choose_caps({0: 7}, yes_no=False) == {0: 7}  # one answer, chance 1: nothing to balance
+    assert choose_caps({"yes": 50, "no": 50}) == {"yes": 50, "no": 50}
+    assert choose_caps({"yes": 51, "no": 49}) == {"yes": 51, "no": 49}  # 51% is within 2 points
+    assert choose_caps({"yes": 80, "no": 20}) == {"yes": 21, "no": 20}  # 21 / 41 = 51.2%
+    assert choose_caps({0: 90, 1: 10, 2: 5}) == {0: 6, 1: 6, 2: 5}  # the rare answer stays: 6 / 17 < 1/3 + 2 %
+    assert choose_caps({0: 990, 1: 100, 2: 5}) == {0: 108, 1: 100}  # 5 of 1,095 is under 1 %: dropped
+    assert choose_caps({0: 400, 1: 400, 2: 380, 3: 2}) == {0: 400, 1: 400, 2: 380}
+    assert choose_caps({"a": 5, "b": 5, "c": 5}) == {"a": 5, "b": 5, "c": 5}
+    assert choose_caps({"yes": 7}) == {} and choose_caps({0: 7}) == {}  # a lone answer would be given away: it cannot stay
     assert Ranked([100, 10]).largest_cap(2, 0.52) == 10 and Ranked([11, 10]).largest_cap(2, 0.53) == 11
     assert Ranked([9, 5, 5, 1]).kept(3, 6) == 16 and Ranked([9, 5, 5, 1]).kept(4, 4) == 13
 
@@ -571,3 +577,87 @@ def test_a_carrier_hidden_only_by_its_load_is_not_asked_whether_it_is_hidden():
     asked = {q["qid"].split("-img-")[1]: q["answer"] for q in scene_questions(record, load_catalog()) if q["skill"] == "occlusion"}
     assert asked["occl-mug"] is True and False in {asked.get("occl-lamp"), asked.get("occl-apple")}
     assert "occl-book" not in asked and asked["occl-by-book"] == ["apple"]
+
+
+def worded_stream(families: int, answer_of, wordings: list[str], **fields) -> list[dict]:
+    """Questions of one template, a unit (a pair) per family: each of `wordings` (a `{x}` and `{y}` for the names)
+    asked of two names drawn from twelve, answered `answer_of(f, k)` for the k-th wording of family f."""
+    rng, names = random.Random(5), ["mug", "lamp", "fan", "vase", "book", "bowl", "egg", "apple", "kettle", "plate", "cup", "drill"]
+    made = []
+    for f in range(families):
+        x, y = rng.sample(names, 2)
+        for k, words in enumerate(wordings):
+            made.append(
+                {"qid": f"s{f}-w{k}", "scene_id": f"s{f}", "template": "t", "phrasing": 0, "skill": "position", "level": "single",
+                 "frame": "viewer", "answer_type": "yes/no", "relation": "left", "answer": answer_of(f, k), "objects": [x, y],
+                 "options": None, "pair": f"s{f}-w0", "text": words.format(x=x, y=y) + " Answer yes or no.", **fields}
+            )  # fmt: skip
+    return made
+
+
+def test_balance_evens_the_answers_of_each_wording_as_well_as_of_the_template():
+    """A template even as a whole may lean within a wording: "to the left of" mostly no and "in front of" mostly
+    yes (the same answer across a change), or a turn asked from the first photo to the second mostly "right".
+    Balanced, each wording's answers are even too, as a reader of the words alone would find them."""
+    rng = random.Random(2)
+    leaning = [rng.random() < 0.7 for _ in range(600)]
+    stream = worded_stream(600, lambda f, k: leaning[f] if k == 0 else not leaning[f],
+                           ["Is the answer to \"Is the {x} to the left of the {y}?\" the same?",
+                            "Is the answer to \"Is the {x} in front of the {y}?\" the same?"])  # fmt: skip
+    kept = list(BalancePlan.of(stream, 0).kept(stream))
+    worded = defaultdict(Counter)
+    for q in kept:
+        worded["left" in q["text"]][q["answer"]] += 1
+    assert len(kept) > 0.5 * len(stream)
+    for counted in worded.values():
+        assert max(counted.values()) / sum(counted.values()) <= 0.52, worded
+
+
+def test_balance_leaves_no_cell_or_wording_with_one_answer():
+    """A cell (skill, answer type, frame) whose few questions all give one answer gives it away, however even its
+    template: it goes."""
+    stream = worded_stream(200, lambda f, k: f % 2 == 0, ["Is the {x} to the left of the {y}?"])
+    lone = [{**q, "qid": f"{q['qid']}-on", "frame": None, "relation": "on", "answer": True, "pair": None,
+             "text": q["text"].replace("to the left of", "on")} for q in stream[:3]]  # fmt: skip
+    mixed = [q for f in range(200) for q in (stream[f], *(lone[f:f + 1]))]
+    kept = list(BalancePlan.of(mixed, 0).kept(mixed))
+    cells = defaultdict(Counter)
+    for q in kept:
+        cells[(q["skill"], q["answer_type"], q["frame"])][q["answer"]] += 1
+    viewer = cells[("position", "yes/no", "viewer")]
+    assert min(viewer.values()) > 80 and max(viewer.values()) / sum(viewer.values()) <= 0.52, viewer
+    assert all(len(answers) == 2 for answers in cells.values()), cells
+
+
+def test_a_name_the_words_do_not_say_is_no_key_nor_read():
+    """"What changed between the first image and the second?" names no object: the objects it concerns (two for a
+    swap, one for a removal) are no text key, and the reader does not see them."""
+    from tabletest.prompts.hierarchy.text_keys import text_keys
+    from tabletest.prompts.hierarchy.text_only import said
+
+    asked = {"template": "what-changed", "answer_type": "choice", "relation": "swap", "objects": ["mug", "lamp"],
+             "options": ["swapped", "moved"], "answer": "swapped", "text": "What changed? Answer swapped or moved."}  # fmt: skip
+    assert text_keys(asked) == [] and said(asked)[1] == ("", "")
+    named = {**asked, "text": "Did the mug and the lamps swap? Answer swapped or moved."}
+    assert [key[2:] for key in text_keys(named)] == [(0, "mug"), (1, "lamp")] and said(named)[1] == ("mug", "lamp")
+
+
+def test_the_stronger_reader_reads_the_order_of_the_words():
+    """Asked from the first photo to the second and back, a turn's answer is in the order of "first" and
+    "second", which the balance report's reader of words cannot see and the stronger one (`ordered_features`,
+    scripts/bench_text_prior.py) reads."""
+    from tabletest.prompts.hierarchy.text_only import TextReader, ordered_features
+
+    stream = []
+    for f in range(300):
+        for start, end, answer in (("first", "second", "right"), ("second", "first", "left")):
+            stream.append({"qid": f"s{f}-{start}", "scene_id": f"s{f}", "template": "turn-way", "answer_type": "choice",
+                           "options": ["left", "right"], "answer": answer, "objects": [], "relation": "turn",
+                           "text": f"Between the {start} photo and the {end}, did it go left or right? Answer left or right."})  # fmt: skip
+    accuracy = {}
+    for name, reader in (("words", TextReader(0)), ("ordered", TextReader(0, ordered_features))):
+        for q in stream:
+            reader.add(q, q["scene_id"], ("turn-way",))
+        n, right, _ = reader.scores()["turn-way"]
+        accuracy[name] = right / n
+    assert accuracy["words"] == pytest.approx(0.5, abs=0.1) and accuracy["ordered"] > 0.95, accuracy

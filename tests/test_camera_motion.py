@@ -15,6 +15,7 @@ import pytest
 from conftest import run_cli
 
 from tabletest.config import load_catalog
+from tabletest.layout.random_config import load_random_config
 from tabletest.prompts.hierarchy.pairs import stated_turn, view_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.score.lexicon import load_lexicon
@@ -209,9 +210,11 @@ def test_each_template_is_balanced_and_its_golds_read_as_correct():
 @pytest.mark.render
 def test_a_real_render_asks_how_the_camera_moved(tmp_path: Path, builtin_assets):
     """Four scenes and their second views at 64x48: every view's motion questions recomputed from the two records,
-    among them a turn under 10° and changes of distance under 10 % (none asked); the oracle scores 1."""
+    among them changes of distance under 10 % (none asked); every view turned at least 10°, to the right for an even
+    scene index (view 2) and to the left for an odd one, unless that side of the azimuth range had no room; the oracle
+    scores 1."""
     out = tmp_path / "render"
-    made = run_cli("render", "--scenes", "random", "--count", "4", "--seed", "6", "--views", "2", "--resolution", "64x48",
+    made = run_cli("render", "--scenes", "random", "--count", "4", "--seed", "2", "--views", "2", "--resolution", "64x48",
                    "--samples", "2", "--assets", str(builtin_assets), "--out", str(out), "--quiet")  # fmt: skip
     assert made.returncode == 0, made.stderr
     asked = run_cli("questions", "--dataset", str(out), "--out", str(tmp_path / "q.jsonl"))
@@ -226,10 +229,12 @@ def test_a_real_render_asks_how_the_camera_moved(tmp_path: Path, builtin_assets)
         assert all(q["images"] == [scene["file_name"], view["file_name"]] for q in mine)
         check_motion(scene, view, mine)
         turn, near, far = motion(scene["camera"], view["camera"])
-        withheld["turn"] += abs(turn) < 10
+        low, high = load_random_config().camera.azimuth_deg
+        room = scene["camera"]["azimuth_deg"] + 10 <= high if view["index"] % 2 == 0 else scene["camera"]["azimuth_deg"] - 10 >= low
+        assert abs(turn) >= 10 and (turn > 0) == ((view["index"] % 2 == 0) == room), view["id"]
         withheld["distance"] += max(near, far) < 1.1 * min(near, far)
     moved = [q for q in questions if q["template"] in MOTION]
-    assert {q["template"] for q in moved} == set(MOTION) and withheld["turn"] and withheld["distance"], (
+    assert {q["template"] for q in moved} == set(MOTION) and withheld["distance"], (
         "the render should ask every template and withhold some: pick another --seed if the config changed")
     (tmp_path / "moved.jsonl").write_text("".join(json.dumps(q) + "\n" for q in moved))
     oracle = "".join(json.dumps({"qid": q["qid"], "response": gold_text(q)}) + "\n" for q in moved)

@@ -163,6 +163,33 @@ def test_no_help_text_is_cut_short_at_80_columns():
     assert not cut, "\n".join(cut)
 
 
+def test_every_command_is_listed_by_a_whole_sentence_on_one_line():
+    """The command lists of `tabletest --help`, `tabletest assets --help` and `tabletest slurm --help`: each row
+    is the command's help up to the end of its first sentence, on one line, never cut inside a sentence."""
+    import re
+
+    from typer.main import get_command
+    from typer.testing import CliRunner
+
+    from tabletest.cli import app
+
+    root = get_command(app)
+    groups = [[], *([name] for name in root.list_commands(None) if getattr(root.commands[name], "commands", None))]
+    for path in groups:
+        group = root
+        for name in path:
+            group = group.commands[name]
+        shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "300"}, terminal_width=300).output
+        panel = shown.split("Commands")[1]
+        rows = [line.strip("│ ").rstrip() for line in panel.splitlines() if line.startswith("│")]
+        assert len(rows) == len(group.commands), (path, rows)  # one row each: no description runs onto a second
+        for row in rows:
+            name, listed = row.split(None, 1)
+            whole = " ".join(group.commands[name].help.split())
+            assert whole.startswith(listed) and re.search(r"[.!?]$", listed), (path, name, listed)
+            assert whole == listed or re.match(r"\s+[A-Z(`]", whole[len(listed):]), (path, name, listed)
+
+
 def test_the_progress_bar_shows_a_speed_only_once_it_has_one():
     import time
 

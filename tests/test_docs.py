@@ -88,3 +88,20 @@ def test_the_questions_guide_states_the_margins_the_code_withholds_at():
         f"objects less than {scene_facts.APART_M * 100:g} cm apart (no direction)",
     }
     assert not [s for s in stated if s not in guide], [s for s in stated if s not in guide]
+
+
+def test_the_questions_guide_s_report_excerpt_is_what_its_commands_write(tmp_path, cli):
+    """The oracle and biased responders' example: its question count, and every row of its excerpt of
+    `report.md`, are what the commands it shows write for the guide's example scenes."""
+    section = (REPO / "docs" / "guide" / "questions.md").read_text().split("### Example: an oracle and two biased responders")[1]
+    count = int(re.search(r"for the example scenes \(([\d,]+) questions\)", section).group(1).replace(",", ""))
+    excerpt = [line for line in section.split("```text\n", 1)[1].split("```", 1)[0].splitlines() if line]
+    questions, responses, report = tmp_path / "questions.jsonl", tmp_path / "responses", tmp_path / "report"
+    assert cli("questions", "--from", str(REPO / "docs" / "questions"), "--out", str(questions)).returncode == 0
+    made = subprocess.run([sys.executable, str(REPO / "scripts" / "question_responders.py"), str(questions), "--out", str(responses)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    answers = [arg for name in ("oracle", "always-yes", "always-left") for arg in ("--responses", str(responses / f"{name}.jsonl"))]
+    assert cli("score", "--prompts", str(questions), *answers, "--out", str(report)).returncode == 0
+    assert count == len(questions.read_text().splitlines())
+    written = set((report / "report.md").read_text().splitlines())
+    assert len(excerpt) > 20 and not [line for line in excerpt if line not in written]

@@ -173,12 +173,17 @@ def test_webdataset_shards_read_back_with_webdataset_per_split(render, records, 
         shards = sorted(str(p) for p in (out / split).glob("shard-*.tar"))
         assert [Path(s).name for s in shards] == [f"shard-{i:06d}.tar" for i in range(len(shards))]
         for sample in wds.WebDataset(shards, shardshuffle=False).decode("pil"):
-            record = records[sample["__key__"]]
-            assert sample["json"] == columnar(record)
+            record, key = records[sample["__key__"]], sample["__key__"]
+            members = {"file_name": f"{key}.png", "mask_file_name": f"{key}.mask.png", "depth_file_name": f"{key}.depth.png"}
+            assert sample["json"] == columnar({**record, **members})  # every file the record names is in its sample
+            assert {f"{key}.{extension}" for extension in sample if extension.endswith("png")} == set(members.values())
             assert_same_image(sample["png"], render, record)
             mask = np.asarray(sample["mask.png"])[..., 0]  # decode("pil") gives RGB; the values stay 0..n
             assert np.array_equal(mask, np.asarray(Image.open(render / record["mask_file_name"])))
             seen[sample["__key__"]] = split
+        for sample in wds.WebDataset(shards, shardshuffle=False):  # the depth's 16 bits, from its raw bytes
+            depth = Image.open(io.BytesIO(sample["depth.png"]))
+            assert np.array_equal(np.asarray(depth), np.asarray(Image.open(render / records[sample["__key__"]]["depth_file_name"])))
     assert sorted(seen) == sorted(records)
     assert Counter(seen.values()) == summary["scenes"] and 0 < summary["scenes"]["validation"] < 18
     loaded = card_load(out, tmp_path / "cache")  # Hugging Face datasets, as the card says
@@ -777,7 +782,9 @@ def test_webdataset_loaded_by_its_card_keeps_every_field_of_partners_and_views(p
     ds = card_load(out, tmp_path / "cache")["train"]
     assert sorted(ds["__key__"]) == sorted(records)
     for row in ds:
-        assert without_nulls(row["json"]) == without_nulls(columnar(records[row["__key__"]])), row["__key__"]
+        key = row["__key__"]
+        members = {f"{name}file_name": f"{key}.{name.replace('_', '.')}png" if records[key][f"{name}file_name"] else None for name in ("", "mask_", "depth_")}
+        assert without_nulls(row["json"]) == without_nulls(columnar({**records[key], **members})), key
 
 
 def test_an_export_over_an_earlier_one_keeps_the_files_a_user_added(render, tmp_path):

@@ -33,12 +33,22 @@ HOSTILE = {  # model name -> its answer to every query
     "lead-at": "@SUM(A1)",
     "lead-cr": "\r=1+1",
     "x\r=HYPERLINK(A1)": "Yes.",  # the model's name is a cell too
+    "dash-sum": "-1+1",
+    "dash-call": "- see =HYPERLINK(A1)",
+    "dash-dde": "-cmd|' /C calc'!A0",
+    "dash-cell": "-A1",
+    # what the model said, kept: a negative number, a sentence after a dash (a list item)
+    "negative": "-3",
+    "dash-sentence": "- The mug is on the left of the lamp.",
+    "dash-word": "-left",
 }
+SENTENCE = re.compile(r"-\s*[A-Za-z][A-Za-z]*(?:[ ,.;:?]+[A-Za-z]*)*")  # words, spaces and punctuation only
 
 
 def _runs_as_formula(cell: str) -> bool:
-    """What a spreadsheet would run: a cell that starts with a formula character and is not a number."""
-    if not cell.startswith(FORMULA):
+    """What a spreadsheet would run: a cell that starts with a formula character and is not a number, nor
+    words after a dash (no brackets, no references, no operators)."""
+    if not cell.startswith(FORMULA) or (cell.startswith("-") and SENTENCE.fullmatch(cell) and not re.match(r"-[A-Za-z]{1,3}\d", cell)):
         return False
     try:
         float(cell)
@@ -103,6 +113,13 @@ def test_no_csv_of_the_score_report_has_a_row_or_cell_that_runs_as_a_formula(hos
         "lead-at": "'@SUM(A1)",
         "lead-cr": "'\r'=1+1",
         "x\r'=HYPERLINK(A1)": "Yes.",
+        "dash-sum": "'-1+1",
+        "dash-call": "'- see =HYPERLINK(A1)",
+        "dash-dde": "'-cmd|' /C calc'!A0",
+        "dash-cell": "'-A1",
+        "negative": "-3",
+        "dash-sentence": "- The mug is on the left of the lamp.",
+        "dash-word": "-left",
     }
     assert len(scored) == len(HOSTILE) * len({row["qid"] for row in scored})  # one row per answer, none split
 

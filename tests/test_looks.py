@@ -32,22 +32,11 @@ from tabletest.truth.pairs import partner
 from tabletest.truth.records import placed_relations
 from tabletest.verify.audit_looks import look_problems
 
-from conftest import run_cli
+from conftest import looks_config, run_cli
 
 CATALOG = load_catalog()
 POOL = ("mug", "apple")
 REPO = Path(__file__).parents[1]
-
-
-def looks_config(tmp_path: Path, **looks) -> Path:
-    """The shipped random config with `looks` set, a small pool's worth of objects, and no arrangements."""
-    text = (Path(__file__).parents[1] / "configs" / "random.yaml").read_text()
-    head, _, tail = text.partition("looks:")
-    rest = tail.split("placement:", 1)[1]
-    body = "".join(f"  {key}: {json.dumps(value)}\n" for key, value in looks.items())
-    path = tmp_path / "random.yaml"
-    path.write_text(f"{head}looks:\n{body}placement:{rest}")
-    return path
 
 
 def with_looks(**looks):

@@ -25,7 +25,7 @@ from tabletest.layout.random_set import make_random_set
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.score.lexicon import load_lexicon
 from tabletest.score.questions import judge_question
-from tabletest.truth.pairs import aimed_change_happened, carriers_of, partner, relation_difference, set_scenes, with_companions
+from tabletest.truth.pairs import aimed_change_happened, carriers_of, partner, relation_difference, set_scenes, with_companions, with_facing
 from tabletest.truth.records import placed_relations
 from tabletest.write.schema import schema
 
@@ -36,6 +36,7 @@ SHIPPED = load_random_config()
 # more stacking than the shipped config (which stacks in few scenes), so carried objects are common
 CONFIG = RandomConfig.model_validate({**SHIPPED.model_dump(), "arrangements": {**SHIPPED.arrangements.model_dump(), "stack": 0.45, "contain": 0.45, "touch": 0.1}})
 SAME_EVERYWHERE = ("camera", "table", "key_light", "world", "backdrop", "index", "draws")
+FRONTS = {o.name: o.front_deg for o in CATALOG.objects if o.has_front}
 
 
 @pytest.fixture(scope="module")
@@ -92,12 +93,21 @@ def test_each_kind_changes_what_it_names_and_nothing_else(world, kind):
             assert set(new) == set(old) - {gone} | {come} and come not in old
             assert (new[come].position_m, new[come].yaw_deg) == (old[gone].position_m, old[gone].yaw_deg)
             assert max(max(sizes[come]), max(old[gone].size_m)) <= 1.3 * min(max(sizes[come]), max(old[gone].size_m))
+        elif kind == "rotate":
+            (turned,) = made.change.objects
+            assert turned in FRONTS and [o.name for o in scene.objects].count(turned) == 1, "a kind with a front, named once"
+            assert (new[turned].position_m, new[turned].size_m) == (old[turned].position_m, old[turned].size_m)
+            assert old[turned].position_m[2] == TOP and turned not in carriers_of(relations_of(scene)).values(), "on the table, carrying nothing"
+            turn = (new[turned].yaw_deg - old[turned].yaw_deg + 180) % 360 - 180
+            assert made.change.turn_deg == pytest.approx(turn, abs=1e-3) and 30 <= abs(turn) <= 150 and made.change.turn_deg == round(turn)
         else:
             lifted, carrier = made.change.objects
             assert old[lifted].position_m[2] > TOP and new[lifted].position_m[2] == TOP
             assert carriers_of(relations_of(scene))[lifted] == carrier and lifted not in carriers_of(relations_of(made))
         before, after = relations_of(scene), relations_of(made)
         assert aimed_change_happened(made.change, before, after)
+        if kind == "rotate":  # its difference holds the facing relations too
+            before, after = (with_facing(s.objects, r, FRONTS) for s, r in ((scene, before), (made, after)))
         assert made.change.difference == relation_difference(before, after)
         corners = made.camera.pinhole(RES).project(np.concatenate([o.box_corners() for o in made.objects]))
         assert (corners >= 0).all() and (corners <= RES).all(), f"{made.id}: an object left the picture"
@@ -177,6 +187,10 @@ def test_a_view_keeps_its_scene_and_moves_the_camera(builtin_assets):
         assert view.index == scene.index and set(view.objects) == set(scene.objects)
         assert all(getattr(view, f) == getattr(scene, f) for f in ("table", "key_light", "world", "backdrop"))
         assert view.camera != scene.camera and low <= view.camera.azimuth_deg <= high
+        # to the right for an even index plus view number, to the left for an odd one, at least 10°, where there is room
+        turn, right = view.camera.azimuth_deg - scene.camera.azimuth_deg, (view.index + view.view.number) % 2 == 0
+        room = scene.camera.azimuth_deg + 10 <= high if right else scene.camera.azimuth_deg - 10 >= low
+        assert abs(turn) >= 10 and (turn > 0) == (right == room), view.id
         right = view.camera.pinhole(RES).axes[0]
         across = [float(np.subtract(o.box_center, view.camera.position) @ right) for o in view.objects]
         assert across == sorted(across), "objects left to right as this view's camera sees them"
@@ -213,7 +227,7 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
     """Rendered pairs pass `tabletest verify`; a partner whose image moved an object its change does not
     name, or whose recorded difference is wrong, does not; a rerun with another kind adds only those partners."""
     out = tmp_path / "pairs"
-    args = ["render", "--scenes", "random", "--count", "3", "--seed", "0", "--resolution", "96x72", "--samples", "2",
+    args = ["render", "--scenes", "random", "--count", "3", "--seed", "11", "--resolution", "96x72", "--samples", "2",
             "--masks", "--assets", str(builtin_assets), "--out", str(out), "--quiet"]  # fmt: skip
     first = run_cli(*args, "--counterfactuals", "swap")
     assert first.returncode == 0, first.stderr
@@ -224,7 +238,7 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
     removes = [r for r in records.values() if r.get("counterfactual", {}).get("kind") == "remove"]
     views = [r for r in records.values() if "view" in r]
     assert swaps and removes and f"{len(swaps) + 3} already done" in more.stderr, "only the remove partners and views are new"
-    assert sorted(r["id"] for r in views) == [f"rnd0-{i:07d}-view2" for i in range(3)]
+    assert sorted(r["id"] for r in views) == [f"rnd11-{i:07d}-view2" for i in range(3)]
     for partner_record in swaps + removes:
         original = records[partner_record["counterfactual"]["of"]]
         assert partner_record["camera"] == original["camera"] and partner_record["scene"] == original["scene"]
@@ -249,8 +263,8 @@ def test_pairs_render_verify_and_a_planted_partner_is_caught(tmp_path, builtin_a
     turned = {q["relation"] for q in together if q["skill"] == "viewpoint"}
     assert "left_of" in turned and "bigger" not in turned, "what turns with the camera, never what cannot"
     for skill in ("same answer", "viewpoint"):
-        answers = Counter(q["answer"] for q in together if q["skill"] == skill and q["answer_type"] == "yes/no")
-        assert answers[True] == answers[False] > 0, f"{skill}: as many yes as no"
+        answers = Counter((q["relation"], q["answer"]) for q in together if q["skill"] == skill and q["answer_type"] == "yes/no")
+        assert answers and all(answers[(r, True)] == answers[(r, False)] for r, _ in answers), f"{skill}: as many yes as no per relation"
     for q in together:
         partner_record = records[q["scene_id"]]
         original = records[(partner_record.get("counterfactual") or partner_record.get("view"))["of"]]
@@ -382,3 +396,62 @@ def test_which_image_is_asked_of_a_side_only_where_the_other_image_shows_the_opp
 
     assert asked({"right_of": [["mug", "lamp"]]}) == ["first", "second"]  # turned round: left in the first, right in the second
     assert asked({}) == []  # into the margin: the second image shows neither
+
+
+@pytest.mark.render
+def test_rotate_partners_render_verify_and_ask_how_their_object_turned(tmp_path, builtin_assets):
+    """A rotate partner turns one object with a front where it stands, by the angle it records: the render pins the
+    fronts its partners were drawn with, `tabletest verify` passes it and catches a turn recorded wrong, and its
+    questions (which way seen from above, how far) are answered from the two records' yaws alone."""
+    out = tmp_path / "rotate"
+    made = run_cli("render", "--scenes", "random", "--count", "3", "--seed", "0", "--resolution", "64x48", "--samples", "1", "--masks",
+                   "--only", "kettle,laptop,teapot,mug,banana,radio", "--counterfactuals", "rotate", "--assets", str(builtin_assets),
+                   "--out", str(out), "--quiet")  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    records = {r["id"]: r for r in map(json.loads, (out / "metadata.jsonl").read_text().splitlines())}
+    rotates = [r for r in records.values() if r.get("counterfactual", {}).get("kind") == "rotate"]
+    assert len(rotates) == 3
+    assert json.loads((out / "settings.json").read_text())["scenes"]["fronts"] == {"teapot": -90.0, "kettle": -90.0, "laptop": 0.0, "radio": 0.0}
+    for partner_record in rotates:
+        (turned,) = partner_record["counterfactual"]["objects"]
+        original = records[partner_record["counterfactual"]["of"]]
+        yaws = [{o["name"]: o["yaw_deg"] for o in r["objects"]} for r in (original, partner_record)]
+        turn = (yaws[1][turned] - yaws[0][turned] + 180) % 360 - 180
+        assert partner_record["counterfactual"]["turn_deg"] == pytest.approx(turn, abs=1e-3) and turned in FRONTS
+        assert {n: y for n, y in yaws[0].items() if n != turned} == {n: y for n, y in yaws[1].items() if n != turned}
+        jsonschema.validate(partner_record, schema("random-record"))
+    verified = run_cli("verify", str(out))
+    assert verified.returncode == 0 and "counterfactual partners (records)" in verified.stdout, verified.stdout + verified.stderr
+
+    asked = run_cli("questions", "--from", str(out), "--out", str(tmp_path / "q.jsonl"))
+    assert asked.returncode == 0, asked.stderr
+    turns = [q for q in map(json.loads, (tmp_path / "q.jsonl").read_text().splitlines()) if q["skill"] == "object motion"]
+    assert len(turns) == 3 * len(rotates)
+    for q in turns:
+        partner_record = records[q["scene_id"]]
+        original = records[partner_record["counterfactual"]["of"]]
+        (turned,) = q["objects"]
+        yaws = [next(o["yaw_deg"] for o in r["objects"] if o["name"] == turned) for r in (original, partner_record)]
+        turn = (yaws[1] - yaws[0] + 180) % 360 - 180  # positive: anticlockwise seen from above
+        if q["answer_type"] == "choice":
+            backwards = q["qid"].endswith("second-first")
+            assert q["answer"] == ("anticlockwise" if (turn > 0) != backwards else "clockwise"), q["qid"]
+        else:
+            assert q["exact"] == {"value": pytest.approx(abs(turn), abs=1e-3), "unit": "deg"} and abs(q["answer"] - abs(turn)) <= 2.5
+    ways = Counter(q["answer"] for q in turns if q["answer_type"] == "choice")
+    assert ways["clockwise"] == ways["anticlockwise"] == len(rotates)
+
+    partner_record = rotates[0]
+    wrong = {**partner_record, "counterfactual": {**partner_record["counterfactual"], "turn_deg": partner_record["counterfactual"]["turn_deg"] + 10}}
+    (out / "metadata.jsonl").write_text("".join(json.dumps(wrong if r["id"] == wrong["id"] else r) + "\n" for r in records.values()))
+    caught = run_cli("verify", str(out))
+    assert caught.returncode == 1
+    (turned,) = partner_record["counterfactual"]["objects"]
+    assert f"DISAGREES {wrong['id']} [pair] {turned} turned " in caught.stdout and "but the record says" in caught.stdout
+
+
+def test_a_rotate_with_nothing_to_turn_is_refused_in_one_line(builtin_assets):
+    bad = run_cli("vignettes", "--scenes", "random", "--count", "2", "--counterfactuals", "rotate", "--only", "apple,banana,mug",
+                  "--assets", str(builtin_assets))  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --counterfactuals rotate turns an object with a front")
+    assert len(bad.stderr.strip().splitlines()) == 1

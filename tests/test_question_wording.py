@@ -1,6 +1,6 @@
 """Questions a person reads one way: the viewer is never called by an object's name, a count says what it
-counts, "bigger" is not asked where extent and volume disagree, a facing caption holds only near the front, and
-no leftmost of two that share a column."""
+counts, "bigger" is not asked where extent and volume disagree, a facing caption holds only near the front (and is
+asked only clear of its band), and no leftmost of two that share a column."""
 
 from __future__ import annotations
 
@@ -47,14 +47,17 @@ def test_bigger_is_not_asked_where_extent_and_volume_disagree():
     assert ("apple", "mug") in asked and ("apple", "banana") in asked
 
 
-def test_a_facing_caption_is_true_only_within_45_degrees_of_the_front():
-    """The radio faces −Y (yaw 0): a mug 30° off its front is faced; one 60° off is neither faced nor asked."""
-    radio = obj("radio", 0.0, 0.0, (0.25, 0.12, 0.15))
-    for degrees, faced in ((30, True), (60, None), (150, False)):
+def test_a_facing_caption_is_true_within_30_degrees_of_the_front_and_false_beyond_60():
+    """The radio faces −Y (yaw 0), an apple 90° off its front (not faced), and a mug at `degrees`: faced within 30°
+    of the front and asked beside the apple; from 30° to 60° neither faced nor asked; beyond, not faced (as the
+    apple is, so no caption of the two stands beside it)."""
+    radio, apple = obj("radio", 0.0, 0.0, (0.25, 0.12, 0.15)), obj("apple", 0.4, 0.0, (0.08, 0.08, 0.08))
+    for degrees, faced in ((25, True), (35, None), (55, None), (150, None)):
         t = math.radians(degrees)
-        record = scene("rnd0-0000000", [radio, obj("mug", 0.4 * math.sin(t), -0.4 * math.cos(t), (0.12, 0.08, 0.1))])
-        captions = {q["relation"]: q["answer"] for q in every_phrasing(record) if q["template"] == "caption-orientation" and q["objects"] == ["radio", "mug"]}
-        assert captions.get("facing") == faced, (degrees, captions)
+        record = scene("rnd0-0000000", [radio, apple, obj("mug", -0.4 * math.sin(t), -0.4 * math.cos(t), (0.12, 0.08, 0.1))])
+        captions = {q["objects"][1]: q["answer"] for q in every_phrasing(record) if q["template"] == "caption-orientation" and q["relation"] == "facing"}
+        assert captions.get("mug") == faced, (degrees, captions)
+        assert captions.get("apple") == (False if faced else None), (degrees, captions)
 
 
 def test_no_leftmost_of_two_that_nearly_share_a_column_in_the_image():

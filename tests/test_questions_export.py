@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -19,6 +21,7 @@ from tabletest.score.questions import judge_question
 from tabletest.truth.nouns import Nouns
 
 CATALOG = load_catalog()
+REPO = Path(__file__).resolve().parent.parent
 LEXICON = load_lexicon(CATALOG)
 
 
@@ -41,6 +44,26 @@ def test_every_answer_wording_is_read_as_correct():
             assert judge_question(q, wording, LEXICON).status == "correct", (q["qid"], wording)
 
 
+def test_a_choice_of_words_is_answered_in_sentences_a_person_says_and_the_scorer_reads():
+    """Every option that names no object (left, in front, above, the first image, what changed) is worded as a
+    bare word and as a whole sentence, never "It is moved." or "It is left."; each is read as correct."""
+    from tabletest.prompts.hierarchy.pairs import CHANGED, WHICH
+    from tabletest.prompts.hierarchy.stories import OPTIONS
+
+    offered = {tuple(options) for options in OPTIONS.values()} | {tuple(WHICH), tuple(CHANGED.values())}
+    for options in offered:
+        for answer in options:
+            q = {"qid": "q", "answer_type": "choice", "options": list(options), "answer": answer, "scene_objects": ["mug", "lamp"],
+                 "text": f"Which? Answer {' or '.join(options)}."}  # fmt: skip
+            wordings = answer_wordings(q)
+            assert len(wordings) == 2 and wordings[0] == f"{answer.capitalize()}.", wordings
+            for wording in wordings:
+                assert judge_question(q, wording, LEXICON).status == "correct", (answer, wording)
+                assert not re.fullmatch(rf"It is {answer}\.", wording), wording
+            if options == tuple(CHANGED.values()):
+                assert re.fullmatch(r"(One object|Two objects) (was |were )?\w+ .+\.", wordings[1]), wordings[1]
+
+
 def exported(record: dict, variations: str) -> list[dict]:
     """A record's questions as the export words their answers."""
     asked = [q for q in scene_questions(record, CATALOG, 0, ("questions", "captions")) if q["modality"] == "image"]
@@ -56,8 +79,8 @@ def test_every_answer_wording_obeys_its_questions_instruction():
         text, gold = q["text"], q["gold"]
         if text.endswith("Answer yes or no."):
             assert re.match(r"(Yes|No)\b", gold), (text, gold)
-        elif text.endswith("Answer with a number and its unit."):
-            assert re.fullmatch(r"(About )?\d+(\.\d+)? (cm|m|centimetres|metres)\.", gold), (text, gold)
+        elif text.endswith("Answer with a number in centimetres."):
+            assert re.fullmatch(r"(About )?\d+(\.\d+)? (cm|centimetres)\.", gold), (text, gold)
         elif text.endswith("Answer with a number."):
             assert re.fullmatch(r"\d+\.?|[A-Z][a-z]+\.", gold), (text, gold)
         elif text.endswith("(left, middle, right), or centre."):  # a map's cell: its row and column, or the centre
@@ -123,11 +146,30 @@ def test_hierarchy_exports(render, tmp_path, fmt):
             assert utils.doc_to_visual(doc)[0].size == (256, 192)  # the stand-in, at its record's resolution
 
 
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory) -> Path:
+    """The golden random render's six records four times over (ids and images of their own): 24 scene families,
+    enough for `--balance` to keep templates asked of at least 20."""
+    src, folder = REPO / "tests" / "fixtures" / "random-golden", tmp_path_factory.mktemp("copies")
+    (folder / "images").mkdir()
+    lines = []
+    for copy in range(4):
+        for record in map(json.loads, (src / "metadata.jsonl").read_text().splitlines()):
+            index = record["index"] + 1000 * copy
+            name = f"rnd6-{index:07d}"
+            shutil.copy(src / record["file_name"], folder / "images" / f"{name}.png")
+            kept = {k: v for k, v in record.items() if k not in ("mask_file_name", "depth_file_name")}
+            lines.append(json.dumps({**kept, "id": name, "index": index, "file_name": f"images/{name}.png"}))
+    (folder / "metadata.jsonl").write_text("\n".join(lines) + "\n")
+    return folder
+
+
 @pytest.mark.parametrize("balance", [False, True])
-def test_an_export_holds_the_questions_the_questions_command_asks(cli, render, tmp_path, balance):
+def test_an_export_holds_the_questions_the_questions_command_asks(cli, render, copies, tmp_path, balance):
     """One pipeline: an export's questions are `tabletest questions --forms questions,captions --image-only` on the
     same render, with the same --seed and --balance (each with its gold answer added)."""
     flags = ["--seed", "3", *(["--balance"] if balance else [])]
+    render = copies if balance else render
     asked = cli("questions", "--dataset", str(render), "--forms", "questions,captions", "--image-only", "--out", str(tmp_path / "q.jsonl"), *flags)
     assert asked.returncode == 0, asked.stderr
     made = cli("export", "--dataset", str(render), "--format", "vlmevalkit", "--questions", "hierarchy", "--out", str(tmp_path / "v"), *flags)

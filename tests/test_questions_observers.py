@@ -183,3 +183,13 @@ def test_the_questions_guide_s_example_is_asked_as_it_shows():
         assert asked[key]["answer"] == gold and asked[key]["text"].rsplit(" Answer ", 1)[0] in guide, key
     assert not [key for key, q in asked.items() if q["frame"] == "person" and q["objects"] == ["watering can"]]
     assert not [key for key in asked if "-lamp-orange-cucumber-" in key]
+    said = re.search(r"Of the (\d+) questions these frames ask of this scene, (\d+) are the person's \((\d+) each of near and far, "
+                     r"(\d+) each of\s+left and right\) and (\d+) the object's, every template's answers even", guide)  # fmt: skip
+    one = observed(record)
+    sides = Counter(q.get("observer") for q in one if q["frame"] == "person")
+    assert [int(n) for n in said.groups()] == [len(one), sum(sides.values()), sides["near"], sides["left"], len(one) - sum(sides.values())]
+    assert sides["near"] == sides["far"] and sides["left"] == sides["right"]
+    answers = defaultdict(Counter)
+    for q in one:
+        answers[q["template"]][str(q["answer"])] += 1
+    assert all(len(set(counted.values())) == 1 and len(counted) == 2 for counted in answers.values()), answers

@@ -1,6 +1,7 @@
-"""What keeps a worker's time on its render calls: models imported before the first scene when the
-run will use them, silhouettes measured and PNGs written by other processes beside the next render,
-and none of those processes outliving a run killed with -9; and the training preset's prefilter."""
+"""What keeps a worker's time on its render calls: the run's models loaded in one batch after the first
+scene when the run will use them, silhouettes measured and PNGs written by processes started with the
+workers, beside the next render, and none of those processes outliving a run killed with -9; and the
+training preset's prefilter."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tabletest.render.run_options import models_to_preload
+from tabletest.render.run_options import run_models
 from tabletest.render.supervisor import Finisher, Outcome
 from tabletest.truth.visibility import SUPERSAMPLE, visibility
 
@@ -27,13 +28,58 @@ from processes import alive, descendants
 pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
 
 
-def test_a_run_preloads_its_models_only_when_it_will_place_as_many_objects():
-    entries = {name: SimpleNamespace(file=f"{name}.glb") for name in ("mug", "lamp", "banana", "tomato")}
+def test_a_run_loads_all_its_models_at_once_only_when_it_will_place_as_many_objects():
+    entries = {name: SimpleNamespace(file=f"{name}.glb", drawn_from=None) for name in ("mug", "lamp", "banana", "tomato")}
     assets = Path("/models")
-    assert models_to_preload(entries, assets, objects_to_place=3) == []  # a short run imports what it meets
-    assert models_to_preload(entries, assets, objects_to_place=4) == [
+    assert run_models(entries, assets, objects_to_place=3) == []  # a short run imports what it meets
+    assert run_models(entries, assets, objects_to_place=4) == [
         (name, f"/models/{name}.glb") for name in ("banana", "lamp", "mug", "tomato")
     ]
+    drawn = SimpleNamespace(file="mug-1.glb", drawn_from=(1.2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1.1, 0))  # shown with the mug's model
+    assert run_models({**entries, "mug/1": drawn}, assets, objects_to_place=4) == run_models(entries, assets, 4)
+
+
+WORKER_LOADS_AFTER_THE_FIRST_SCENE = """
+import json, sys
+from pathlib import Path
+from tabletest.config import load_catalog, load_config
+from tabletest.layout.selection import Selection, select_scenes
+from tabletest.layout.spec import scene_spec
+from tabletest.assets.manifest import load_manifest
+from tabletest.render.run_options import RenderOptions, run_models, worker_setup
+from tabletest.render.worker import Worker
+
+assets, out = Path(sys.argv[1]), Path(sys.argv[2])
+config = load_config()
+config = config.model_copy(update={"render": config.render.model_copy(update={"samples": 1, "resolution": [32, 24]})})
+entries = {name: entry for name, entry in load_manifest(assets).objects.items() if name in ("mug", "apple", "banana")}
+scenes = sorted(select_scenes(load_catalog(), Selection(1, only=tuple(entries))), key=lambda s: s.objects[0] != "mug")
+options = RenderOptions(out=out, assets=assets, build_missing_assets=False, device="cpu")
+held = {}
+for batch in (True, False):  # the run's models in one batch after the first scene, or each as its scene needs it
+    worker = Worker({**worker_setup(config, options, (32, 24), run_models(entries, assets, 3) if batch else []), "threads": 1})
+    held[batch] = []
+    for scene in scenes:
+        worker.render(scene_spec(scene, config, entries, assets, (32, 24)).to_json(), str(out / f"{batch}-{scene.id}.png"))
+        held[batch].append(sorted(key.split("|")[0] for key in worker.assets))
+print(json.dumps({"scenes": [s.id for s in scenes], "names": [s.objects[0] for s in scenes], "batch": held[True], "each": held[False]}))
+"""
+
+
+def test_the_first_scene_waits_for_its_own_models_only_and_the_rest_come_in_one_batch(tmp_path, builtin_assets):
+    """A run that places as many objects as it has models: the worker's first image waits for its own models
+    only, the second scene brings all the others at once, and every image has the pixels of a worker that
+    loads each model as its scene needs it."""
+    done = subprocess.run([sys.executable, "-c", WORKER_LOADS_AFTER_THE_FIRST_SCENE, str(builtin_assets), str(tmp_path)],
+                          capture_output=True, text=True, cwd=REPO)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout.strip().splitlines()[-1])
+    everything = ["apple", "banana", "mug"]
+    assert made["batch"] == [["mug"], everything, everything]
+    assert made["each"] == [sorted(made["names"][: i + 1]) for i in range(3)]
+    for scene in made["scenes"]:
+        batched, each = (np.asarray(Image.open(tmp_path / f"{batch}-{scene}.png.tif")) for batch in ("True", "False"))
+        assert np.array_equal(batched, each), scene
 
 
 def square(left: int, top: int, side: int, height: int | None = None) -> np.ndarray:
@@ -82,6 +128,40 @@ def test_the_finisher_writes_the_png_elsewhere_and_reports_a_hand_over_it_cannot
     with Image.open(tmp_path / ".a.png.tmp") as png:
         assert png.format == "PNG" and np.array_equal(np.asarray(png), rgb)
     assert not failed.ok and failed.error.startswith("writing its files failed: FileNotFoundError")
+
+
+def forked_by_a_fork_server(pids: set[int]) -> set[int]:
+    """Those of `pids` a `multiprocessing` fork server forked (a fork keeps its parent's command line)."""
+    def forkserver(pid: int) -> bool:
+        try:
+            return b"multiprocessing.forkserver" in (Path("/proc") / str(pid) / "cmdline").read_bytes()
+        except OSError:
+            return False
+
+    def parent(pid: int) -> int:
+        try:
+            return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return 0
+
+    return {pid for pid in pids if alive(pid) and forkserver(pid) and forkserver(parent(pid))}
+
+
+def test_the_finisher_starts_its_processes_before_anything_is_handed_over():
+    """Started with the workers (while Blender loads), a writing process is up before the first image."""
+    finisher = Finisher(2)
+    try:
+        finisher.start()
+        deadline = time.time() + 60
+        while time.time() < deadline and not forked_by_a_fork_server(descendants(os.getpid())):
+            time.sleep(0.05)
+        assert forked_by_a_fork_server(descendants(os.getpid()))
+    finally:
+        finisher.close(wait=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and forked_by_a_fork_server(descendants(os.getpid())):
+        time.sleep(0.05)
+    assert not forked_by_a_fork_server(descendants(os.getpid()))  # closed, it leaves none behind
 
 
 def test_no_process_of_a_run_outlives_it_when_it_is_killed_with_minus_9(tmp_path, builtin_assets):

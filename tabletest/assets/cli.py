@@ -141,6 +141,7 @@ def sheet(
     looks: Annotated[
         int, typer.Option("--looks", min=1, max=64, help="Looks of each object, side by side (model n in its palette's colour n; 1: the catalog model).")
     ] = 1,
+    fronts: Annotated[bool, typer.Option("--fronts", help="An arrow on the table where each object with a front faces (has_front, front_deg), seen from higher up.")] = False,
     catalog: CatalogOpt = None,
 ) -> None:
     """Render a labelled contact sheet, each object alone in three-quarter view (Blender Workbench)."""
@@ -149,7 +150,7 @@ def sheet(
     require_render_extra("assets sheet", "bpy")
     cat = load_catalog(catalog)
     start = time.perf_counter()
-    render_sheet(cat, assets, out, parse_only(only), cell, columns, looks)
+    render_sheet(cat, assets, out, parse_only(only), cell, columns, looks, fronts)
     typer.echo(f"wrote {out} in {time.perf_counter() - start:.1f} s", err=True)
 
 

@@ -71,7 +71,7 @@ def export(
     ] = "study",
     balance: Annotated[
         bool,
-        typer.Option("--balance", help="With --questions hierarchy: drop questions whose answer their template, or their names, over-represent."),
+        typer.Option("--balance", help="With --questions hierarchy: drop questions whose answer their template, their wording, or their names over-represent."),
     ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the train/val split, the answer options' order, each question's phrasing and answer wording, and which questions --balance keeps.")] = 0,
     shard_size: Annotated[

@@ -11,7 +11,7 @@ import random
 import re
 from collections.abc import Iterator
 
-from tabletest.prompts.hierarchy.record import gold_text, location_text
+from tabletest.prompts.hierarchy.record import IN_A_SENTENCE, gold_text, location_text
 from tabletest.truth.nouns import Nouns
 
 SPOKEN = (
@@ -43,7 +43,7 @@ def answer_wordings(question: dict, nouns: Nouns = Nouns()) -> list[str]:
         return [plain, f"About {plain[0].lower()}{plain[1:]}", plain.replace(" cm.", " centimetres.").replace(" m.", " metres.")]
     if answer in question["scene_objects"]:
         return [f"The {answer}.", nouns.agree(f"The {answer} is."), f"It is the {answer}."]
-    return [f"{answer.capitalize()}.", f"It is {answer}."]
+    return [f"{answer.capitalize()}.", *([IN_A_SENTENCE[answer]] if answer in IN_A_SENTENCE else [])]
 
 
 def hierarchy_queries(record_id: str, questions: list[dict], variations: str, seed: int, nouns: Nouns) -> Iterator[dict]:

@@ -22,8 +22,9 @@ from typing import Literal
 
 # swap: two objects trade places; move: one goes to the other side of another (mirrored along the camera's
 # left-right axis); remove: one is taken away; replace: one becomes another object of similar size; unstack:
-# one is taken off what it rests on, or out of what holds it, and put on the table
-KINDS = ("swap", "move", "remove", "replace", "unstack")
+# one is taken off what it rests on, or out of what holds it, and put on the table; rotate: one with a front is turned
+# where it stands about its vertical axis
+KINDS = ("swap", "move", "remove", "replace", "unstack", "rotate")
 _COMPANION = rf"-(?:(?P<kind>{'|'.join(KINDS)})|view(?P<number>\d+))"
 
 

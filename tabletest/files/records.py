@@ -264,12 +264,16 @@ class BenchmarkVignette(Closed):
 class Counterfactual(Closed):
     """A counterfactual partner's change: the scene it was made from, what it changed, and every relation
     item (as in `relations`; `ambiguous` pairs in name order) that became true, became false or held in
-    both, computed from the two scenes' geometry with every object included."""
+    both, computed from the two scenes' geometry with every object included (a rotate's with the facing relations
+    `facing`, `facing_away`, `same_way` and `opposite_way` too)."""
 
     of: SceneOfSetId
     kind: Literal[COMPANIONS]
     objects: list[str] = Field(description="swap: the two; move: the one moved, then the one crossed; remove: the one; "
-                               "replace: the old, then the new; unstack: the one taken off, then its carrier")  # fmt: skip
+                               "replace: the old, then the new; unstack: the one taken off, then its carrier; rotate: the one turned")  # fmt: skip
+    turn_deg: float | None = Field(
+        None, gt=-180, lt=180, description="only on a rotate: how far its object turned where it stands, degrees, anticlockwise seen from above"
+    )
     became_true: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
     became_false: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}
     unchanged: Annotated[dict[str, list], ItemsOf(RandomRelations, without=("hidden",))] = {}

@@ -35,6 +35,9 @@ from tabletest.layout.random_scene import (
 Drawn = tuple[tuple[PlacedObject, ...], tuple[str, ...]] | None  # the changed scene's objects and the names the change names
 CANDIDATES = 12  # tries per kind and scene: a scene with no candidate that works gets no partner of that kind
 SIMILAR_SIZE = 1.3  # replace: the larger of the two objects' longest sides at most this times the smaller
+# rotate: a turn of a whole number of degrees this far either way: enough to see, and short of half a turn,
+# whose way round no picture tells
+TURN_DEG = (30, 150)
 
 
 def check_kinds(text: str) -> tuple[str, ...]:
@@ -59,6 +62,7 @@ class Candidates:
     table_top_m: float
     resolution: tuple[int, int]  # the images': what a changed object must stay inside, as the scene's camera framed it
     variants: Mapping[str, tuple[Variant, ...]] = field(default_factory=dict)  # the looks each kind may take (config `looks`)
+    fronts: Mapping[str, float] = field(default_factory=dict)  # rotate: the kinds with a front (and its `front_deg`)
 
     def of(self, scene: RandomScene, kind: str, carriers: Mapping[str, str]) -> Iterator[RandomScene]:
         """Up to CANDIDATES partners of `kind`, in the order the scene's stream draws them; `carriers` maps
@@ -131,6 +135,22 @@ class Candidates:
             return None
         return _with(scene, {old.name: new}), (old.name, new_name)
 
+    def _rotate(
+        self, rng: random.Random, scene: RandomScene, free: list[PlacedObject], _carriers: Mapping[str, str], _carrying: set[str]
+    ) -> Drawn:
+        """One object with a front, standing on the table with nothing on or in it, turned where it stands by
+        `TURN_DEG` either way; one whose kind the scene holds again is never drawn (no question could name it)."""
+        kinds = [kind_of(o.name) for o in scene.objects]
+        turnable = [o for o in free if kind_of(o.name) in self.fronts and kinds.count(kind_of(o.name)) == 1]
+        if not turnable:
+            return None
+        turned = rng.choice(turnable)
+        turn = rng.randint(*TURN_DEG) * rng.choice((-1, 1))
+        moved = replace(turned, yaw_deg=round((turned.yaw_deg + turn) % 360, 3))
+        if not self._clear([moved], scene, {turned.name}):
+            return None
+        return _with(scene, {turned.name: moved}), (turned.name,)
+
     def _looks_like(self, kind: str, longest: float) -> list[Variant | None]:
         """The looks of `kind` a replace may draw in place of an object whose longest side is `longest`: those the
         set draws (its held-out ones left out while training, only they for validation) whose model is of similar
@@ -186,5 +206,18 @@ def _with(scene: RandomScene, new: Mapping[str, PlacedObject]) -> tuple[PlacedOb
 
 
 def _partner(scene: RandomScene, kind: str, objects: tuple[PlacedObject, ...], names: tuple[str, ...]) -> RandomScene:
-    """The changed scene, its objects left to right as the camera sees them (as every scene keeps them)."""
-    return replace(scene, id=partner_id(scene.id, kind), objects=left_to_right(objects, scene.camera), change=Change(scene.id, kind, names))
+    """The changed scene, its objects left to right as the camera sees them (as every scene keeps them); a rotate
+    records its turn."""
+    change = Change(scene.id, kind, names, turn_deg=turn_of(scene.objects, objects, names[0]) if kind == "rotate" else None)
+    return replace(scene, id=partner_id(scene.id, kind), objects=left_to_right(objects, scene.camera), change=change)
+
+
+def turn_of(before: Sequence[PlacedObject], after: Sequence[PlacedObject], name: str) -> float:
+    """How far the object `name` turned from one placement to the other: degrees from −180 to 180, positive
+    anticlockwise seen from above."""
+    return turn_between({o.name: o.yaw_deg for o in before}[name], {o.name: o.yaw_deg for o in after}[name])
+
+
+def turn_between(yaw_from_deg: float, yaw_to_deg: float) -> float:
+    """The turn from one yaw to another, −180 to 180 degrees: positive anticlockwise seen from above."""
+    return round((yaw_to_deg - yaw_from_deg + 180.0) % 360.0 - 180.0, 3)

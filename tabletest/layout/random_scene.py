@@ -29,6 +29,10 @@ from tabletest.layout.variants import Variant, draw_variants, model_key
 
 EDGE_M = 0.05  # objects keep this far from the table's edge
 NEAR_M = 0.1  # every box corner at least this far in front of the camera
+# A view goes round the table at least this far from its scene's camera (where the range leaves room), to the
+# right for an even scene index plus view number and to the left for an odd one: as many views turn each way,
+# so which way the second photo was taken from is no constant guess.
+VIEW_TURN_DEG = 10.0
 
 
 @dataclass(frozen=True)
@@ -83,13 +87,15 @@ class CameraPose:
 class Change:
     """What a partner changed: the scene it was made from, the kind, the objects named (`swap`: the two;
     `move`: the one moved, then the one it crossed; `replace`: the old, then the new; `unstack`: the one
-    taken off, then its carrier), and the relations that became true, became false or held in both
-    (filled in by the truth stage: `tabletest.truth.pairs`)."""
+    taken off, then its carrier; `rotate`: the one turned), how far a rotate turned it (degrees, anticlockwise
+    seen from above), and the relations that became true, became false or held in both (filled in by the
+    truth stage: `tabletest.truth.pairs`)."""
 
     of: str
     kind: str
     objects: tuple[str, ...]
     difference: Mapping[str, Mapping[str, list]] = field(default_factory=dict)
+    turn_deg: float | None = None
 
 
 @dataclass(frozen=True)
@@ -131,13 +137,25 @@ def scene_view(
     config: RandomConfig, scene: RandomScene, number: int, seed: int, sensor_width_mm: float, resolution: tuple[int, int]
 ) -> RandomScene | None:
     """View `number` (2, 3, ...) of a scene: its objects, table, lights and backdrop seen from another camera,
-    drawn from the config's camera ranges out of the scene's own stream for that view; None when no camera
-    of those ranges frames every object."""
+    drawn from the config's camera ranges out of the scene's own stream for that view, its azimuth on the side
+    `view_azimuths` gives; None when no camera of those ranges frames every object."""
     rng = random.Random(f"{config.digest}:{seed}:{scene.index}:view{number}")
-    camera = _camera(config, rng, list(scene.objects), sensor_width_mm, resolution, Work(scene.index))
+    azimuths = view_azimuths(config.camera.azimuth_deg, scene.camera.azimuth_deg, (scene.index + number) % 2 == 0)
+    camera = _camera(config, rng, list(scene.objects), sensor_width_mm, resolution, Work(scene.index), azimuths)
     if camera is None:
         return None
     return replace(scene, id=view_id(scene.id, number), objects=left_to_right(scene.objects, camera), camera=camera, view=View(scene.id, number))
+
+
+def view_azimuths(span: Sequence[float], scene_deg: float, right: bool) -> tuple[float, float]:
+    """The azimuths a view may take: those of `span` at least `VIEW_TURN_DEG` to the right of its scene's camera
+    (`right`) or to its left; the other side where that one has no room, the whole span where neither has."""
+    low, high = span
+    sides = [(scene_deg + VIEW_TURN_DEG, high), (low, scene_deg - VIEW_TURN_DEG)]
+    for start, end in sides if right else sides[::-1]:
+        if start <= end:
+            return start, end
+    return low, high
 
 
 def framed(camera: CameraPose, objects: Sequence[PlacedObject], resolution: tuple[int, int], margin_px: float) -> bool:
@@ -437,11 +455,11 @@ class _Arranger:
 
 def _camera(
     config: RandomConfig, rng: random.Random, objects: list[PlacedObject], sensor_mm: float, resolution: tuple[int, int],
-    work: Work,
+    work: Work, azimuths: Sequence[float] | None = None,
 ) -> CameraPose | None:
-    """Azimuth, elevation and focal length drawn from their ranges; the distance is the nearest one that
-    frames every object's box (exact: moving back along the view axis only shrinks the image) times a
-    `zoom_out` factor, kept inside `distance_m`; None when even the far end cannot frame them."""
+    """Azimuth (from `azimuths`, else the config's range), elevation and focal length drawn from their ranges; the
+    distance is the nearest one that frames every object's box (exact: moving back along the view axis only shrinks
+    the image) times a `zoom_out` factor, kept inside `distance_m`; None when even the far end cannot frame them."""
     c = config.camera
     corners = np.concatenate([o.box_corners() for o in objects])
     lo, hi = corners.min(axis=0), corners.max(axis=0)
@@ -451,7 +469,7 @@ def _camera(
     margin = c.frame_margin * width
     for _ in range(c.attempts):
         work.spend(CAMERA_PROBE)
-        azimuth, elevation = round(_uniform(rng, c.azimuth_deg), 3), round(_uniform(rng, c.elevation_deg), 3)
+        azimuth, elevation = round(_uniform(rng, azimuths or c.azimuth_deg), 3), round(_uniform(rng, c.elevation_deg), 3)
         focal = round(_uniform(rng, c.focal_mm), 3)
         direction = _direction(azimuth, elevation)
         probe = PinholeCamera(tuple(np.add(target, direction)), target, focal, sensor_mm, width, height)

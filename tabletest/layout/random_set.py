@@ -40,6 +40,7 @@ class RandomSet:
     counterfactuals: tuple[str, ...] = ()  # the kinds of partner each scene gets (`--counterfactuals`)
     views: int = 1  # the views each scene is rendered from (`--views`): 1 is the scene alone
     variants: tuple[tuple[str, tuple[Variant, ...]], ...] = ()  # (kind, the looks it may take) with the config's `looks` on
+    fronts: tuple[tuple[str, float], ...] = ()  # (kind, front_deg) of the pool's kinds with a front, with rotate partners
 
     def with_look_models(self, catalog: Catalog, assets_dir: Path) -> tuple[RandomSet, dict[str, AssetEntry]]:
         """The set as the assets folder lets it draw (a kind whose model is a file draws among its files, `assets
@@ -66,7 +67,7 @@ class RandomSet:
 
     def candidates(self, sizes: Mapping[str, Vec3], table_height_m: float, resolution: tuple[int, int]) -> Candidates:
         """What the scenes' counterfactual partners are drawn from (`resolution`: the images', whose frame they keep)."""
-        return Candidates(self.config, self.seed, self.pool, sizes, table_height_m, resolution, dict(self.variants))
+        return Candidates(self.config, self.seed, self.pool, sizes, table_height_m, resolution, dict(self.variants), dict(self.fronts))
 
     def contact(self, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Contact | None:
         """The shapes and arrangements the set's scenes are placed and labelled with; None without arrangements."""
@@ -142,6 +143,8 @@ class RandomSet:
                 name: {"support": list(support) if support else None, "container": list(container) if container else None}
                 for name, support, container in self.carriers
             }
+        if self.fronts:  # which objects a rotate may turn, and its difference's facing relations
+            settings["fronts"] = dict(self.fronts)
         return settings
 
     def info(self) -> dict:
@@ -212,7 +215,14 @@ def make_random_set(
                 f"looks.held_out {list(config.looks.held_out)} holds out every look of the objects drawn, so training has "
                 "none left to draw; hold out fewer (a model such as mug/2, or a colour), or raise looks.models"
             )
-    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants)
+    fronted = (catalog.by_name(name) for name in pool)
+    fronts = tuple((o.name, o.front_deg) for o in fronted if o.has_front) if "rotate" in kinds else ()
+    if "rotate" in kinds and not fronts:
+        raise UserError(
+            "--counterfactuals rotate turns an object with a front (has_front in the catalog), and none of the objects "
+            "drawn has one; draw some (e.g. --only kettle,laptop,mug), or drop rotate"
+        )
+    return RandomSet(config, seed, count, pool, shard, limit, pairs, carriers, sizes, kinds, views or 1, variants, fronts)
 
 
 def random_set_for(

@@ -181,7 +181,7 @@ def _render_layers(run: RunContext, layers: _Layers, missing: list[Layer], progr
     by_stem = {layer.stem: layer for layer in missing}
     background = layers.background.stem
     supervisor = run.supervisor(
-        lambda spec: {"op": "layer", "spec": spec.to_json(), "out": str(layer_set.tmp_exr(spec.id))}
+        lambda spec: {"op": "layer", "spec": spec.to_json(), "out": str(layer_set.tmp_exr(spec.id))}, hands_over=False
     )
     waiting: list[Outcome] = []
     rendered, blender_s = 0, 0.0

@@ -32,7 +32,7 @@ class RunContext:
     done: set[str]  # scene ids complete before this run started
     console: Console
     early: dict[int, WorkerProcess] = field(default_factory=dict)  # workers started once the inputs were checked
-    preload: list[tuple[str, str]] = field(default_factory=list)  # models every worker imports before its first scene
+    models: list[tuple[str, str]] = field(default_factory=list)  # what every worker loads at once after its first scene
     not_made: Counter = field(default_factory=Counter)  # per partner kind (and "view"): scenes that allow none
 
     def __post_init__(self) -> None:
@@ -66,10 +66,10 @@ class RunContext:
             "mode": mode,
         }
 
-    def supervisor(self, request: Callable[[SceneSpec], dict]) -> Supervisor:
+    def supervisor(self, request: Callable[[SceneSpec], dict], hands_over: bool = True) -> Supervisor:
         early, self.early = self.early, {}
         return Supervisor(
-            setup=worker_setup(self.config, self.options, self.resolution, self.preload),
+            setup=worker_setup(self.config, self.options, self.resolution, self.models),
             # the slots the early workers were started on (asking nvidia-smi again could answer otherwise)
             slots=[worker.slot for worker in early.values()] or worker_slots(self.options),
             early=early,
@@ -78,6 +78,7 @@ class RunContext:
             retries=self.options.retries,
             item_timeout=self.options.item_timeout,
             verbose=self.options.verbose,
+            hands_over=hands_over,
         )
 
     def direct_request(self, spec: SceneSpec) -> dict:

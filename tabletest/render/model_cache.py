@@ -45,7 +45,8 @@ def import_model(model: Path) -> list[bpy.types.Object]:
             with bpy.data.libraries.load(str(entry), link=False) as (source, target):
                 target.objects = source.objects
             appended = [o for o in bpy.data.objects if o not in before]
-            if appended and all(o.get(MARK) == _mark(digest, appended) for o in appended):
+            mark = _mark(digest, appended)  # once for them all: each object carries the same
+            if appended and all(o.get(MARK) == mark for o in appended):
                 return appended
         except (OSError, RuntimeError):  # unreadable (cut short by a full disk): import the glTF instead
             pass

@@ -31,7 +31,7 @@ from tabletest.layout.selection import Selection
 from tabletest.assets.needed import needed_assets
 from tabletest.render.devices import check_denoiser, check_device, device_class, parse_gpus
 from tabletest.render.hdris import check_hdris
-from tabletest.render.run_options import RenderOptions, models_to_preload, worker_setup, worker_slots
+from tabletest.render.run_options import RenderOptions, run_models, worker_setup, worker_slots
 from tabletest.render.supervisor import WorkerProcess, close_unused, start_workers
 from tabletest.files.lock import output_lock
 from tabletest.files.run_output import RunOutput, check_render_folder, set_aside_note
@@ -114,9 +114,9 @@ def _say_missing_kernels(config: Config, options: RenderOptions) -> None:
 def dataset_settings(catalog: Catalog, config: Config, options: RenderOptions, family: SceneFamily) -> dict:
     """What decides this run's pixels and records (see `tabletest.files.settings`); `models` is added
     once the models are known. Random scenes add `scenes`: their family, config digest, seed and pool."""
-    # how prompts word a name decides no pixel or record; what an object carries only random arrangements use,
-    # and their sets' settings name it (`RandomSet.settings`)
-    excluded = {"objects": {"__all__": {"pair", "plural", "support", "container"}}}
+    # how prompts word a name, and which way an object faces, decide no pixel or record; what an object carries only
+    # random arrangements use, and its front only rotate partners: their sets' settings name them (`RandomSet.settings`)
+    excluded = {"objects": {"__all__": {"pair", "plural", "support", "container", "has_front", "front_deg"}}}
     catalog_json = json.dumps(catalog.model_dump(mode="json", exclude=excluded), sort_keys=True).encode()
     config_json = config.model_dump(mode="json", exclude={"render": {"denoise_prefilter", "denoiser"}})
     config_json["render"].update(config.render.pinned_denoising())
@@ -159,18 +159,17 @@ def _locked_run(
     if pinned is not None:
         write_settings(options.out, pinned)
     pending = family.images() - sum(1 for image in family.image_ids() if image in done)
-    preload = models_to_preload(entries, options.assets, pending * family.objects_per_scene)
+    models = run_models(entries, options.assets, pending * family.objects_per_scene)
     if options.mode == "direct" and pending:  # every input is checked: Blender loads while the rest is imported
-        setup = worker_setup(config, options, tuple(config.render.resolution), preload)
+        setup = worker_setup(config, options, tuple(config.render.resolution), models)
         early.update(start_workers(setup, worker_slots(options), options.out / "logs", options.verbose))
     from rich.console import Console
 
-    from tabletest.render.composite import render_composite
     from tabletest.render.context import Recorder, RunContext
     from tabletest.render.progress import progress_bar
 
     console = Console(stderr=True)
-    run = RunContext(catalog, config, family, options, entries, output, done, console, early, preload)
+    run = RunContext(catalog, config, family, options, entries, output, done, console, early, models)
     run_info = {
         "tabletest": __version__,
         "command_line": shlex.join(["tabletest", *sys.argv[1:]]),
@@ -191,6 +190,8 @@ def _locked_run(
     output.open()
     try:
         if options.mode == "composite":
+            from tabletest.render.composite import render_composite  # its composer: nothing a direct run needs
+
             run_info.update(render_composite(run, recorder, progress, pending, render_direct))
         else:
             with progress("render", pending) as advance:

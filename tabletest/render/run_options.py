@@ -50,10 +50,10 @@ MAX_ASSETS = 192  # models a worker holds at most (three of each of the 64 kinds
 
 
 def worker_setup(
-    config: Config, options: RenderOptions, resolution: tuple[int, int], preload: list[tuple[str, str]] = ()
+    config: Config, options: RenderOptions, resolution: tuple[int, int], models: list[tuple[str, str]] = ()
 ) -> dict:
-    """The `setup` message every worker of the run starts with; `preload`: (name, model file) of the
-    models it imports before it says it is ready."""
+    """The `setup` message every worker of the run starts with; `models`: (name, model file) of the
+    models it loads in one batch once its first scene is rendered (`run_models`)."""
     settings = config.render
     return {
         "config": config.model_dump(mode="json"),
@@ -61,16 +61,19 @@ def worker_setup(
         "engine": settings.engine,
         "samples": settings.samples,
         "device": options.device,
-        "preload": [list(model) for model in preload],
+        "models": [list(model) for model in models],
         "max_models": MAX_ASSETS,
     }
 
 
-def models_to_preload(entries: dict, assets: Path, objects_to_place: float) -> list[tuple[str, str]]:
-    """The run's models, when it will place at least as many objects as it has models: then a worker
-    would import most of them anyway, and importing them all before the first scene keeps every
-    scene's time down to its render. A short run imports only what its scenes use, as they come; so does
-    a run with more models than a worker holds (many looks of a kind)."""
-    if objects_to_place < len(entries) or len(entries) > MAX_ASSETS:
+def run_models(entries: dict, assets: Path, objects_to_place: float) -> list[tuple[str, str]]:
+    """The run's models, when it will place at least as many objects as it has models: a worker would load
+    most of them anyway, and loads them in one batch after its first scene (whose image waits for that
+    scene's models only), which costs Blender one dependency-graph rebuild where a model at a time costs one
+    each. A short run loads only what its scenes use, as they come; so does a run with more models than a
+    worker holds (many looks of a kind). A look drawn from its kind's mesh is shown with its kind's model:
+    its own file is never loaded."""
+    shown = {name: entry for name, entry in entries.items() if not entry.drawn_from}
+    if objects_to_place < len(shown) or len(shown) > MAX_ASSETS:
         return []
-    return [(name, str(assets / entry.file)) for name, entry in sorted(entries.items())]
+    return [(name, str(assets / entry.file)) for name, entry in sorted(shown.items())]

@@ -26,6 +26,7 @@ from tabletest.files.run_output import output_outside_datasets
 from tabletest.assets.needed import needed_looks, refuse_unusable
 from tabletest.assets.variants import load_looks, model_look
 from tabletest.layout.variants import Variant
+from tabletest.truth.facing import front_vector
 
 BACKGROUND = (236, 236, 232)
 LABEL_COLOR = (30, 30, 30)
@@ -40,10 +41,12 @@ def render_sheet(
     cell: int = 256,
     columns: int | None = None,
     looks: int = 1,
+    fronts: bool = False,
 ) -> Path:
     """Render the selected objects (all catalog objects by default) into one PNG grid at `out_png`; with
-    `looks` above 1, each object in that many of its looks (`sheet_looks`), a row each. A folder at `out_png`, or
-    a place inside a dataset, is refused before anything is rendered."""
+    `looks` above 1, each object in that many of its looks (`sheet_looks`), a row each; with `fronts`, each
+    object with a front seen from higher up with an arrow on the table where the catalog says it faces. A folder
+    at `out_png`, or a place inside a dataset, is refused before anything is rendered."""
     out_png = Path(out_png)
     if out_png.is_dir():
         raise UserError(f"{out_png} is a folder; give the sheet a file name, e.g. {out_png / 'sheet.png'}")
@@ -60,6 +63,7 @@ def render_sheet(
     for name in names:
         refuse_unusable(catalog, Path(assets_dir), manifest.objects[name])
     shown = [(n, manifest.objects[n], {}) for n in names]
+    kinds = list(names)
     if looks > 1:
         variants = [v for n in names for v in sheet_looks(n, looks)]
         entries = needed_looks(catalog, Path(assets_dir), list({v.model.key: v.model for v in variants if v.model.number}.values()))
@@ -69,12 +73,14 @@ def render_sheet(
             (f"{v.label} {max(entries[v.model.key].size_m) * 100:.0f} cm", entries[v.model.key], palette.of(v.model.kind).tint(v.colour))
             for v in variants
         ]
+        kinds = [v.model.kind for v in variants]
         columns = columns or looks
     with tempfile.TemporaryDirectory(prefix="tabletest-sheet-") as tmp:
         items = [
-            {"glb": str((Path(assets_dir) / entry.file).resolve()), "png": str(Path(tmp) / f"{i:03d}.png"), "tint": tint}
-            for i, (_, entry, tint) in enumerate(shown)
-        ]
+            {"glb": str((Path(assets_dir) / entry.file).resolve()), "png": str(Path(tmp) / f"{i:03d}.png"), "tint": tint,
+             "front": _front(catalog, kind) if fronts else None}
+            for i, ((_, entry, tint), kind) in enumerate(zip(shown, kinds))
+        ]  # fmt: skip
         job = Path(tmp) / "job.json"
         job.write_text(json.dumps({"cell": cell, "items": items}), encoding="utf-8")
         _run_worker(job)
@@ -84,6 +90,12 @@ def render_sheet(
     sheet.save(png, format="PNG", optimize=True)
     atomic_bytes(out_png, png.getvalue())  # whole or not at all: a full disk leaves no temporary behind
     return out_png
+
+
+def _front(catalog: Catalog, kind: str) -> list[float] | None:
+    """Where the catalog says a kind faces in its model's frame (x, y), or None for one without a front."""
+    entry = catalog.by_name(kind)
+    return [round(float(v), 6) for v in front_vector(0.0, entry.front_deg)] if entry.has_front else None
 
 
 def sheet_looks(kind: str, count: int) -> list[Variant]:

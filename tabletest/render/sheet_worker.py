@@ -1,8 +1,10 @@
 """Blender side of the contact sheet: render each GLB alone, three-quarter view, Workbench, transparent.
 
 Run as `python -m tabletest.render.sheet_worker JOB.json` by `tabletest.render.sheet`, never imported
-by the CLI. JOB.json: {"cell": pixels, "items": [{"glb": path, "png": path}, ...]}. The helpers
-(`reset_scene`, `import_glb`, `world_bounds`, `aim_three_quarter`) are reusable by other bpy workers.
+by the CLI. JOB.json: {"cell": pixels, "items": [{"glb": path, "png": path, "front": [x, y]}, ...]}: an item with
+a `front` gets an arrow on the ground pointing that way out of its footprint (its recorded front, in the model's
+frame), seen from higher up. The helpers (`reset_scene`, `import_glb`, `world_bounds`, `aim_three_quarter`) are
+reusable by other bpy workers.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from mathutils import Vector
 
 AZIMUTH_DEG = 35.0  # to the right of the front (−Y) direction
 ELEVATION_DEG = 22.0
+FRONT_ELEVATION_DEG = 55.0  # with a front's arrow: high enough that the arrow shows behind a tall model too
+ARROW_RGBA = (0.95, 0.1, 0.55, 1.0)  # a magenta no built-in model wears
 LENS_MM, SENSOR_MM = 50.0, 36.0
 
 
@@ -49,12 +53,12 @@ def world_bounds(objects: list[bpy.types.Object]) -> tuple[Vector, Vector]:
     return lo, hi
 
 
-def aim_three_quarter(camera: bpy.types.Object, lo: Vector, hi: Vector, margin: float = 1.04) -> None:
+def aim_three_quarter(camera: bpy.types.Object, lo: Vector, hi: Vector, margin: float = 1.04, elevation_deg: float = ELEVATION_DEG) -> None:
     """Place the camera front-right and above the box so its bounding sphere just fills the frame."""
     centre, radius = (lo + hi) / 2, (hi - lo).length / 2
     half_fov = math.atan(SENSOR_MM / 2 / LENS_MM)
     distance = margin * radius / math.sin(half_fov)
-    az, el = math.radians(AZIMUTH_DEG), math.radians(ELEVATION_DEG)
+    az, el = math.radians(AZIMUTH_DEG), math.radians(elevation_deg)
     direction = Vector((math.sin(az) * math.cos(el), -math.cos(az) * math.cos(el), math.sin(el)))
     camera.location = centre + distance * direction
     camera.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
@@ -103,6 +107,30 @@ def tint_materials(objects: list[bpy.types.Object], tint: dict[str, list[float]]
                 base.default_value = [min(1.0, c * f) for c, f in zip(base.default_value, factor)]
 
 
+def add_front_arrow(scene: bpy.types.Scene, front: list[float], lo: Vector, hi: Vector) -> bpy.types.Object:
+    """A flat arrow on the ground from the footprint's edge outwards along `front`, as long as half the model's
+    largest extent: where the catalog says the model faces."""
+    direction = Vector((front[0], front[1], 0.0)).normalized()
+    side = Vector((-direction.y, direction.x, 0.0))
+    centre = Vector(((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z + 0.0005))
+    size = max(hi.x - lo.x, hi.y - lo.y, hi.z - lo.z)
+    reach = max(abs(direction.x) * (hi.x - lo.x), abs(direction.y) * (hi.y - lo.y)) / 2  # to the footprint box's edge
+    start, length, width = centre + direction * reach, 0.5 * size, 0.06 * size
+    shaft_end = start + direction * 0.6 * length
+    points = [
+        start + side * width / 2, shaft_end + side * width / 2, shaft_end + side * width * 1.4,
+        start + direction * length, shaft_end - side * width * 1.4, shaft_end - side * width / 2, start - side * width / 2,
+    ]
+    mesh = bpy.data.meshes.new("front_arrow")
+    mesh.from_pydata([tuple(p) for p in points], [], [(0, 1, 5, 6), (2, 3, 4)])
+    material = bpy.data.materials.new("front arrow")
+    material.diffuse_color = ARROW_RGBA
+    mesh.materials.append(material)
+    arrow = bpy.data.objects.new("front_arrow", mesh)
+    scene.collection.objects.link(arrow)
+    return arrow
+
+
 def render_items(job: dict) -> None:
     scene = reset_scene()
     camera = setup_workbench(scene, int(job["cell"]))
@@ -115,7 +143,11 @@ def render_items(job: dict) -> None:
         if not objects:
             raise SystemExit(f"error: {item['glb']} has no mesh")
         tint_materials(objects, item.get("tint") or {})
-        aim_three_quarter(camera, *world_bounds(objects))
+        lo, hi = world_bounds(objects)
+        if item.get("front") is not None:
+            arrow = add_front_arrow(scene, item["front"], lo, hi)
+            lo, hi = world_bounds([*objects, arrow])
+        aim_three_quarter(camera, lo, hi, elevation_deg=FRONT_ELEVATION_DEG if item.get("front") is not None else ELEVATION_DEG)
         scene.render.filepath = item["png"]
         bpy.ops.render.render(write_still=True)
         print(f"rendered {item['glb']}", flush=True)

@@ -210,18 +210,25 @@ class Finisher:
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
+    def start(self) -> None:
+        """Start the processes now, beside the workers loading Blender, so that the first image handed over
+        waits for none of them."""
+        with self._lock:
+            if self._pool is None:
+                methods = multiprocessing.get_all_start_methods()  # a fork of this threaded process could deadlock
+                context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+                context.set_forkserver_preload(["__main__", "tabletest.write.finish"])  # imported once, for every process it forks
+                self._pool = ProcessPoolExecutor(
+                    self.processes, mp_context=context, initializer=_finishing_process, initargs=(os.getpid(),)
+                )
+                self._pool.submit(os.getpid)  # its first process; it starts more as hand-overs come faster than one writes
+
     def submit(self, outcome: Outcome, deliver: Callable[[Outcome], None]) -> threading.Event:
         """Write the outcome's files in a process; `deliver` the finished outcome, then set the event."""
         from tabletest.write.finish import finish  # numpy and PIL: not before the workers are started
 
         self._room.acquire()
-        with self._lock:
-            if self._pool is None:
-                methods = multiprocessing.get_all_start_methods()  # a fork of this threaded process could deadlock
-                context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-                self._pool = ProcessPoolExecutor(
-                    self.processes, mp_context=context, initializer=_finishing_process, initargs=(os.getpid(),)
-                )
+        self.start()
         delivered = threading.Event()
 
         def done(future: Future) -> None:
@@ -261,6 +268,7 @@ class Supervisor:
     retries: int = 2
     item_timeout: float = 600.0
     verbose: bool = False
+    hands_over: bool = True  # its workers hand images over to be written (composite mode's layers they write themselves)
     early: dict[int, WorkerProcess] = field(default_factory=dict)  # by slot number: started before the run (`start_workers`)
     started: list[dict] = field(default_factory=list)  # each worker's `ready` message: device, Blender version
     _live: set[WorkerProcess] = field(default_factory=set, repr=False)
@@ -270,6 +278,8 @@ class Supervisor:
     def run(self, specs: Iterable[SceneSpec]) -> Iterator[Outcome]:
         """Render every spec; yield outcomes as they finish (in any order)."""
         self._finisher = Finisher(max(1, min(usable_cores(), 2 * len(self.slots))))
+        if self.hands_over:
+            self._finisher.start()
         todo: queue.Queue = queue.Queue(maxsize=4 * len(self.slots))
         results: queue.Queue = queue.Queue()
         threads = [threading.Thread(target=self._serve, args=(slot, todo, results), daemon=True) for slot in self.slots]

@@ -60,11 +60,8 @@ class Worker:
         self.tinted: set[str] = set()  # the assets a look's colour was ever set on
         self.by_rays = setup["engine"] == "cycles"  # hide by ray visibility (Cycles), else by collection
         self.stage = None  # the random scenes' stage, built on the first random scene
-        for name, path in setup.get("preload", []):
-            try:
-                self._asset(_key(name, path), path)
-            except ValueError:  # the scenes that hold it fail with this error, one by one
-                pass
+        self.later = [tuple(model) for model in setup.get("models", [])]  # loaded at the second scene (`_load_later`)
+        self.first_done = False  # the first scene is rendered: only its own models waited for it
 
     def _asset(self, name: str, path: str):
         """The asset's collection, made on first use only (from the model cache, else its GLB)."""
@@ -94,6 +91,17 @@ class Worker:
         self.parts[name] = [root, *(obj for obj in collection.all_objects if obj is not root)]
         self._hide(name, True)
         return collection
+
+    def _load_later(self) -> None:
+        """The run's models (the setup's `models`), all at once at the second scene: the first scene waited for
+        its own models only, and each model loaded alone would make Blender rebuild its dependency graph and
+        Cycles sync the scene again (most of a model's cost with many loaded), where one batch pays that once."""
+        later, self.later = self.later, []
+        for name, path in later:
+            try:
+                self._asset(_key(name, path), path)
+            except ValueError:  # the scenes that hold it fail with this error, one by one
+                pass
 
     def _forget_unused(self, keep: set[str]) -> bool:
         """Drop the least recently used assets beyond the setup's `max_models` (none of `keep`): with many looks of
@@ -205,6 +213,8 @@ class Worker:
         held = len(self.assets)
         for name, obj in wanted.items():
             self._asset(name, obj["asset"])
+        if self.first_done and self.later:
+            self._load_later()
         changed = [self._tintable(name, dict(obj["tint"])) for name, obj in wanted.items() if obj.get("tint")]
         if self._forget_unused(set(wanted)) or any(changed) or len(self.assets) != held:
             bpy.context.view_layer.update()  # what a new model or material costs once, kept out of the scene's set-up
@@ -237,6 +247,7 @@ class Worker:
             scene.render.filepath = out_path
         rendering, rendering_cpu = time.perf_counter(), time.process_time()
         bpy.ops.render.render(write_still=out_path is not None)
+        self.first_done = True
         render_s, render_cpu_s = time.perf_counter() - rendering, time.process_time() - rendering_cpu
         depsgraph = bpy.context.evaluated_depsgraph_get()
         self._look(depsgraph)
@@ -369,6 +380,10 @@ def main() -> None:
             send({"event": "error", "op": op, "error": f"{type(err).__name__}: {err}", "recurs": recurs, "trace": traceback.format_exc()})
             if op == "setup":
                 break
+    protocol.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # what Blender would do at exit is free every model it holds: nothing of the worker's is left to write
 
 
 if __name__ == "__main__":

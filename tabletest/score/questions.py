@@ -8,9 +8,10 @@ lamp`) is not named.
 - yes/no: the study's verdict reading (`Yes.`, `true`, `It is not.` ... see `parse`);
 - number: every number, in digits or words, signed and with decimals as written (`3`, `three`, `-5`, `5.5`;
   `none`, `no objects`: 0);
-- choice of relations (`left`/`right`, `in front`/`behind`): every option the answer says; a governed `not`
-  rules an option out (`not to the left`, `it did not go to the left`), and of two options, ruling one out
-  picks the other;
+- choice of relations (`left`/`right`, `in front`/`behind`, `clockwise`/`anticlockwise`): every option the
+  answer says; a governed `not` rules an option out (`not to the left`, `it did not go to the left`), and of two
+  options, ruling one out picks the other; which way an object faces (`directions`): every direction named, a
+  side and a depth word together one diagonal (`towards the viewer and to the left`);
 - choice of objects and names: the objects the answer names, through the synonym table, an object set
   aside (`the mug, not the lamp`) left out;
 - quantity: every length or angle of the asked kind (`quantities`), judged against the record's exact value;
@@ -32,6 +33,7 @@ from tabletest.errors import UserError
 from tabletest.prompts.hierarchy.record import QUESTION_FIELDS
 from tabletest.files.reading import read_user_records
 from tabletest.score.collect import read_responses
+from tabletest.score.directions import is_facing_choice, read_directions
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.locations import read_boxes, read_cells, read_points
 from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, normalize
@@ -63,6 +65,10 @@ OPTION = {  # each option's words, as a pattern
         "removed": r"\bremoved?\b|\btaken\s+away\b",
         "replaced": r"\breplaced?\b",
         "taken off": r"\btaken\s+(?:off|out)\b|\blifted\b",
+        "turned": r"\bturn(?:ed|s)?\b|\brotated?\b",
+        # which way an object turned, seen from above
+        "clockwise": r"(?<!counter-)(?<!counter )\bclockwise\b",
+        "anticlockwise": r"\banti-?\s?clockwise\b|\bcounter-?\s?clockwise\b",
     }.items()
 }
 # `not` governing an option: right before it, or before the verb of its clause ("it did not go to the left",
@@ -164,6 +170,8 @@ def _choice(question: dict, response: str, lexicon: Lexicon) -> tuple[str, ...]:
     if all(o in question["scene_objects"] for o in options):
         return tuple(_named(response, lexicon, tuple(options)) or ())
     text = normalize(response)
+    if is_facing_choice(options):
+        return read_directions(text)
     said, denied = [], set()
     for option in options:
         for match in OPTION[option].finditer(text):

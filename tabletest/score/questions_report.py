@@ -5,8 +5,8 @@ asked in several (`tabletest questions --phrasings all`); and, where the questio
 counterfactual partners or other views, whether answers flip between two images as the truth does.
 
 A cell holds one answer kind (yes/no, a choice of left/right, of in front/behind, of objects, a number,
-names, a length or an angle), so its chance level is exact: 1/2 for yes/no, 1/k for a choice of k;
-numbers, names and quantities have none. Questions come in balanced inverse pairs, so a responder that
+names, a length or an angle, a map's cell), so its chance level is exact: 1/2 for yes/no, 1/k for a choice
+of k, 1/9 for a cell of the 3x3 map; numbers, names, quantities, points and boxes have none. Questions come in balanced inverse pairs, so a responder that
 always says `yes` (or `left`) scores exactly chance in every yes/no (left/right) cell. Cells of lengths and
 angles also give their mean relative accuracy (MRA) and within-2x rate, and so does each of their
 templates.
@@ -26,6 +26,7 @@ from tabletest.score.questions import ScoredQuestion, is_question_file, score_qu
 from tabletest.files.jsonl import atomic_output
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.score.quantities import UNITS
+from tabletest.truth.top_down import CELLS
 
 DIMENSIONS = ("level", "skill", "frame", "hops", "form", "modality", "phrasing", "template")
 LEVELS = {"single": 0, "multi": 1, "reasoning": 2}
@@ -45,6 +46,8 @@ def answer_kind(question: dict) -> str:
 
 def chance(question: dict) -> float | None:
     kind = question["answer_type"]
+    if kind == "cell":
+        return 1 / len(CELLS)
     return 0.5 if kind == "yes/no" else 1 / len(question["options"]) if kind == "choice" else None
 
 
@@ -92,7 +95,7 @@ def cells(rows: list[ScoredQuestion]) -> list[dict]:
                 "correct": correct,
                 "unparsed": unparsed,
                 "accuracy": correct / n,
-                "chance": chances / n if kind not in ("number", "names") and not quantity else None,
+                "chance": chances / n if kind not in ("number", "names", "point", "box") and not quantity else None,
                 "mra": mra / n if quantity else None,
                 "within_2x": within / n if quantity else None,
             }

@@ -28,8 +28,12 @@ NOTE_COLOR = (200, 0, 0)
 CHANGE_COLOR = (0, 80, 220)  # what a counterfactual partner or another view changed from its scene
 LEGEND_LINES = 12
 CHANGE_LINES = 6
-# Relations in the legend, the rarer and more telling first, as "<a> <words> <b>".
-LEGEND = tuple((key, key.replace("_", " ")) for key in ("on", "inside", "touching", "next_to", "left_of", "in_front_of"))
+# Relations in the legend, the rarer and more telling first, as "<a> <words> <b>"; then which way objects face, in the
+# relation table's plainest words (what a rotate partner's difference holds)
+LEGEND = (
+    *((key, key.replace("_", " ")) for key in ("on", "inside", "touching", "next_to", "left_of", "in_front_of")),
+    *((key, BY_KEY[key].words[0]) for key in ("facing", "facing_away", "same_way", "opposite_way")),
+)
 SYMMETRIC = {key for key, _ in LEGEND if BY_KEY[key].symmetric}  # listed in both orders: said once
 # The 12 edges of `PlacedObject.box_corners` (bottom four corners, then the top four): two rings and the uprights.
 EDGES = ((0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7))
@@ -144,7 +148,9 @@ def changes(record: dict, lines: int = CHANGE_LINES) -> list[str]:
     ]
     if len(said) > lines - 1:
         said = [*said[: lines - 2], f"... and {len(said) - lines + 2} more"]
-    return [f"{change['kind']} of {' and '.join(change['objects'])} (from {change['of']})", *said]
+    turned = change.get("turn_deg")
+    by = f" by {abs(turned):g}° {'anticlockwise' if turned > 0 else 'clockwise'} seen from above" if isinstance(turned, (int, float)) else ""
+    return [f"{change['kind']} of {' and '.join(change['objects'])}{by} (from {change['of']})", *said]
 
 
 def overlay(

@@ -4,25 +4,34 @@ the stream of a random set's scenes, each followed by its other views and its pa
 A candidate (`tabletest.layout.counterfactuals`) is kept only if its change changed the relation it aims
 at: a swap must turn around every directional relation the two objects had, a move must carry the
 object to the other side of the one it crossed, a replacement must stand where the old object stood
-(the same left and right), an unstacked object must no longer be on or in its carrier. The difference
-is computed on the scenes' geometry, every object included (as text records are): a render may yet
-measure an object hidden in one image, and its record leaves it out as always.
+(the same left and right), an unstacked object must no longer be on or in its carrier; a rotate turns its
+object by the angle it records, which every candidate does. The difference is computed on the scenes'
+geometry, every object included (as text records are): a render may yet measure an object hidden in one
+image, and its record leaves it out as always. A rotate's difference holds the facing relations too
+(`facing_relations`), which only it changes while every object stays where it stands.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+
+import numpy as np
 
 from tabletest.layout.arrangements import Shape
 from tabletest.layout.counterfactuals import Candidates
 from tabletest.files.family import companion_ids, partner_id, view_id
-from tabletest.layout.random_scene import Change, RandomScene, Vec3, scene_view
+from tabletest.layout.instances import kind_of
+from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3, scene_view
 from tabletest.layout.random_set import RandomSet
-from tabletest.truth.relation_table import RESTING
+from tabletest.truth.facing import bearing, between_fronts, front_vector, within
+from tabletest.truth.relation_table import RESTING, stacked_pairs
 from tabletest.truth.relations import CONVERSE
+from tabletest.truth.scene_facts import APART_M
 
 DIRECTIONS = ("left_of", "right_of", "in_front_of", "behind")
+FACING = ("facing", "facing_away", "same_way", "opposite_way")  # the relation table's facing relations, as pairs
 NOT_COMPARED = ("hidden",)  # measured by the render, not placed: no change aims at it
 
 
@@ -46,7 +55,8 @@ def relation_difference(before: Mapping, after: Mapping) -> dict[str, dict[str, 
 
 def change_record(change: Change) -> dict:
     """A partner record's `counterfactual` field."""
-    return {"of": change.of, "kind": change.kind, "objects": list(change.objects), **change.difference}
+    turn = {} if change.turn_deg is None else {"turn_deg": change.turn_deg}
+    return {"of": change.of, "kind": change.kind, "objects": list(change.objects), **turn, **change.difference}
 
 
 def aimed_change_happened(change: Change, before: Mapping, after: Mapping) -> bool:
@@ -69,6 +79,8 @@ def aimed_change_happened(change: Change, before: Mapping, after: Mapping) -> bo
     if change.kind == "unstack":
         pair = list(names)
         return any(pair in before.get(key, []) for key in RESTING) and not any(pair in after.get(key, []) for key in RESTING)
+    if change.kind == "rotate":  # what it aims at, its object turned by the angle it records, every candidate does
+        return True
     raise ValueError(f"unknown counterfactual kind {change.kind!r}")
 
 
@@ -86,8 +98,40 @@ def partner(
     for candidate in candidates.of(scene, kind, carriers_of(before)):
         after = relations_of(candidate)
         if aimed_change_happened(candidate.change, before, after):
+            if kind == "rotate":
+                before, after = (with_facing(s.objects, r, candidates.fronts) for s, r in ((scene, before), (candidate, after)))
             return replace(candidate, change=replace(candidate.change, difference=relation_difference(before, after)))
     return None
+
+
+def with_facing(objects: Sequence[PlacedObject], relations: Mapping, fronts: Mapping[str, float]) -> dict:
+    """A scene's relations and its facing relations (`facing_relations`): what a rotate's difference compares."""
+    return {**relations, **facing_relations(objects, fronts, stacked_pairs(relations))}
+
+
+def facing_relations(objects: Sequence[PlacedObject], fronts: Mapping[str, float], stacked: Iterable[frozenset[str]] = ()) -> dict[str, list]:
+    """The facing relations that hold between placed objects, as pairs of labels (`same_way` and `opposite_way`
+    in both orders), decided as the questions decide them (`truth.facing`, where they stand on the table): an
+    object faces (faces away from) another within 45° of its front (back), two face the same (opposite) way
+    within 45° of each other (of opposite), each withheld within 15° of 45°; `fronts`: each kind with a front,
+    its `front_deg`. A pair one of which is on, in or above the other, or too near for a direction, faces neither."""
+    stacked = set(stacked)
+    front = {o.name: front_vector(o.yaw_deg, fronts[kind_of(o.name)]) for o in objects if kind_of(o.name) in fronts}
+    made: dict[str, list] = {key: [] for key in FACING}
+    for a, b in itertools.permutations(objects, 2):
+        if a.name not in front:
+            continue
+        if frozenset((a.name, b.name)) not in stacked and np.hypot(*np.subtract(a.position_m[:2], b.position_m[:2])) >= APART_M:
+            angle = bearing(front[a.name], np.asarray(a.position_m), np.asarray(b.position_m))
+            for key, near in (("facing", 0.0), ("facing_away", 180.0)):
+                if within(angle, near):
+                    made[key].append([a.name, b.name])
+        if b.name in front:
+            apart = between_fronts(front[a.name], front[b.name])
+            for key, near in (("same_way", 0.0), ("opposite_way", 180.0)):
+                if within(apart, near):
+                    made[key].append([a.name, b.name])
+    return made
 
 
 def with_companions(

@@ -41,6 +41,11 @@ BEYOND_SIDE_SHARE = 1.0
 # frame, neither left nor right of nor in front of or behind the other
 RESTING = ("on", "inside")
 STACKED = (*RESTING, "above")
+# which way objects face (`truth.facing`): its eight words SECTOR_DEG apart, and an object faces another within
+# SECTOR_DEG of its front, two fronts the same way within SECTOR_DEG of each other; each withheld within BAND_DEG
+# of its boundary
+SECTOR_DEG, BAND_DEG = 45.0, 15.0
+_FACING_BAND = f"{SECTOR_DEG - BAND_DEG:g}° to {SECTOR_DEG + BAND_DEG:g}°"
 
 
 @dataclass(frozen=True)
@@ -208,17 +213,24 @@ def across(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
 
 
 def facing(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
-    return _said(g.facing(a, b), "front")
+    return g.faces(a, b, "towards")
 
 
 def facing_away(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
-    return _said(g.facing(a, b), "behind")
+    return g.faces(a, b, "away")
 
 
 def ahead_of(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
-    """Farther along the way b faces (as one walker is ahead of another): a within 45° of b's own front; not where a
-    stands within as much of b's back."""
-    return _said(g.facing(b, a), "front")
+    """Farther along the way b faces (as one walker is ahead of another): a within 45° of b's own front."""
+    return g.faces(b, a, "towards")
+
+
+def same_way(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
+    return g.same_way(a, b, "same")
+
+
+def opposite_way(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
+    return g.same_way(a, b, "opposite")
 
 
 def at_edge(g: SceneGeometry, a: Thing, _: Thing | None = None) -> bool | None:
@@ -295,12 +307,16 @@ RELATIONS: tuple[Relation, ...] = (
              f"less apart along the view, or farther across it; never asked of a pair less than {SAME_SIDE_SHARE:g} of the depth apart (on one side)", across),
     # orientation: the subject's own front, or how the long axes lie
     Relation("facing", ("facing", "turned toward"), None, "orientation", "intrinsic", "orientation",
-             "the other within 45° of its own front (an object with a clear front)", "beyond 45° of both its front and its back", facing),
+             f"the other within {SECTOR_DEG:g}° of its own front (an object with a front)", _FACING_BAND, facing),
     Relation("facing_away", ("facing away from", "turned away from"), None, "orientation", "intrinsic", "orientation",
-             "the other within 45° of its own back (an object with a clear front)", "beyond 45° of both its front and its back", facing_away),
+             f"the other within {SECTOR_DEG:g}° of its own back (an object with a front)", _FACING_BAND, facing_away),
     Relation("ahead_of", ("ahead of",), None, "orientation", "intrinsic", "adjacency",
-             "farther along the way the other faces: within 45° of the other's own front (an object with a clear front)",
-             "beyond 45° of both the other's front and its back", ahead_of),
+             f"farther along the way the other faces: within {SECTOR_DEG:g}° of the other's own front (an object with a front)",
+             _FACING_BAND, ahead_of),
+    Relation("same_way", ("facing the same way as", "turned the same way as", "pointing the same way as"), "same_way", "orientation", None,
+             "orientation", f"both with a front, their fronts within {SECTOR_DEG:g}° of each other", _FACING_BAND, same_way),
+    Relation("opposite_way", ("facing the opposite way to", "facing the other way from", "turned the opposite way to"), "opposite_way",
+             "orientation", None, "orientation", f"both with a front, their fronts within {SECTOR_DEG:g}° of opposite", _FACING_BAND, opposite_way),
     Relation("parallel", ("parallel to",), "parallel", "orientation", None, "orientation",
              f"both at least {ELONGATED:g} times as long as wide on the table, their long axes within {LINE_DEG:g}°", f"{LINE_DEG:g}° to {2 * LINE_DEG:g}° apart", parallel),
     Relation("perpendicular", ("perpendicular to", "at right angles to"), "perpendicular", "orientation", None, "orientation",

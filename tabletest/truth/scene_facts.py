@@ -26,6 +26,7 @@ from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
+from tabletest.truth.facing import Facing, bearing, between_fronts, facing, front_vector, within
 from tabletest.truth.relation_table import BY_KEY, stacked_pairs
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
@@ -38,7 +39,6 @@ DISTANCE_M, DISTANCE_SHARE = 0.05, 0.05  # nearer/farther: at least 5 cm and 5 %
 PAIR_SHARE = 0.15  # nearer to another object: 15 % of the nearer distance (and DISTANCE_M)
 BETWEEN_SHARE = 0.25  # between: at most this share of the outer pair's distance off the line that joins them
 SIDE_DEG, FRONT_DEG = 30.0, 70.0  # intrinsic: left/right beyond 30° off the front-back axis (nearer, read either way); front within 70°
-FACING_DEG = 45.0  # an object faces another that stands within this of its front (faces away: of its back)
 # a person at a side of the table (near: the viewer's own place; far, left, right as the viewer sees them), facing
 # across it: an object this near their line is on neither of their sides (where along it they stand is said no finer)
 PERSON_SIDE_M = 0.15
@@ -93,6 +93,7 @@ class Thing:
     carries: frozenset[str] = frozenset()  # how the catalog says it can carry others: `on` (a support), `inside` (a container)
     colour: str | None = None  # its look's colour (a random render with looks), what tells it from others of its kind
     heading_deg: float | None = None  # its own turn (the record's `yaw_deg`), where its front points; None: its box's
+    front_deg: float = 0.0  # where its front points in its model's frame (the catalog's `front_deg`), from −Y
 
     def __post_init__(self) -> None:
         if not self.label:
@@ -108,14 +109,14 @@ class Thing:
 
     @property
     def front(self) -> np.ndarray:
-        """Its own front on the ground: −Y of its canonical frame turned by its own yaw (a box along a footprint
-        that lies diagonally in its model's frame is turned further)."""
-        return (_turn(self._heading) @ [0.0, -1.0, 0.0])[:2]
+        """Its own front on the ground: −Y of its canonical frame turned by its kind's `front_deg` and its own yaw
+        (a box along a footprint that lies diagonally in its model's frame is turned further)."""
+        return front_vector(self._heading, self.front_deg)
 
     @property
     def own_left(self) -> np.ndarray:
         """Its own left on the ground: facing −Y, an object's left hand is at +X."""
-        return (_turn(self._heading) @ [1.0, 0.0, 0.0])[:2]
+        return (_turn(self._heading + self.front_deg) @ [1.0, 0.0, 0.0])[:2]
 
     @property
     def _heading(self) -> float:
@@ -172,17 +173,17 @@ class SceneGeometry:
     def from_record(cls, record: dict, catalog: Catalog) -> SceneGeometry:
         """The facts of a scene record: a text record's listing, or a render record's geometry as it describes
         itself (its camera and 3D boxes: `truth.described` gives them to one rendered before records held them)."""
-        fronts = {o.name: o.has_front for o in catalog.objects}
+        fronts = {o.name: (o.has_front, o.front_deg) for o in catalog.objects}
         carriers = {o.name: frozenset(k for k, region in (("on", o.support), ("inside", o.container)) if region) for o in catalog.objects}
         objects = record["objects"]
         if all(isinstance(o, str) for o in objects):
             labels = record.get("instances") or objects  # a text record lists names, and labels where kinds repeat
-            things = [Thing(n, np.zeros(3), (0.0, 0.0, 0.0), 0.0, fronts.get(n, False), None, label=label) for n, label in zip(objects, labels)]
+            things = [Thing(n, np.zeros(3), (0.0, 0.0, 0.0), 0.0, fronts.get(n, NO_FRONT)[0], None, label=label) for n, label in zip(objects, labels)]
             return cls(things, None, list(labels))  # listed left to right
         relations = record.get("relations", {})
         hidden = set(relations.get("hidden", ()))  # measured as hidden by the render: never asked about
         things = [
-            _thing(record, o, fronts.get(o.get("name"), False), carriers.get(o.get("name"), frozenset())) for o in objects if _label(o) not in hidden
+            _thing(record, o, fronts.get(o.get("name"), NO_FRONT), carriers.get(o.get("name"), frozenset())) for o in objects if _label(o) not in hidden
         ]
         if not isinstance(record.get("camera"), dict):
             raise UserError(
@@ -192,12 +193,12 @@ class SceneGeometry:
         view = CameraView.from_record(record["camera"])
         stacked = frozenset(stacked_pairs(relations))
         gaps = {frozenset(entry[:2]): float(entry[2]) for entry in record.get("gaps_m") or ()}
-        table_top = min(_thing(record, o, False, frozenset()).bottom for o in objects)  # hidden ones too: a carrier may be
+        table_top = min(_thing(record, o, NO_FRONT, frozenset()).bottom for o in objects)  # hidden ones too: a carrier may be
         hidden_names = tuple(n for n in hidden if isinstance(n, str))
         look = (record.get("scene") or {}).get("table") or {}
         table = (float(look["width_m"]), float(look["depth_m"])) if "width_m" in look and "depth_m" in look else None
         slides = {(entry[0], entry[1]): float(entry[2]) for entry in record.get("slides_m") or ()}
-        unseen = tuple(_thing(record, o, fronts.get(o.get("name"), False), frozenset()) for o in objects if _label(o) in hidden)
+        unseen = tuple(_thing(record, o, fronts.get(o.get("name"), NO_FRONT), frozenset()) for o in objects if _label(o) in hidden)
         geometry = cls(things, view, None, withheld_pairs(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top, table, slides, unseen)
         unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
@@ -362,11 +363,36 @@ class SceneGeometry:
             return None
         return int(hour) % 12 or 12
 
+    # --- which way an object faces ------------------------------------------------------------------
+    def facing_of(self, of: Thing) -> Facing | None:
+        """Which way its front points as the viewer sees it (`truth.facing`); None for an object without a front,
+        or a text record."""
+        if self.view is None or not of.has_front:
+            return None
+        return facing(of.front, of.center, self.view.position)
+
+    def bearing(self, of: Thing, other: Thing) -> float | None:
+        """How far off its front (0-180 degrees) another object stands from an object with a front; None for one
+        without, objects too near each other for a direction, or one on, in or above the other."""
+        if self.view is None or not of.has_front or frozenset((of.label, other.label)) in self._stacked:
+            return None
+        if np.linalg.norm(other.center[:2] - of.center[:2]) < APART_M:
+            return None
+        return bearing(of.front, of.center, other.center)
+
+    def faces(self, of: Thing, other: Thing, way: str = "towards") -> bool | None:
+        """Whether `of` faces `other` (`towards`: it stands within 45° of its front) or faces away from it (`away`:
+        of its back), withheld within `truth.facing.BAND_DEG` of 45°."""
+        return within(self.bearing(of, other), 0.0 if way == "towards" else 180.0)
+
+    def same_way(self, a: Thing, b: Thing, way: str = "same") -> bool | None:
+        """Whether two objects with fronts face the same way (`same`: their fronts within 45° of each other) or
+        opposite ways (`opposite`: within 45° of opposite), withheld within `truth.facing.BAND_DEG` of 45°."""
+        if self.view is None or not (a.has_front and b.has_front):
+            return None
+        return within(between_fronts(a.front, b.front), 0.0 if way == "same" else 180.0)
+
     # --- an object's own frame --------------------------------------------------------------------
-    def facing(self, of: Thing, other: Thing) -> str | None:
-        """`front` if `of` faces `other` (within FACING_DEG of its front), `behind` if it faces away (as much of its
-        back), else None."""
-        return self.intrinsic(of, other, FACING_DEG)[1]
 
     def intrinsic(self, of: Thing, other: Thing, front_deg: float = FRONT_DEG) -> tuple[str | None, str | None]:
         """Where `other` stands from `of`'s own front: (left/right or None, front/behind or None); front within
@@ -509,7 +535,10 @@ def _overlap(p: tuple, q: tuple) -> bool:
     return p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]
 
 
-def _thing(record: dict, obj: dict, has_front: bool, carries: frozenset[str]) -> Thing:
+NO_FRONT = (False, 0.0)  # has_front and front_deg of a kind the catalog does not hold
+
+
+def _thing(record: dict, obj: dict, front: tuple[bool, float], carries: frozenset[str]) -> Thing:
     if not isinstance(obj, dict) or "name" not in obj or not isinstance(obj.get("box3d"), dict):
         raise UserError(
             f"scene {record['id']}: an object has no name and 3D box (box3d); "
@@ -521,13 +550,14 @@ def _thing(record: dict, obj: dict, has_front: bool, carries: frozenset[str]) ->
         np.asarray(box["center_m"], dtype=float),
         tuple(float(s) for s in box["size_m"]),
         float(box.get("yaw_deg", 0.0)),
-        has_front,
+        front[0],
         obj.get("visible_fraction"),
         tuple(obj["covered_by"]) if isinstance(obj.get("covered_by"), list) else None,
         _label(obj),
         carries,
         (obj.get("variant") or {}).get("colour"),
         float(obj["yaw_deg"]) if isinstance(obj.get("yaw_deg"), (int, float)) else None,
+        front[1],
     )
 
 

@@ -283,7 +283,8 @@ def _run_facts(root: Path, pinned: dict | None, folder: Path) -> Derivation:
     if random_config is not None and random_config.arrangements.enabled:
         contact, unmeasured = recorded_contact(pinned or {}, random_config.arrangements, folder)
     looks = random_config.looks if random_config is not None and random_config.looks.enabled else None
-    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured, looks, random_config=random_config)
+    fronts = scenes.get("fronts") if isinstance(scenes.get("fronts"), dict) else None
+    return Derivation(config, margins, kinds, nouns, ground, contact, unmeasured, looks, random_config=random_config, fronts=fronts)
 
 
 def _audit_record(

@@ -1,8 +1,9 @@
 """`tabletest verify` for counterfactual pairs: a partner against the scene it was made from.
 
 The records: the partner keeps the camera, the scene's look, the render seed and every object its
-change does not name; the named objects changed as its kind says; and its recorded difference is the
-one the two records' geometry gives. The pixels: an object the change left alone has the same mask in
+change does not name; the named objects changed as its kind says (a rotate's object stands where it stood,
+turned by the angle it records); and its recorded difference is the one the two records' geometry gives
+(a rotate's with the facing relations, from the fronts its settings pin). The pixels: an object the change left alone has the same mask in
 both images wherever no changed object covers it (the same geometry seen through the same samples),
 and an object the change moved has a mask that moved (whether the named ones vanished or appeared is
 what each image's own checks see). How far the change reaches into the other pixels (shadows,
@@ -19,9 +20,10 @@ from scipy import ndimage
 
 from tabletest.config import excerpt
 from tabletest.layout.instances import label_of
+from tabletest.layout.counterfactuals import TURN_DEG, turn_between
 from tabletest.layout.random_scene import Change
-from tabletest.truth.pairs import aimed_change_happened, relation_difference
-from tabletest.verify.rederive import MARGIN_SLACK, Derivation, placed_relations_of
+from tabletest.truth.pairs import aimed_change_happened, relation_difference, with_facing
+from tabletest.verify.rederive import MARGIN_SLACK, POSE_TOLERANCE, Derivation, placed_objects, placed_relations_of
 
 SIDES = ("became_true", "became_false", "unchanged")
 IMAGE_CHANGED = 2  # a pixel counts as changed where a channel differs by more than this (of 255)
@@ -97,7 +99,22 @@ def _check_records(check: Check, pid: str, original: dict, partner: dict, change
         check("pair", pid, of, swapped, f"{a} and {b} did not trade places from {of}")
     elif kind in ("move", "unstack") and named[0] in before and named[0] in after:
         check("pair", pid, of, after[named[0]][0] != before[named[0]][0], f"{named[0]} did not move from where {of} has it")
+    elif kind == "rotate" and named[0] in before and named[0] in after:
+        _check_turn(check, pid, of, named[0], before[named[0]], after[named[0]], change.get("turn_deg"))
     _check_difference(check, pid, original, partner, change, derivation)
+
+
+def _check_turn(check: Check, pid: str, of: str, name: str, before: tuple, after: tuple, turn_deg: object) -> None:
+    """A rotate's object stands where it stood with its size, turned by the angle it records (one within the
+    turns a rotate makes) from its yaw in the scene."""
+    check("pair", pid, of, (after[0], after[2]) == (before[0], before[2]), f"{name} moved or changed size though a rotate only turns it")
+    if not isinstance(turn_deg, (int, float)) or isinstance(turn_deg, bool):
+        check("pair", pid, of, False, f"it records no turn_deg for {name}: {excerpt(turn_deg)}")
+        return
+    turned = turn_between(before[1], after[1])
+    check("pair", pid, of, abs(turned - turn_deg) <= POSE_TOLERANCE["deg"],
+          f"{name} turned {turned:+.3f} deg from {of}, but the record says {turn_deg:+.3f}")  # fmt: skip
+    check("pair", pid, of, TURN_DEG[0] <= abs(turn_deg) <= TURN_DEG[1], f"its turn {turn_deg:+.3f} deg is not {TURN_DEG[0]} to {TURN_DEG[1]} deg either way")
 
 
 def _check_difference(check: Check, pid: str, original: dict, partner: dict, change: dict, derivation: Derivation) -> None:
@@ -106,8 +123,10 @@ def _check_difference(check: Check, pid: str, original: dict, partner: dict, cha
     derived = None
     for slack in (0.0, -MARGIN_SLACK, MARGIN_SLACK):
         before, after = placed_relations_of(original, derivation, slack), placed_relations_of(partner, derivation, slack)
-        if before is None or after is None:
+        if before is None or after is None or (change["kind"] == "rotate" and derivation.fronts is None):
             return  # not derivable here: said by the record checks' "not checked"
+        if change["kind"] == "rotate":
+            before, after = (with_facing(placed_objects(r), rel, derivation.fronts) for r, rel in ((original, before), (partner, after)))
         derived = relation_difference(before, after)
         if derived == recorded:
             aimed = aimed_change_happened(Change(original["id"], change["kind"], tuple(change["objects"])), before, after)

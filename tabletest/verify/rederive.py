@@ -62,6 +62,7 @@ class Derivation:
     looks: Looks | None = None  # the random set's `looks`, where its run recorded them on
     footprints: Footprints | None = None  # the models' footprint boxes; None where the models are not at hand
     random_config: RandomConfig | None = None  # the random set's config, which draws each scene's table again
+    fronts: Mapping[str, float] | None = None  # the kinds a rotate may turn and their `front_deg` (settings.json `scenes.fronts`)
 
 
 def recorded_contact(settings: Mapping, arrangements: Arrangements, assets: Path) -> tuple[Contact | None, str]:
@@ -189,10 +190,14 @@ def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0
     if derivation.margins is None or not derivation.ground or derivation.unmeasured or not isinstance(record.get("camera"), dict):
         return None
     objects = record["objects"]
-    placed = [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"]), Variant.of_record(o)) for o in objects]
     kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
     camera = CameraView.from_record(record["camera"]).pinhole()
-    return scene_relations(placed, camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)
+    return scene_relations(placed_objects(record), camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)
+
+
+def placed_objects(record: dict) -> list[PlacedObject]:
+    """A render record's objects as placement put them: where each stands, how it is turned, its size and look."""
+    return [PlacedObject(label_of(o), tuple(o["position_m"]), o["yaw_deg"], tuple(o["size_m"]), Variant.of_record(o)) for o in record["objects"]]
 
 
 def derived_box(obj: dict, model: str, footprints: Footprints | None) -> dict | None:

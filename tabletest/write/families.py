@@ -175,7 +175,7 @@ class SceneFamily(ABC):
     @property
     @abstractmethod
     def objects_per_scene(self) -> float:
-        """Objects in a scene, on average: what preloading the models is weighed against."""
+        """Objects in a scene, on average: what loading all the run's models at once is weighed against."""
 
     @abstractmethod
     def prepare(self, catalog: Catalog, config: Config, entries: dict[str, AssetEntry], assets_dir: Path) -> None:

@@ -4,10 +4,11 @@ relation table (`truth.relation_table`) is captioned, each caption in one of its
 own names among them), drawn by the seed and the pair, so a true caption and its false one say the same.
 
 VSR's categories covered: projective (left of, right of, in front of, behind; the viewer's frame,
-VSR's "relative"), orientation (facing, facing away from; the object's own front, "intrinsic"), and
-for scenes with objects off the table plane topological (on, in, touching) and proximity (next to):
-each false from a pair of the same scene that reads like the true one (`negatives`: "the egg is in the
-mug" beside "the egg is in the bowl", never "the bowl is in the egg").
+VSR's "relative"), orientation (facing, facing away from, facing the same or the opposite way; the object's
+own front, "intrinsic"), and for scenes with objects off the table plane topological (on, in, touching) and
+proximity (next to): each false from a pair of the same scene that reads like the true one (`negatives`: "the
+egg is in the mug" beside "the egg is in the bowl", never "the bowl is in the egg"; "the kettle is facing the
+mug" beside "the kettle is facing the lamp").
 A projective caption names no frame, so one whose viewer's "no" the relatum's own front could make
 "yes" is not asked.
 """
@@ -64,31 +65,10 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                         form="caption",
                         pair=f"cap-{word}-{a.name}-{b.name}",
                     )
-    for x in (t for t in things if t.has_front):
-        for y in (t for t in things if t is not x):
-            ahead = g.facing(x, y)
-            if ahead is None:
-                continue
-            for word, key, said in (("front", "facing", "facing"), ("behind", "facing_away", "facing away from")):
-                phrase = _words(ask, key, f"cap-facing-{x.name}-{y.name}")
-                ask.ask(
-                    f"cap-facing-{word}-{x.name}-{y.name}",
-                    Wording("caption-orientation", {"caption": f"The {x.name} is {phrase} the {y.name}."}),
-                    skill="orientation",
-                    level="single",
-                    frame="intrinsic",
-                    relation=said,
-                    answer_type="yes/no",
-                    answer=ahead == word,
-                    objects=[x.name, y.name],
-                    facts=[[y.name, f"own_{FACT[ahead]}", x.name]],
-                    form="caption",
-                    pair=f"cap-facing-{x.name}-{y.name}",
-                )
 
 
 SYMMETRIC = {"touching": "support", "next_to": "distance"}
-OWN_CAPTIONS = {"left_of", "right_of", "in_front_of", "behind", "facing", "facing_away", *RESTING, *SYMMETRIC}
+OWN_CAPTIONS = {"left_of", "right_of", "in_front_of", "behind", *RESTING, *SYMMETRIC}
 ALONE_AXES = ("vertical", "containment", "contact")  # off the table plane: a "yes" with no "no" in its scene is asked alone
 
 

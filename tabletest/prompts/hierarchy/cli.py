@@ -53,7 +53,7 @@ def questions(
         bool,
         typer.Option(
             "--balance",
-            help="Drop questions whose answer is over-represented in their template (CLEVR's rejection) or among those naming the same object in the same place.",
+            help="Drop questions whose answer is over-represented in their template (CLEVR's rejection), in their wording, or among those naming the same object in the same place.",
         ),
     ] = False,
     balance_report: Annotated[

@@ -17,6 +17,7 @@ import numpy as np
 
 from tabletest.config import Catalog
 from tabletest.prompts.hierarchy import locate, maps, observers, skills
+from tabletest.prompts.hierarchy.orientation import orientation
 from tabletest.prompts.hierarchy.captions import captions, table_captions
 from tabletest.prompts.hierarchy.marks import mark_questions, marked_file
 from tabletest.prompts.hierarchy.metric import metric
@@ -106,6 +107,7 @@ def _scene_questions(
             skills.position_pairs(ask, g, g.viewer_lateral, "lr")
             skills.position_pairs(ask, g, g.viewer_depth, "fb")
             skills.intrinsic(ask, g)
+            orientation(ask, g)
             observers.people(ask, g)
             observers.objects(ask, g)
             skills.between(ask, g)

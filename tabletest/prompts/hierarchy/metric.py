@@ -4,10 +4,11 @@ table, how far one would slide straight towards another to touch it, and where o
 clock position.
 
 Every answer comes from the record's own fields (`truth.scene_facts`), never from pixels: its 3D boxes,
-its camera, and the gaps between the meshes and the slides until they meet that it stores. A length is stated in centimetres below a metre and
-in metres from one, to two significant figures (so within 5 % of the exact value, which the record keeps in
-metres); the question names no unit, so the unit cannot give the size away. Lengths too small to state
-that way are not asked (`MIN_LENGTH_M`).
+its camera, and the gaps between the meshes and the slides until they meet that it stores. A length is stated in
+centimetres whatever its size (the question says so, and reads a number alone in them; a unit chosen by the size
+would give the size away), to two significant figures below 10 cm and to the centimetre from there (so within 5 %
+of the exact value, which the record keeps in metres). Lengths too small to state that way are not asked
+(`MIN_LENGTH_M`).
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ MIN_LENGTH_M = 0.02
 
 
 def stated(metres: float) -> Quantity:
-    """A length as its answer says it: centimetres below a metre, metres from one, two significant figures."""
-    unit, value = ("m", metres) if metres >= 1.0 else ("cm", metres * 100)
+    """A length as its answer says it: in centimetres, two significant figures below 10 cm, whole from there."""
+    value = metres * 100
     digits = max(0, 1 - math.floor(math.log10(value)))
     rounded = round(value, digits)
-    return Quantity(int(rounded) if rounded == int(rounded) else rounded, unit, round(metres, 6))
+    return Quantity(int(rounded) if rounded == int(rounded) else rounded, "cm", round(metres, 6))
 
 
 def metric(ask: Asker, g: SceneGeometry) -> None:

@@ -3,8 +3,10 @@ view of it.
 
 Of a partner, from its recorded difference: "Which image shows the mug to the left of the lamp?" of each
 relation item that holds in exactly one of them; "Is the answer to 'Is the mug to the left of the lamp?'
-the same in both images?" of each item that changed or held in both; "What changed?" with a closed set of
-answers, one per kind of change. Of a view, from the two records: "Which photo was taken from further
+the same in both images?" of each item that changed or held in both, as many yes as no per relation; "What
+changed?" with a closed set of answers, one per kind of change; of a rotate, which way its object turned seen from
+above (clockwise or anticlockwise, asked from the first image to the second and back, so each answers both once)
+and by about how many degrees, from the turn it records. Of a view, from the two records: "Which photo was taken from further
 left?", and whether a relation of the viewer's frame still holds from the second camera, as many yes as
 no per relation (on, in and which is bigger always hold still: asked, a constant yes would answer them).
 How the camera moved from the first photo to the second, from the two records' world-to-camera poses
@@ -34,7 +36,8 @@ SAID = {"left_of": "to the left of", "right_of": "to the right of", "in_front_of
 WORDED = {key: (word, BY_KEY[key].frame) for key, word in SAID.items()}
 # across views only what a camera can turn round: left and right, in front and behind
 VIEW_WORDED = {key: worded for key, worded in WORDED.items() if key in CONVERSE}
-CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off"}
+CHANGED = {"swap": "swapped", "move": "moved", "remove": "removed", "replace": "replaced", "unstack": "taken off", "rotate": "turned"}
+TURN_WAYS = ("clockwise", "anticlockwise")  # a rotate's way round, seen from above: negative and positive turns
 FURTHER_LEFT_DEG = 10.0  # two cameras closer in azimuth than this are not asked which stood further left
 # A turn round the table smaller than this is not asked about (neither its way nor its size): between two views
 # the distance and the focal length change too, and reframe the objects by more than such a turn moves them.
@@ -43,8 +46,8 @@ ROUND_TO_5_FROM_DEG = 25.0  # a turn is stated to the nearest 5° from here (wit
 MIN_DISTANCE_RATIO = 1.1  # closer or farther: the farther camera at least this many times the nearer one's distance
 WHAT_CHANGED = (
     "What changed between the first image and the second: did two objects swap places, did one move to the "
-    "other side of another, was one removed, was one replaced by another object, or was one taken off what "
-    "it stood on or in?"
+    "other side of another, was one removed, was one replaced by another object, was one taken off what "
+    "it stood on or in, or was one turned round where it stands?"
 )
 
 
@@ -96,7 +99,9 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns(), seed: int
         for a, b in change.get(side, {}).get(key, [])
         if not {a, b} & hidden and {a, b} <= set(both) and _answered_in_both(change, side, key, [a, b])
     ]
-    for key, a, b, answer in balanced(same, partner["id"]):
+    # as many yes as no of each relation: across all, left and right (which a change turns round) would read no
+    each = [item for relation in WORDED for item in balanced([s for s in same if s[0] == relation], f"{partner['id']}:{relation}")]
+    for key, a, b, answer in each:
         words, frame = WORDED[key]
         inner = nouns.agree(f"Is the {a} {words} the {b}?")
         ask.ask(
@@ -108,7 +113,27 @@ def pair_questions(scene: dict, partner: dict, nouns: Nouns = Nouns(), seed: int
             "what-changed", one("what-changed", WHAT_CHANGED), skill="what changed", level="multi", frame=None, relation=change["kind"],
             answer_type="choice", options=list(CHANGED.values()), answer=CHANGED[change["kind"]], objects=list(change["objects"]),
         )  # fmt: skip
+        if change["kind"] == "rotate" and change["objects"][0] in both:
+            _object_turn(ask, change["objects"][0], change["turn_deg"])
     return ask.made
+
+
+def _object_turn(ask: Asker, turned: str, turn_deg: float) -> None:
+    """Which way a rotate's object turned seen from above, asked from the first image to the second and back (so
+    each pair answers clockwise once and anticlockwise once), and by about how many degrees."""
+    way = TURN_WAYS[turn_deg > 0]
+    fact = [turned, "turned", f"{turn_deg:+.3f} deg anticlockwise seen from above"]
+    for start, end, answer in (("first", "second", way), ("second", "first", TURN_WAYS[turn_deg < 0])):
+        ask.ask(
+            f"object-turn-way-{start}-{end}", Wording("object-turn-way", {"x": turned, "a": start, "b": end}), skill="object motion",
+            level="multi", frame=None, relation="turn", answer_type="choice", options=list(TURN_WAYS), answer=answer, objects=[turned],
+            facts=[fact], pair="object-turn-way-first-second",
+        )  # fmt: skip
+    turn = stated_turn(turn_deg)
+    ask.ask(
+        "object-turn-deg", Wording("object-turn-deg", {"x": turned}), skill="object motion", level="multi", frame=None,
+        relation="turn_deg", answer_type="quantity", answer=turn.stated, objects=[turned], facts=[fact], quantity=turn,
+    )  # fmt: skip
 
 
 def _named(record: dict) -> list[str]:

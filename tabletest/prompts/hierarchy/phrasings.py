@@ -200,6 +200,36 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Taking 12 o'clock as the direction the viewer looks along the table, at what o'clock is the {y} from the {x}?",
         "If the {x} were the centre of a clock face with 12 facing away from the viewer, which hour would point to the {y}?",
     ),
+    # which way an object faces as the viewer sees it (`truth.facing`): eight words, or a clock hour on the table
+    "facing-direction": (
+        "As the viewer sees it, which way is the {x} facing: towards the viewer, away from the viewer, to the left, to the right, or between two of these (such as towards and left)?",
+        "Which way does the {x} face, as seen from the viewer: towards the viewer, away, left, right, or diagonally between two of them?",
+        "From the viewer's point of view, in which direction is the {x} facing: towards, away, left, right, or diagonally between two of these?",
+        "Seen from the viewer's position, is the {x} facing towards the viewer, away from the viewer, to the left, to the right, or diagonally between two of these?",
+        "Which direction is the {x} turned to face, as the viewer sees it: towards the viewer, away, left, right, or in between two of these?",
+    ),
+    "facing-clock": (
+        "Imagine a clock face lying on the table under the {x}, with 12 pointing straight away from the viewer. At what hour does the {x} face?",
+        "With 12 o'clock straight away from the viewer and 3 o'clock to the viewer's right, at what clock position is the {x} facing?",
+        "Using clock directions on the table (12 away from the viewer, 3 to the viewer's right), which hour is the {x} facing?",
+        "Taking 12 o'clock as straight away from the viewer along the table, at what o'clock is the {x} turned to face?",
+        "If a clock face lay on the table under the {x} with 12 pointing away from the viewer, which hour would the {x} face?",
+    ),
+    # {rel}: "facing" or "facing away from" another object; "the same way" or "opposite ways" for two objects
+    "facing-object-yes/no": (
+        "Is the {x} {rel} the {y}?",
+        "Looking at the table, is the {x} {rel} the {y}?",
+        "Would you say the {x} is {rel} the {y}?",
+        "Is the {x} turned so that it is {rel} the {y}?",
+        "Judging by which way it faces, is the {x} {rel} the {y}?",
+    ),
+    "facing-same-yes/no": (
+        "Are the {x} and the {y} facing {rel}?",
+        "Do the {x} and the {y} face {rel}?",
+        "Looking at the table, are the {x} and the {y} turned to face {rel}?",
+        "Would you say the {x} and the {y} are facing {rel}?",
+        "Judging by which way each faces, do the {x} and the {y} face {rel}?",
+    ),
     # how the viewpoint moved between two photos of one table ("the camera" could be an object on it); {a}, {b}:
     # the photo it moved from and to, "first" or "second"; the left and right of one facing the table from {a}
     "turn-way": (
@@ -215,6 +245,21 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Roughly how large is the angle, around the table, between where the first photo and the second were taken?",
         "By about how many degrees did the view turn around the table from the first photo to the second?",
         "Going from the first photo to the second, about how far around the table did the viewpoint move, in degrees?",
+    ),
+    # a rotate partner: how its object {x} turned where it stands, from the {a} image to the {b} ("first", "second")
+    "object-turn-way": (
+        "Between the {a} image and the {b}, the {x} was turned where it stands. Seen from above, did it turn clockwise or anticlockwise?",
+        "The {x} is turned round in place from the {a} image to the {b}. Looking down on the table from above, was that turn clockwise or anticlockwise?",
+        "Going from the {a} image to the {b}, which way did the {x} turn about its vertical axis, seen from above: clockwise or anticlockwise?",
+        "From the {a} image to the {b}, the {x} rotated on the spot. Viewed from above the table, did it rotate clockwise or anticlockwise (counterclockwise)?",
+        "Imagine looking down on the table from above. Did the {x} turn clockwise or anticlockwise between the {a} image and the {b}?",
+    ),
+    "object-turn-deg": (
+        "About how many degrees did the {x} turn where it stands between the first image and the second?",
+        "Between the first image and the second, the {x} was turned in place. Through about how many degrees?",
+        "Roughly how large is the angle the {x} turned through, about its vertical axis, from the first image to the second?",
+        "By about how many degrees was the {x} rotated on the spot between the first and the second image?",
+        "Going from the first image to the second, about how far did the {x} turn round, in degrees?",
     ),
     "move-distance": (  # {way}: "closer to" or "farther from" the point the viewpoint looks at
         "Between the first photo and the second, did the viewpoint move {way} the objects it looks at?",

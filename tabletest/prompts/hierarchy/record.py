@@ -15,7 +15,7 @@ INSTRUCTION = {
     "yes/no": "Answer yes or no.",
     "number": "Answer with a number.",
     "names": "Answer with the name of each such object.",
-    "quantity": "Answer with a number and its unit.",
+    "quantity": "Answer with a number in {unit}.",  # the unit a number alone is read in, the gold's own
     "cell": "Answer with the cell's row (top, middle, bottom) and column (left, middle, right), or centre.",
 }
 # how a point's or a box's numbers run, per coordinates (x to the right, y down, from the top-left corner)
@@ -28,6 +28,26 @@ SCALES = {
 SHAPES = {"point": "the point as (x, y)", "box": "the box as [x1, y1, x2, y2], its top-left and bottom-right corners"}
 DECIMALS = {"pixels": 0, "0-1000": 0, "0-1": 3, "percent": 1}
 UNIT_WORDS = {"cm": "cm", "m": "m", "deg": "degrees"}  # a quantity's unit as its gold answer says it
+UNIT_NAMES = {"cm": "centimetres", "m": "metres", "deg": "degrees"}  # ... and as its question names it
+# a choice's option that names no object, said as a whole sentence (what a person answers beside the bare word)
+IN_A_SENTENCE = {
+    "left": "To the left.",
+    "right": "To the right.",
+    "in front": "It is in front of it.",
+    "behind": "It is behind it.",
+    "above": "It is above it.",
+    "below": "It is below it.",
+    "first": "The first one.",
+    "second": "The second one.",
+    "swapped": "Two objects swapped places.",
+    "moved": "One object moved to the other side of another.",
+    "removed": "One object was removed.",
+    "replaced": "One object was replaced by another object.",
+    "taken off": "One object was taken off what it stood on or in.",
+    "turned": "One object was turned round where it stands.",
+    "clockwise": "It turned clockwise.",
+    "anticlockwise": "It turned anticlockwise.",
+}
 QUESTION_FIELDS = ("qid", "scene_id", "skill", "level", "frame", "answer_type", "answer", "scene_objects")
 Phrasings = Literal["one", "all"]
 
@@ -95,6 +115,8 @@ class Asker:
         if answer_type in SHAPES:
             located = {"coordinates": self.coordinates, **(located or {})}
         instruction = location_instruction(answer_type, self.coordinates) or INSTRUCTION.get(answer_type) or _choose(options, self.scene_objects)
+        if quantity is not None:
+            instruction = instruction.format(unit=UNIT_NAMES[quantity.unit])
         code = {"image": "img", "text": "txt", "images": "imgs"}[self.modality]
         key, pair = key.replace(" ", "_"), pair and pair.replace(" ", "_")
         qid, pair_id = f"{self.scene_id}-{code}-{key}", pair and f"{self.scene_id}-{code}-{pair}"
@@ -148,9 +170,12 @@ def location_instruction(answer_type: str, coordinates: str) -> str | None:
 
 
 def _choose(options: list[str], scene_objects: list[str]) -> str:
-    """`Answer left or right.`; objects with their article: `Answer the mug or the lamp.`"""
+    """`Answer left or right.`; objects with their article: `Answer the mug or the lamp.`; options that hold "and"
+    themselves, listed: `Answer with one of: towards, away, ..., away and right.`"""
     if all(o in scene_objects for o in options):
         return f"Answer {' or '.join(f'the {o}' for o in options)}."
+    if any(" and " in o for o in options):
+        return f"Answer with one of: {', '.join(options)}."
     return f"Answer {' or '.join(options)}."
 
 

@@ -5,11 +5,12 @@ Questions are weighed in units: a question with its pair (its inverse, or the "n
 kept or dropped together, since the two share their words and a unit cut in half would give its other half
 away. A unit's net answer on a key is the answer its members give more often under that key ("Is the egg
 inside the bowl?" yes beside "Is the egg inside the mug?" no is even on the egg's key). A key leans where
-its answers differ by more than `TRIGGER` times its families' own spread (the root of the summed squares of
+its answers differ by more than `SPREADS` times its families' own spread (the root of the summed squares of
 each family's lean: one scene that asks ten questions of its mug is one family, not ten); `KeyBalance`
-scales down the units that lean it until the difference is `SLACK` spreads, over `ROUNDS` rounds. A lean
-that scenes alone would give is left alone: evening it out exactly would make a held-out scene's answer the
-one its key lacks elsewhere, a shortcut of its own.
+scales down the units that lean it until the difference is that, over `ROUNDS` rounds. A key of one family
+leans exactly its spread and is left alone: no reader fitted on other scenes sees it. One spread of a lean is
+left: evening a key out exactly would make a held-out scene's answer the one its key lacks elsewhere, which
+drops a great many questions to make the words mislead a reader instead.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
+from tabletest.truth.nouns import regular_plural
 from tabletest.truth.top_down import CELLS
 
-TRIGGER = 2.0  # a key is capped where its answers lean further than this many times its families' own spread ...
-SLACK = 1.0  # ... and then down to this many
+SPREADS = 1.0  # a key's answers may lean this many times its families' own spread: the units leaning it further weigh less
 ROUNDS = 2  # rounds over the keys (each caps every key; the second evens out what the first left)
 # which is bigger in real life, and how tall, long or wide an object is: the names tell, as the template intends
 KNOWN_BY_NAME = ("size-choice", "metric-height", "metric-length", "metric-width")
@@ -70,6 +71,28 @@ def asked(question: dict) -> str:
     return question["text"].rsplit("\n\n", 1)[-1]
 
 
+def named(question: dict) -> list[tuple[int, str]]:
+    """Each object the question's words name (`mug`, `mugs`, `strawberries`), with its place among its objects: what a reader of
+    the words sees of them (a question of two images may concern objects it does not name)."""
+    said = asked(question).lower()
+    return [(place, name) for place, name in enumerate(question["objects"]) if re.search(name_pattern(name), said)]
+
+
+def wording(question: dict) -> str:
+    """The question's words with each object it names as its place (`<0>`, `<1>`): what its phrasing, the relation
+    its words state and the order of its options say, whatever the objects."""
+    said = asked(question).lower()
+    for place, name in sorted(named(question), key=lambda item: -len(item[1])):  # "tennis ball" before "ball"
+        said = re.sub(name_pattern(name), f"<{place}>", said)
+    return said
+
+
+def name_pattern(name: str) -> str:
+    """A name, or many of it ("apples", "strawberries", "avocados")."""
+    said = name.lower()
+    return rf"\b(?:{re.escape(said)}(?:e?s)?|{re.escape(regular_plural(said))})\b"
+
+
 def read_as(question: dict) -> str:
     """The answer as a reader of the words picks it: a choice's option by its place, else the gold answer."""
     if question["answer_type"] == "choice":
@@ -78,17 +101,18 @@ def read_as(question: dict) -> str:
 
 
 def text_keys(question: dict) -> list[Key]:
-    """Each object named, in its place, with the relation where the words state it and it is no option ("Is the
-    egg on top of the book?"; not the "left" of "left or right?"). None for a template whose answers are names,
-    nor for a quantity (its answer is a bin of its template's range, fixed only once the first pass is over), nor
-    for a point or a box (its answer is a place in the picture), nor for one that asks what the names tell by
-    design."""
+    """Each object the words name, in its place, with the relation where the words state it and it is no option ("Is
+    the egg on top of the book?"; not the "left" of "left or right?"). None for a quantity (its answer is a bin of
+    its template's range, fixed only once the first pass is over), nor for a template that asks what the names
+    tell by design, nor for a point or a box (its answer is a place in the picture)."""
     template = question["template"]
-    if question["answer_type"] in ("names", "quantity", *LOCATED) or template in KNOWN_BY_NAME:
+    if question["answer_type"] in ("quantity", *LOCATED) or template in KNOWN_BY_NAME:
         return []
     relation, options = question["relation"], question.get("options") or ()
-    stated = re.search(rf"\b{re.escape(relation)}\b", asked(question)) and not any(relation in o for o in options)
-    return [(template, relation if stated else "", place, name) for place, name in enumerate(question["objects"])]
+    said = asked(question).lower()
+    words = {relation.replace("_", " "), relation.removesuffix("_of").replace("_", " ")}  # "left_of": "to the left of"
+    stated = any(re.search(rf"\b{re.escape(w)}\b", said) for w in words) and not any(relation in o for o in options)
+    return [(template, relation if stated else "", place, name) for place, name in named(question)]
 
 
 def unit_of(question: dict) -> str:
@@ -157,9 +181,9 @@ class KeyBalance:
                     spread = math.sqrt(sum((s[read] - s[rarest]) ** 2 for s in sums.values()))  # the families' own leanings
                     over = [(i, excess) for i, (_, _, net, excess) in members[key] if net == read]
                     paid = sum(weights[i] * excess for i, excess in over)
-                    if lean <= TRIGGER * spread or paid <= 0:
+                    if lean <= SPREADS * spread or paid <= 0:
                         continue
-                    f = max(0.0, 1 - (lean - SLACK * spread) / paid)
+                    f = max(0.0, 1 - (lean - SPREADS * spread) / paid)
                     factors.setdefault(key, {})[read] = factors.get(key, {}).get(read, 1.0) * f
                     for i, _ in over:
                         weights[i] *= f

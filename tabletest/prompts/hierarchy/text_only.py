@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import itertools
 import re
 import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
 
 from tabletest.prompts.hierarchy.balance import draw
-from tabletest.prompts.hierarchy.text_keys import LOCATED, asked, read_as
+from tabletest.prompts.hierarchy.text_keys import LOCATED, asked, name_pattern, named, read_as
 from tabletest.score.quantities import closeness
 from tabletest.truth.locations import box_hits, point_hits
 from tabletest.truth.top_down import CELLS
@@ -43,17 +44,32 @@ Said = tuple[str, tuple[str, ...], tuple[str, ...]]  # the question's words, the
 
 
 def said(question: dict) -> Said:
-    """What a reader of the question alone sees."""
-    return asked(question), tuple(question["objects"]), tuple(question.get("options") or ())
+    """What a reader of the question alone sees: its words, the objects they name and the options it offers."""
+    names = dict(named(question))
+    return asked(question), tuple(names.get(place, "") for place in range(len(question["objects"]))), tuple(question.get("options") or ())
 
 
 def features(text: str, objects: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
-    """The words, each object named and option offered with its place, and each of those with each other word
-    (so "bigger" can turn what a name says round)."""
+    """The words, each object named (`objects`: "" where the words do not name it) and option offered with its
+    place, and each of those with each other word (so "bigger" can turn what a name says round)."""
     words = WORD.findall(text.lower())
-    places = [*(f"object{i}={n}" for i, n in enumerate(objects)), *(f"option{i}={o}" for i, o in enumerate(options))]
+    places = [*(f"object{i}={n}" for i, n in enumerate(objects) if n), *(f"option{i}={o}" for i, o in enumerate(options))]
     names = {w for n in (*objects, *options) for w in WORD.findall(n.lower())}
     return [*words, *places, *(f"{p}&{w}" for p in places for w in dict.fromkeys(words) if w not in names)]
+
+
+def ordered_features(text: str, objects: tuple[str, ...], options: tuple[str, ...]) -> list[str]:
+    """A stronger reader's: `features`, and the words' order besides: each pair of neighbouring words (the
+    question with each name as its place, so "the first photo to the second" differs from "the second photo to
+    the first"), and the whole question, so written and as it is, which a reader of the majority answer per question
+    string reads."""
+    lowered = text.lower()
+    places = [*((f"object{i}", n) for i, n in enumerate(objects) if n), *((f"option{i}", o) for i, o in enumerate(options))]
+    for place, name in sorted(places, key=lambda item: -len(item[1])):  # "tennis ball" before "ball"
+        lowered = re.sub(name_pattern(name), f" {place} ", lowered)
+    words = re.findall(r"[a-z]+\d*", lowered)
+    whole = ["question=" + " ".join(words), "text=" + " ".join(WORD.findall(text.lower()))]
+    return [*features(text, objects, options), *(f"{a}_{b}" for a, b in itertools.pairwise(words)), *whole]
 
 
 def fold(seed: int, family: str) -> int:
@@ -78,10 +94,11 @@ class Read:
 
 
 class TextReader:
-    """The sample of each template, fed one question at a time; `scores()` fits and scores the reader."""
+    """The sample of each template, fed one question at a time; `scores()` fits and scores the reader, on the
+    `features` of each question (the balance report's), or on others (`ordered_features`: a stronger reader's)."""
 
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
+    def __init__(self, seed: int, reads: Callable[[str, tuple[str, ...], tuple[str, ...]], list[str]] = features) -> None:
+        self.seed, self.reads = seed, reads
         self.sampled: dict[str, list[tuple[float, Read]]] = {}  # per template, a max-heap of the smallest draws
 
     def add(self, question: dict, family: str, groups: tuple[Hashable, ...]) -> None:
@@ -105,12 +122,12 @@ class TextReader:
         for template in sorted(self.sampled):
             reads = sorted(item[1] for item in self.sampled[template])
             if reads[0].located is not None:
-                pairs = land_out_of_fold(reads)
+                pairs = land_out_of_fold(reads, self.reads)
             elif reads[0].value is None:
                 guess = _guess(reads)
-                pairs = [(float(hit), guess(read)) for read, hit in zip(reads, predict_out_of_fold(reads))]
+                pairs = [(float(hit), guess(read)) for read, hit in zip(reads, predict_out_of_fold(reads, self.reads))]
             else:
-                pairs = regress_out_of_fold(reads)
+                pairs = regress_out_of_fold(reads, self.reads)
             for read, (hit, guessed) in zip(reads, pairs):
                 for group in read.groups:
                     tally = scored.setdefault(group, [0, 0, 0.0])
@@ -132,17 +149,17 @@ def _guess(reads: list[Read]) -> Callable[[Read], float]:
     return lambda read: share
 
 
-def predict_out_of_fold(reads: list[Read]) -> list[bool]:
+def predict_out_of_fold(reads: list[Read], featured: Callable = features) -> list[bool]:
     """Whether the reader, fitted on the other folds, answers each question right (a choice: its option's place)."""
-    return [predicted == read.label for read, predicted in zip(reads, predicted_out_of_fold(reads))]
+    return [predicted == read.label for read, predicted in zip(reads, predicted_out_of_fold(reads, featured))]
 
 
-def land_out_of_fold(reads: list[Read]) -> list[tuple[float, float]]:
+def land_out_of_fold(reads: list[Read], featured: Callable = features) -> list[tuple[float, float]]:
     """Per point or box question, whether the reader's answer (the centre of the image cell it reads from the
     words, fitted on the other folds) lands, and whether the other folds' most common cell's does."""
     import numpy as np
 
-    predicted, folds = predicted_out_of_fold(reads), np.array([r.fold for r in reads])
+    predicted, folds = predicted_out_of_fold(reads, featured), np.array([r.fold for r in reads])
     scored = [(0.0, 0.0)] * len(reads)
     for k in range(FOLDS):
         train, test = np.flatnonzero(folds != k), np.flatnonzero(folds == k)
@@ -176,7 +193,7 @@ def _lands(located: dict, label: str | None, extent: tuple[float, float]) -> boo
     return box_hits(located, (x - w / 2, y - h / 2, x + w / 2, y + h / 2))
 
 
-def predicted_out_of_fold(reads: list[Read]) -> list[str | None]:
+def predicted_out_of_fold(reads: list[Read], featured: Callable = features) -> list[str | None]:
     """The answer the reader, fitted on the other folds, reads from each question's words (None where the other
     folds hold no question). A feature no training question has gets no weight, so one vocabulary serves every
     fold."""
@@ -185,7 +202,7 @@ def predicted_out_of_fold(reads: list[Read]) -> list[str | None]:
     from sklearn.linear_model import LogisticRegression
     from sklearn.multiclass import OneVsRestClassifier
 
-    x, labels, folds = matrix(reads), np.array([r.label for r in reads]), np.array([r.fold for r in reads])
+    x, labels, folds = matrix(reads, featured), np.array([r.label for r in reads]), np.array([r.fold for r in reads])
     predicted: list[str | None] = [None] * len(reads)
     for k in range(FOLDS):
         train, test = folds != k, folds == k
@@ -206,14 +223,14 @@ def predicted_out_of_fold(reads: list[Read]) -> list[str | None]:
     return predicted
 
 
-def regress_out_of_fold(reads: list[Read]) -> list[tuple[float, float]]:
+def regress_out_of_fold(reads: list[Read], featured: Callable = features) -> list[tuple[float, float]]:
     """Per quantity, the MRA of a ridge regression of its log value on its features, fitted on the other folds,
     and the MRA of the other folds' median value; 0 and 0 where the other folds hold none. Fewer than `FOLDS`
     questions there leave the regression nothing to choose its penalty by: it gives the median."""
     import numpy as np
     from sklearn.linear_model import RidgeCV
 
-    x, folds = matrix(reads), np.array([r.fold for r in reads])
+    x, folds = matrix(reads, featured), np.array([r.fold for r in reads])
     logs = np.log([r.value for r in reads])
     scored = [(0.0, 0.0)] * len(reads)
     for k in range(FOLDS):
@@ -229,12 +246,12 @@ def regress_out_of_fold(reads: list[Read]) -> list[tuple[float, float]]:
     return scored
 
 
-def matrix(reads: list[Read]):
-    """The reads' features as a sparse 0/1 matrix, columns in sorted order of the features."""
+def matrix(reads: list[Read], featured: Callable = features):
+    """The reads' features (`featured`) as a sparse 0/1 matrix, columns in sorted order of the features."""
     import numpy as np
     from scipy.sparse import csr_matrix
 
-    seen = [features(*r.said) for r in reads]
+    seen = [featured(*r.said) for r in reads]
     vocabulary = {f: j for j, f in enumerate(sorted({f for row in seen for f in row}))}
     columns = [sorted({vocabulary[f] for f in row}) for row in seen]
     indptr = np.cumsum([0, *map(len, columns)], dtype=np.int32)
