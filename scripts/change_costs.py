@@ -115,11 +115,9 @@ assert models_of(family.records)[0].model_fields["id"].metadata[0].pattern.start
 WIDER_DECIDE = '''
 
 def wider(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
-    """Its footprint's longer side at least SIZE_RATIO times the other's (False the other way round, else withheld)."""
-    from tabletest.truth.scene_facts import SIZE_RATIO
-
-    wa, wb = max(a.size[:2]), max(b.size[:2])
-    return True if wa >= SIZE_RATIO * wb else False if wb >= SIZE_RATIO * wa else None
+    """Its footprint's longer side at least the size ratio times the other's (False the other way round, else withheld)."""
+    wa, wb, ratio = max(a.size[:2]), max(b.size[:2]), g.margins.size_ratio
+    return True if wa >= ratio * wb else False if wb >= ratio * wa else None
 '''
 WIDER_ENTRIES = '''\
     Relation("wider", ("wider than",), "narrower", "size", None, "unallocated",
@@ -127,23 +125,16 @@ WIDER_ENTRIES = '''\
     Relation("narrower", ("narrower than",), "wider", "size", None, "unallocated",
              "the other's footprint's longer side at least the size ratio times its own", "within the size ratio", _converse(wider)),
 '''
-WIDER_COMPUTED = '''\
-    wide = [max(o.size_m[:2]) for o in objs]
-    wider = [[names[i], names[j]] for i, j in pairs if wide[i] >= margins.size_ratio * wide[j]]
-'''
 RELATION = Change(
     "a stored relation",
     (
         Edit("tabletest/truth/relation_table.py", WIDER_DECIDE, anchor="    return g.same_way(a, b, \"opposite\")\n"),
         Edit("tabletest/truth/relation_table.py", WIDER_ENTRIES, anchor="RELATIONS: tuple[Relation, ...] = (\n"),
-        Edit("tabletest/truth/geometry.py", WIDER_COMPUTED, anchor="    taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]\n"),
-        Edit("tabletest/truth/geometry.py", '        "wider": wider,\n        "narrower": [[b, a] for a, b in wider],\n',
-             anchor='        "shorter": [[b, a] for a, b in taller],\n'),
+        # the record model: what the writer stores (`truth.geometry.scene_relations`), the schema and the export's columns
         Edit("tabletest/files/records.py", "    wider: list[Pair] = Field(default_factory=list)\n    narrower: list[Pair] = Field(default_factory=list)\n",
              anchor="    shorter: list[Pair]\n"),
-        # the first relation of its axis: captions word it as a size caption
-        Edit("tabletest/prompts/hierarchy/captions.py", ' "size": "size",', anchor='"proximity": "distance",'),
-        Edit("tabletest/prompts/hierarchy/phrasings.py", '    "caption-size": CAPTION,\n', anchor='    "caption-distance": CAPTION,\n'),
+        # the first relation of its axis: captions word it under the size skill
+        Edit("tabletest/prompts/hierarchy/phrasings.py", ' "size": "size",', anchor='"proximity": "distance",'),
     ),
     """
 import subprocess, sys
@@ -164,6 +155,7 @@ chosen = make_random_set(catalog, config, 3, 4, None, None, None, None)
 sizes = {o.name: (o.size_m * 0.6, o.size_m * 0.4, o.size_m) for o in catalog.objects}
 records = list(random_vignette_records(chosen, sizes, 0.75, 36.0, (1024, 768), {o.name: o.kind for o in catalog.objects}))
 assert any(r["relations"]["wider"] for r in records), "no scene holds a wider pair"
+assert all(r["relations"]["narrower"] == [[b, a] for a, b in r["relations"]["wider"]] for r in records), "narrower is not its converse"
 for record in records:
     RandomVignette.model_validate(record)  # the record model holds it
     row = {key: value for key, value in record.items() if key != "instances"}

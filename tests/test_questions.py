@@ -459,6 +459,37 @@ def test_size_questions_never_contradict_their_record():
     assert asked >= 20
 
 
+def test_between_and_nearer_are_each_one_rule_the_writer_stores_and_the_questions_read():
+    """`between` [m, a, c] (a left of m, m left of c) is `SceneGeometry.viewer_between` of the record's left/right pairs;
+    `nearer` [a, b, c] (a nearer to b than to c): the writer stores `SceneGeometry.nearer`'s triples, the same rule
+    gives them again from a record's geometry, and a question of which of two is nearer to a third is asked only
+    where the record's triples say so (a triple taken away, its question goes)."""
+    from tabletest.truth.scene_facts import SceneGeometry
+
+    asked = []
+    for record in RANDOM:
+        stored = {tuple(t) for t in record["relations"].get("nearer", [])}
+        if not stored:
+            continue
+        relations = {k: v for k, v in record["relations"].items() if k != "nearer"}
+        g = SceneGeometry.from_record({**record, "relations": relations}, CATALOG)
+        trios = list(itertools.permutations(g.things, 3))
+        assert {(a.label, b.label, c.label) for a, b, c in trios if g.nearer(a, b, c)} == stored
+        between = {(m.label, a.label, c.label) for a, m, c in trios if g.viewer_lateral(a, m) == "left" and g.viewer_between(m, a, c)}
+        assert between == {tuple(t) for t in record["relations"]["between"]}
+        for q in questions_of([record]):
+            if q["template"] == "distance-object-choice" and q["relation"] == "nearer":
+                a, b, to = q["objects"]
+                assert (to, q["answer"], ({a, b} - {q["answer"]}).pop()) in stored, q["qid"]
+                asked.append((record, q))
+    assert len(asked) >= 10
+    record, q = asked[0]
+    a, b, to = q["objects"]
+    triple = [to, q["answer"], ({a, b} - {q["answer"]}).pop()]
+    planted = {**record, "relations": {**record["relations"], "nearer": [t for t in record["relations"]["nearer"] if t != triple]}}
+    assert q["qid"] not in {p["qid"] for p in questions_of([planted])}
+
+
 def test_occlusion_is_asked_only_where_the_boxes_settle_it():
     """A fraction that reads low on an object no other object's box reaches is edge noise, not a cover;
     and of two objects whose boxes reach a partly hidden one, the boxes cannot say which covers it."""

@@ -14,6 +14,7 @@ from tabletest.assets.footprint import Footprints
 from tabletest.assets.manifest import load_manifest
 from tabletest.config import load_catalog, load_config
 from tabletest.errors import UserError
+from tabletest.layout.camera import CameraView, PinholeCamera
 from tabletest.layout.random_config import RandomConfig, load_random_config
 from tabletest.layout.random_scene import CameraPose, PlacedObject, sample_scene
 from tabletest.layout.random_set import RandomSet, object_pool
@@ -233,6 +234,10 @@ def test_nearer_sizes_and_camera_record(sizes):
     point = np.array([0.3, 0.1, TOP + 0.1, 1.0])
     uvw = K @ (pose @ point)[:3]
     assert np.allclose(uvw[:2] / uvw[2], camera.project(point[:3]), atol=1e-3)
+    view = CameraView.from_record(record)  # the one reading of a record's camera (verify re-derives from its pinhole)
+    again = camera_record(view.pinhole())
+    assert np.allclose(again["K"], record["K"], atol=1e-3) and np.allclose(again["world_to_camera"], record["world_to_camera"], atol=1e-5)
+    assert (view.width, view.height) == RES and not hasattr(PinholeCamera, "from_record")
 
 
 def test_random_set_shards_cover_the_set(sizes):

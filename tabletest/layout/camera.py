@@ -38,17 +38,6 @@ class PinholeCamera:
             height=height,
         )
 
-    @classmethod
-    def from_record(cls, camera: dict) -> PinholeCamera:
-        """The pinhole a record's K and world-to-camera pose describe (no roll, square pixels)."""
-        pose = np.asarray(camera["world_to_camera"], dtype=float)
-        rotation, translation = pose[:3, :3], pose[:3, 3]
-        position = -rotation.T @ translation
-        width, height = camera["resolution"]
-        sensor_mm = 36.0  # any: the focal length in pixels is what the image depends on
-        focal_mm = float(camera["K"][0][0]) * sensor_mm / max(width, height)
-        return cls(tuple(position), tuple(position + rotation[2]), focal_mm, sensor_mm, int(width), int(height))
-
     def at(self, resolution: tuple[int, int]) -> PinholeCamera:
         """The same camera making images of another size."""
         return PinholeCamera(self.position, self.target, self.focal_mm, self.sensor_width_mm, *resolution)
@@ -99,12 +88,15 @@ class CameraView:
     world_to_camera: np.ndarray  # 4 × 4; rotation rows: right, down, forward
     position: np.ndarray
     width: int
+    height: int
 
     @classmethod
     def from_record(cls, camera: dict) -> CameraView:
+        """The camera a record's `camera` field describes: the one reading of it every stage shares."""
         pose = np.asarray(camera["world_to_camera"], dtype=float)
         rotation, translation = pose[:3, :3], pose[:3, 3]
-        return cls(np.asarray(camera["K"], dtype=float), pose, -rotation.T @ translation, int(camera["resolution"][0]))
+        width, height = camera["resolution"]
+        return cls(np.asarray(camera["K"], dtype=float), pose, -rotation.T @ translation, int(width), int(height))
 
     @classmethod
     def of(cls, pinhole: PinholeCamera) -> CameraView:
@@ -112,7 +104,14 @@ class CameraView:
         pose = np.eye(4)
         pose[:3, :3], pose[:3, 3] = axes, -axes @ np.asarray(pinhole.position)
         K = np.array([[f, 0.0, pinhole.width / 2], [0.0, f, pinhole.height / 2], [0.0, 0.0, 1.0]])
-        return cls(K, pose, np.asarray(pinhole.position, dtype=float), pinhole.width)
+        return cls(K, pose, np.asarray(pinhole.position, dtype=float), pinhole.width, pinhole.height)
+
+    def pinhole(self) -> PinholeCamera:
+        """The pinhole these matrices describe (no roll, square pixels): what derives a record's camera, boxes and
+        relations again as the writer made them."""
+        sensor_mm = 36.0  # any: the focal length in pixels is what the image depends on
+        focal_mm = float(self.K[0][0]) * sensor_mm / max(self.width, self.height)
+        return PinholeCamera(tuple(self.position), tuple(self.position + self.rotation[2]), focal_mm, sensor_mm, self.width, self.height)
 
     @property
     def rotation(self) -> np.ndarray:

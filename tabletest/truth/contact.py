@@ -22,18 +22,20 @@ from tabletest.layout.arrangements import Pose, Shape, near, region_m, to_own, v
 from tabletest.layout.meshes import SLIDE_CONTACT_M, mesh_distance, slide_until
 from tabletest.layout.random_config import Arrangements
 from tabletest.layout.random_scene import PlacedObject, rects_apart
-from tabletest.truth.relations import CONTACT_KEYS
+from tabletest.truth.relation_table import STACKED
 
 
 def contact_relations(
     objs: Sequence[PlacedObject], shapes: Mapping[str, Shape], arrangements: Arrangements, next_to_margin_m: float, table_top: float
 ) -> tuple[dict[str, list], list[list[str]]]:
-    """The relations among `objs` (those not hidden) and the pairs withheld inside a margin."""
+    """What the meshes decide among `objs` (those not hidden): the pairs on, inside, above, touching and next to
+    each other (`touching` and `next_to` in both orders), and the pairs withheld inside a margin. Their converses
+    and their place in a record are the relation table's (`truth.geometry.scene_relations`)."""
     c = arrangements.contact_m
     poses = [Pose(*o.position_m, o.yaw_deg) for o in objs]
     shape = [shapes[o.model] for o in objs]
     names = [o.name for o in objs]
-    rel: dict[str, list] = {key: [] for key in CONTACT_KEYS}
+    rel: dict[str, list] = {key: [] for key in (*STACKED, "touching", "next_to")}
     ambiguous: list[list[str]] = []
     carrier: dict[int, int] = {}
     for i, j, how in _carried(objs, shape, poses, c, table_top):
@@ -56,9 +58,6 @@ def contact_relations(
                 rel["next_to"] += [[names[i], names[j]], [names[j], names[i]]]
             elif apart <= arrangements.next_to_m + next_to_margin_m:
                 ambiguous.append([names[i], names[j], "next_to"])
-    rel["under"] = [[b, a] for a, b in rel["on"]]
-    rel["contains"] = [[b, a] for a, b in rel["inside"]]
-    rel["below"] = [[b, a] for a, b in rel["above"]]
     return rel, ambiguous
 
 
@@ -144,11 +143,6 @@ def _middle(obj: PlacedObject, shape: Shape) -> np.ndarray:
     if footprint is None:
         return np.asarray(obj.position_m[:2], dtype=float)
     return np.asarray(footprint.box(obj.position_m, obj.yaw_deg, obj.size_m[2])[0][:2], dtype=float)
-
-
-def stacked_pairs(rel: Mapping[str, list]) -> set[frozenset[str]]:
-    """Pairs one of which is on, in or above the other: neither left nor right of, nor in front of, each other."""
-    return {frozenset(pair[:2]) for key in ("on", "inside", "above") for pair in rel.get(key, ())}
 
 
 def _near(a: PlacedObject, b: PlacedObject, slack: float) -> bool:

@@ -1,5 +1,6 @@
-"""Ground truth of a random scene from its geometry (pure Python): camera, 3D boxes, and every
-relation in the viewer's frame, withheld where it falls inside a CLEVR-style margin.
+"""Ground truth of a random scene from its geometry (pure Python): camera, 3D boxes, and every relation its
+record stores, each decided by the relation table (`truth.relation_table`) from the scene's facts and withheld
+where it falls inside a CLEVR-style margin (the random config's `relations`).
 
 Frames: `world` (+Z up, the table top at z = table height); `camera` (x right, y down, z forward,
 the camera at the origin). The viewer's left/right compares the objects' box centres along the
@@ -17,14 +18,18 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from tabletest.assets.footprint import Footprint
+from tabletest.files.records import RandomRelations
 from tabletest.layout.arrangements import Contact
-from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.camera import CameraView, PinholeCamera
 from tabletest.layout.instances import kind_of
 from tabletest.layout.random_config import RelationMargins
 from tabletest.layout.random_scene import PlacedObject
-from tabletest.truth.contact import contact_relations, stacked_pairs
+from tabletest.truth.contact import contact_relations
+from tabletest.truth.relation_table import BY_KEY, RELATIONS, Relation, stacked_pairs
+from tabletest.truth.scene_facts import Margins, SceneGeometry, Thing, withheld_pairs
 
 REFERENCE_WIDTH_PX = 512  # `margin_px` is given at this image width and scales with it
+RECORD_KEYS = tuple(RandomRelations.model_fields)  # what a random record's relations hold, in its order
 
 
 def camera_record(camera: PinholeCamera) -> dict:
@@ -90,79 +95,95 @@ def scene_relations(
     placed: Sequence[PlacedObject], camera: PinholeCamera, margins: RelationMargins, kinds: Mapping[str, str], hidden: frozenset[str] = frozenset(),
     contact: Contact | None = None,
 ) -> dict:
-    """Every relation that holds beyond its margin, for every ordered pair (and triple) of the objects
-    not `hidden` (those the render measured as hidden: no relation names them, `counts` leaves them out).
-    With `contact` (the models' shapes and the config's arrangements) also on, inside, touching, above
-    and next to (`contact.py`); a pair one of which is on, in or above the other is then neither left
-    nor right of, nor in front of or behind, the other (withheld as `ambiguous`).
+    """Every relation a random record stores (`files.records.RandomRelations`, in its order) that holds beyond its
+    margin, for every ordered pair (and triple) of the objects not `hidden` (those the render measured as hidden: no
+    relation names them, `counts` leaves them out). Each relation of the relation table is decided by the table's
+    own `decide`, from the scene's facts (`placed_facts`); with `contact` (the models' shapes and the config's
+    arrangements) also those the meshes decide (on, in, above, touching, next to: `contact.py`), and a pair one of
+    which is on, in or above the other is then neither left nor right of, nor in front of or behind, the other.
 
     Lists hold [subject, object] (`between`: [subject, one, other]; `nearer`: [a, b, c] = a is nearer
     to b than to c; `farther`: [a, c, b] = a is farther from c than from b). `ambiguous` holds
-    [a, b, direction] for the pairs (a left of b in the record's order) withheld along
-    `left_right` or `front_back`.
+    [a, b, name] for the pairs (in the record's order) a relation withholds, named as the table's `withheld_as`.
     """
     objs = [o for o in placed if o.name not in hidden]
-    names = [o.name for o in objs]
     table_top = min(o.position_m[2] for o in placed)  # the lowest object stands on the table
-    stacked: set[frozenset[str]] = set()
-    if contact is not None:
-        off_plane, withheld = contact_relations(objs, contact.shapes, contact.arrangements, margins.margin_m, table_top)
-        stacked = stacked_pairs(off_plane)
-    centers = np.array([o.box_center for o in objs], dtype=float).reshape(-1, 3)
-    cam = (centers - np.asarray(camera.position)) @ camera.axes.T
-    ground = ground_depths(camera, objs)
-    u = camera.project(centers)[:, 0]
-    margin_px = margins.margin_px * camera.width / REFERENCE_WIDTH_PX
-    rel: dict[str, list] = {key: [] for key in ("left_of", "right_of", "in_front_of", "behind", "ambiguous")}
-    left = set()
-    for i, j in itertools.permutations(range(len(objs)), 2):
-        if frozenset((names[i], names[j])) in stacked:
-            continue
-        if cam[j, 0] - cam[i, 0] > margins.margin_m and u[j] - u[i] > margin_px:
-            rel["left_of"].append([names[i], names[j]])
-            left.add((i, j))
-        if ground[j] - ground[i] > margins.margin_m:
-            rel["in_front_of"].append([names[i], names[j]])
-    rel["right_of"] = [[b, a] for a, b in rel["left_of"]]
-    rel["behind"] = [[b, a] for a, b in rel["in_front_of"]]
-    for i, j in itertools.combinations(range(len(objs)), 2):
-        if (i, j) not in left and (j, i) not in left:
-            rel["ambiguous"].append([names[i], names[j], "left_right"])
-        if abs(ground[j] - ground[i]) <= margins.margin_m or frozenset((names[i], names[j])) in stacked:
-            rel["ambiguous"].append([names[i], names[j], "front_back"])
-    between = [[names[b], names[a], names[c]] for a, b, c in itertools.permutations(range(len(objs)), 3) if (a, b) in left and (b, c) in left]
-    nearer = []
-    for a, b, c in itertools.permutations(range(len(objs)), 3):
-        if math.dist(centers[a], centers[c]) - math.dist(centers[a], centers[b]) > margins.distance_margin_m:
-            nearer.append([names[a], names[b], names[c]])
-    big = [max(o.size_m) for o in objs]
-    tall = [o.size_m[2] for o in objs]
-    pairs = list(itertools.permutations(range(len(objs)), 2))
-    bigger = [[names[i], names[j]] for i, j in pairs if big[i] >= margins.size_ratio * big[j]]
-    taller = [[names[i], names[j]] for i, j in pairs if tall[i] >= margins.size_ratio * tall[j]]
+    meshes = None if contact is None else contact_relations(objs, contact.shapes, contact.arrangements, margins.margin_m, table_top)
+    g = placed_facts(objs, camera, margins, meshes)
+    kept: dict[str, list] = {}
+    for key in RECORD_KEYS:
+        relation = BY_KEY.get(key)
+        if relation is not None and (meshes is not None or not relation.meshes):
+            kept[key] = _pairs(g, relation, kept)
     table_x = float(camera.axes[0] @ (np.array([0.0, 0.0, table_top]) - np.asarray(camera.position)))
-    kind_counts = {kind: sum(1 for n in names if kinds[kind_of(n)] == kind) for kind in ("natural", "artifact")}
-    relations = {
-        "left_of": rel["left_of"],
-        "right_of": rel["right_of"],
+    names = [t.label for t in g.things]
+    found = {
+        **kept,
+        **_compared(g),
+        "table_side": {t.label: _side(g.lateral_key(t) - table_x, margins.side_margin_m) for t in g.things},
+        "ambiguous": _ambiguous(g, kept),
+        "counts": {"objects": len(names), **{kind: sum(1 for n in names if kinds[kind_of(n)] == kind) for kind in ("natural", "artifact")}},
+        "hidden": [o.name for o in placed if o.name in hidden],
+    }
+    return {key: found[key] for key in RECORD_KEYS if key in found}
+
+
+def placed_facts(objs: Sequence[PlacedObject], camera: PinholeCamera, margins: RelationMargins, meshes: tuple[dict, list] | None) -> SceneGeometry:
+    """The facts the relation table decides from, of placed objects: each one's model box (the centre it is placed
+    by), the camera, the config's margins and, where known, what the meshes decide (`contact_relations`)."""
+    things = [Thing(kind_of(o.name), np.asarray(o.box_center, dtype=float), tuple(o.size_m), o.yaw_deg, False, None, label=o.name) for o in objs]
+    off_plane, withheld = meshes or ({}, [])
+    facts = SceneGeometry(
+        things, CameraView.of(camera), ambiguous=withheld_pairs(withheld), stacked=frozenset(stacked_pairs(off_plane)),
+        margins=Margins.of(margins, REFERENCE_WIDTH_PX),
+    )
+    facts.stored = {key: {tuple(pair) for pair in pairs} for key, pairs in off_plane.items()}
+    return facts
+
+
+def _pairs(g: SceneGeometry, relation: Relation, kept: Mapping[str, list]) -> list[list[str]]:
+    """A relation's pairs as a record lists them: the converse of one it lists already turned round, a symmetric one
+    in both orders pair by pair, any other in the objects' order."""
+    if relation.symmetric:
+        held = [(a.label, b.label) for a, b in itertools.combinations(g.things, 2) if relation.decide(g, a, b)]
+        return [list(pair) for a, b in held for pair in ((a, b), (b, a))]
+    if relation.converse in kept:
+        return [[b, a] for a, b in kept[relation.converse]]
+    return [[a.label, b.label] for a, b in itertools.permutations(g.things, 2) if relation.decide(g, a, b)]
+
+
+def _ambiguous(g: SceneGeometry, kept: Mapping[str, list]) -> list[list[str]]:
+    """[a, b, name] for each pair a kept relation withholds: what the camera withholds pair by pair, then what the
+    meshes do."""
+    withholding = {r.withheld_as: r for r in RELATIONS if r.withheld_as and r.key in kept}.values()  # each name's first relation
+    return [
+        [a.label, b.label, r.withheld_as]
+        for meshes in (False, True)
+        for a, b in itertools.combinations(g.things, 2)
+        for r in withholding
+        if r.meshes == meshes and r.decide(g, a, b) is None
+    ]
+
+
+def _compared(g: SceneGeometry) -> dict[str, list]:
+    """The record's comparisons of three objects and of sizes: `between` as the viewer sees them, `nearer` by box
+    centres, `bigger` and `taller` (`SceneGeometry.viewer_between`, `.nearer`, `.bigger`, `.taller`: the rules the
+    records' readers apply), each with its converse."""
+    trios = list(itertools.permutations(g.things, 3))
+    between = [[m.label, a.label, c.label] for a, m, c in trios if g.viewer_lateral(a, m) == "left" and g.viewer_between(m, a, c)]
+    nearer = [[a.label, b.label, c.label] for a, b, c in trios if g.nearer(a, b, c)]
+    pairs = list(itertools.permutations(g.things, 2))
+    bigger = [[a.label, b.label] for a, b in pairs if g.bigger(a, b) == "bigger"]
+    taller = [[a.label, b.label] for a, b in pairs if g.taller(a, b) == "taller"]
+    return {
         "between": between,
-        "table_side": {n: _side(x - table_x, margins.side_margin_m) for n, x in zip(names, cam[:, 0])},
-        "in_front_of": rel["in_front_of"],
-        "behind": rel["behind"],
-        "ambiguous": rel["ambiguous"],
         "nearer": nearer,
         "farther": [[a, c, b] for a, b, c in nearer],
         "bigger": bigger,
         "smaller": [[b, a] for a, b in bigger],
         "taller": taller,
         "shorter": [[b, a] for a, b in taller],
-        "counts": {"objects": len(names), **kind_counts},
-        "hidden": [o.name for o in placed if o.name in hidden],
     }
-    if contact is not None:
-        relations = {**{k: v for k, v in relations.items() if k not in ("counts", "hidden")}, **off_plane, "counts": relations["counts"], "hidden": relations["hidden"]}
-        relations["ambiguous"] = relations["ambiguous"] + withheld
-    return relations
 
 
 def _side(offset: float, margin: float) -> str:

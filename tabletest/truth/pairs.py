@@ -26,8 +26,8 @@ from tabletest.layout.instances import kind_of
 from tabletest.layout.random_scene import Change, PlacedObject, RandomScene, Vec3
 from tabletest.layout.random_set import RandomSet
 from tabletest.layout.sequences import Carriers
-from tabletest.truth.contact import stacked_pairs
 from tabletest.truth.facing import bearing, between_fronts, front_vector, within
+from tabletest.truth.relation_table import RESTING, stacked_pairs
 from tabletest.truth.relations import CONVERSE
 from tabletest.truth.scene_facts import APART_M
 
@@ -79,7 +79,7 @@ def aimed_change_happened(change: Change, before: Mapping, after: Mapping) -> bo
         return renamed == sorted(after["left_of"])
     if change.kind == "unstack":
         pair = list(names)
-        return any(pair in before.get(key, []) for key in ("on", "inside")) and not any(pair in after.get(key, []) for key in ("on", "inside"))
+        return any(pair in before.get(key, []) for key in RESTING) and not any(pair in after.get(key, []) for key in RESTING)
     if change.kind == "rotate":  # what it aims at, its object turned by the angle it records, every candidate does
         return True
     raise ValueError(f"unknown counterfactual kind {change.kind!r}")
@@ -87,7 +87,7 @@ def aimed_change_happened(change: Change, before: Mapping, after: Mapping) -> bo
 
 def carriers_of(relations: Mapping) -> dict[str, str]:
     """Each object resting on or held by another, mapped to that one."""
-    return {a: b for key in ("on", "inside") for a, b in relations.get(key, [])}
+    return {a: b for key in RESTING for a, b in relations.get(key, [])}
 
 
 def partner(

@@ -12,7 +12,7 @@ needs a fact the scene's facts lack, that fact in `truth/scene_facts.py`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -44,7 +44,9 @@ class SceneGeometry(Protocol):
 
     def gap(self, a: Thing, b: Thing) -> float | None: ...
 
-    def facing(self, of: Thing, other: Thing) -> str | None: ...
+    def faces(self, of: Thing, other: Thing, way: str = "towards") -> bool | None: ...
+
+    def same_way(self, a: Thing, b: Thing, way: str = "same") -> bool | None: ...
 
 
 Decide = Callable[[SceneGeometry, Thing, Thing], "bool | None"]
@@ -65,6 +67,10 @@ MIDDLE_SHARE = 0.2
 ACROSS_SHARE, SAME_SIDE_SHARE = 0.4, 0.15
 # beyond: behind the other as the viewer sees them, and no farther to its side than its own half width
 BEYOND_SIDE_SHARE = 1.0
+# one object resting on or in another (what carries it), or over it: such a pair stands beside each other in no
+# frame, neither left nor right of nor in front of or behind the other
+RESTING = ("on", "inside")
+STACKED = (*RESTING, "above")
 # which way objects face (`truth.facing`): its eight words SECTOR_DEG apart, and an object faces another within
 # SECTOR_DEG of its front, two fronts the same way within SECTOR_DEG of each other; each withheld within BAND_DEG
 # of its boundary
@@ -84,6 +90,8 @@ class Relation:
     withheld: str
     decide: Decide
     table: bool = False  # a relation of an object to the table ("the mug is at the edge of the table"), not to another
+    meshes: bool = False  # decided from the models' meshes (`truth.contact`): known where the random config arranges objects
+    withheld_as: str | None = None  # what a record's `relations.ambiguous` names a pair withheld inside its band
 
     @property
     def symmetric(self) -> bool:
@@ -120,7 +128,12 @@ def _gap(g: SceneGeometry, a: Thing, b: Thing) -> float:
 
 
 def _stacked(g: SceneGeometry, a: Thing, b: Thing) -> bool:
-    return any(g.off_plane(key, x, y) for key in ("on", "inside", "above") for x, y in ((a, b), (b, a)))
+    return any(g.off_plane(key, x, y) for key in STACKED for x, y in ((a, b), (b, a)))
+
+
+def stacked_pairs(relations: Mapping[str, list]) -> set[frozenset[str]]:
+    """The pairs of a record's `relations` one of which is on, in or above the other."""
+    return {frozenset(pair[:2]) for key in STACKED for pair in relations.get(key, ())}
 
 
 def near(g: SceneGeometry, a: Thing, b: Thing) -> bool | None:
@@ -270,44 +283,50 @@ def in_middle(g: SceneGeometry, a: Thing, _: Thing | None = None) -> bool | None
 RELATIONS: tuple[Relation, ...] = (
     # projective, in the viewer's frame (VSR's "relative" frame)
     Relation("left_of", ("to the left of", "left of", "at the left side of"), "right_of", "lateral", "viewer", "projective",
-             "left of the other as the camera sees them, in the room and in the picture", "box centres closer than the margin across the view", _viewer("left")),
+             "left of the other as the camera sees them, in the room and in the picture", "box centres closer than the margin across the view", _viewer("left"),
+             withheld_as="left_right"),
     Relation("right_of", ("to the right of", "right of", "at the right side of"), "left_of", "lateral", "viewer", "projective",
-             "right of the other as the camera sees them, in the room and in the picture", "box centres closer than the margin across the view", _viewer("right")),
+             "right of the other as the camera sees them, in the room and in the picture", "box centres closer than the margin across the view", _viewer("right"),
+             withheld_as="left_right"),
     Relation("in_front_of", ("in front of",), "behind", "depth", "viewer", "projective",
-             "nearer the camera than the other where they stand on the table", "footprints closer than the margin along the view", _viewer("front")),
+             "nearer the camera than the other where they stand on the table", "footprints closer than the margin along the view", _viewer("front"),
+             withheld_as="front_back"),
     Relation("behind", ("behind", "at the back of"), "in_front_of", "depth", "viewer", "projective",
-             "farther from the camera than the other where they stand on the table", "footprints closer than the margin along the view", _viewer("behind")),
+             "farther from the camera than the other where they stand on the table", "footprints closer than the margin along the view", _viewer("behind"),
+             withheld_as="front_back"),
     Relation("beyond", ("beyond",), None, "depth", "viewer", "unallocated",
              "behind the other as the camera sees them, and no farther to its side than its half width",
              "a pair the margin leaves neither in front nor behind; behind, but farther to the side", beyond),
     # off the table plane, the same in every frame
     Relation("on", ("on top of", "on"), "under", "vertical", None, "topological",
-             "resting on the other's support surface", "a gap between contact and twice it", _off_plane("on")),
+             "resting on the other's support surface", "a gap between contact and twice it", _off_plane("on"), meshes=True),
     Relation("under", ("under", "beneath"), "on", "vertical", None, "projective",
-             "carrying the other on its support surface", "a gap between contact and twice it", _converse(_off_plane("on"))),
+             "carrying the other on its support surface", "a gap between contact and twice it", _converse(_off_plane("on")), meshes=True),
     Relation("above", ("above", "over"), "below", "vertical", None, "projective",
-             "its lowest point higher than the other's highest, their footprints overlapping", "within contact of either", _off_plane("above")),
+             "its lowest point higher than the other's highest, their footprints overlapping", "within contact of either", _off_plane("above"), meshes=True),
     Relation("below", ("below",), "above", "vertical", None, "projective",
-             "its highest point lower than the other's lowest, their footprints overlapping", "within contact of either", _converse(_off_plane("above"))),
+             "its highest point lower than the other's lowest, their footprints overlapping", "within contact of either", _converse(_off_plane("above")), meshes=True),
     Relation("inside", ("inside", "in", "within", "enclosed by"), "contains", "containment", None, "topological",
-             "in the other's container opening, below its rim and above its base", "within contact of the rim or the base", _off_plane("inside")),
+             "in the other's container opening, below its rim and above its base", "within contact of the rim or the base", _off_plane("inside"), meshes=True),
     Relation("contains", ("holding", "containing", "surrounding"), "inside", "containment", None, "topological",
-             "holding the other in its container opening", "within contact of the rim or the base", _converse(_off_plane("inside"))),
+             "holding the other in its container opening", "within contact of the rim or the base", _converse(_off_plane("inside")), meshes=True),
     Relation("outside", ("outside", "out of"), None, "containment", None, "topological",
-             "not in a container it could be in (a container and a smaller object)", "as inside", outside),
+             "not in a container it could be in (a container and a smaller object)", "as inside", outside, meshes=True),
     Relation("off", ("off",), None, "vertical", None, "directional",
-             "not on a support it could rest on (a support and a smaller object)", "as on", off),
+             "not on a support it could rest on (a support and a smaller object)", "as on", off, meshes=True),
     Relation("touching", ("touching", "in contact with"), "touching", "contact", None, "topological",
-             "their meshes within contact distance in 3D", "between contact and twice it", _off_plane("touching")),
+             "their meshes within contact distance in 3D", "between contact and twice it", _off_plane("touching"),
+             meshes=True, withheld_as="touching"),
     Relation("against", ("against",), "against", "contact", None, "adjacency",
-             "touching side by side, neither on, in or above the other", "as touching", against),
+             "touching side by side, neither on, in or above the other", "as touching", against, meshes=True),
     Relation("detached", ("detached from", "apart from"), "detached", "contact", None, "topological",
-             "not touching: their meshes farther apart than twice the contact distance", "as touching", detached),
+             "not touching: their meshes farther apart than twice the contact distance", "as touching", detached, meshes=True),
     Relation("next_to", ("next to", "beside", "by", "adjacent to", "at the side of"), "next_to", "proximity", None, "adjacency",
-             "on the same surface, their meshes within the next-to distance in 3D", "up to the margin beyond it", _off_plane("next_to")),
+             "on the same surface, their meshes within the next-to distance in 3D", "up to the margin beyond it", _off_plane("next_to"),
+             meshes=True, withheld_as="next_to"),
     Relation("alongside", ("alongside",), "alongside", "proximity", None, "adjacency",
              "next to each other with their long sides facing: parallel, and side by side across their long axes",
-             "as next to and parallel", alongside),
+             "as next to and parallel", alongside, meshes=True),
     Relation("near", ("near", "close to"), "near", "proximity", None, "proximity",
              f"their surfaces at most {NEAR_SHARE:g} of their mean size apart (the mesh gap; their largest extents)",
              f"between {NEAR_SHARE:g} and {FAR_SHARE:g} of it", near),
@@ -339,6 +358,7 @@ RELATIONS: tuple[Relation, ...] = (
              f"its centre within {MIDDLE_SHARE:g} of the table's half extents of its centre", f"{MIDDLE_SHARE:g} to {2 * MIDDLE_SHARE:g} of them", in_middle, table=True),
 )
 BY_KEY = {relation.key: relation for relation in RELATIONS}
+WITHHELD = tuple(dict.fromkeys(r.withheld_as for r in RELATIONS if r.withheld_as))  # the names `relations.ambiguous` gives
 VSR_NAMES = (
     "adjacent to", "alongside", "at the side of", "at the right side of", "at the left side of", "attached to", "at the back of",
     "ahead of", "against", "at the edge of", "off", "past", "toward", "down", "away from", "along", "around", "into", "across",

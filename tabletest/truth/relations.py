@@ -9,8 +9,6 @@ from tabletest.truth.relation_table import BY_KEY
 
 SIDES = {1: ("middle",), 2: ("left", "right"), 3: ("left", "middle", "right")}
 CONVERSE = {key: BY_KEY[key].converse for key in ("left_of", "right_of", "in_front_of", "behind")}  # the viewer's directions
-# relations off the table plane, each a list of [a, b] pairs (`touching` and `next_to` list both orders)
-CONTACT_KEYS = ("on", "under", "inside", "contains", "touching", "above", "below", "next_to")
 # `bigger` is the longer largest extent; where the other object's box holds this many times the volume, a
 # person could read "bigger" either way (a screwdriver beside a mug), so no question asks it of that pair
 SIZE_READS_BOTH_WAYS = 1.5

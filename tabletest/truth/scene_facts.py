@@ -26,8 +26,8 @@ from tabletest.errors import UserError
 from tabletest.layout.camera import CameraView
 from tabletest.layout.instances import kind_of, label_of
 from tabletest.layout.random_config import RelationMargins
-from tabletest.truth.contact import stacked_pairs
 from tabletest.truth.facing import Facing, bearing, between_fronts, facing, front_vector, within
+from tabletest.truth.relation_table import BY_KEY, stacked_pairs
 
 LATERAL_M = 0.03  # viewer left/right: the camera-space x of the two box centres differs by this much ...
 LATERAL_PX = 8.0  # ... and their image columns by this many pixels at 1024 px width
@@ -49,12 +49,35 @@ ORDINAL_SHARE = 0.05  # the leftmost of a kind: at least this share of the image
 # bigger: the largest box extent at least this many times the other's; taller: the height. The records'
 # definition (`RelationMargins.size_ratio`, whose stored pairs decide where a record has them).
 SIZE_RATIO = RelationMargins.model_fields["size_ratio"].default
-STORED = ("left_of", "in_front_of", "bigger", "taller", "on", "inside", "above", "touching", "next_to")  # a random record's own relations
+# nearer: a is nearer to b than to c where its box centre's distance to c exceeds that to b by this much (3D). The
+# records' definition (`RelationMargins.distance_margin_m`, whose stored triples decide where a record has them).
+DISTANCE_MARGIN_M = RelationMargins.model_fields["distance_margin_m"].default
+SIZES = ("bigger", "taller")  # the comparisons of size a random record stores besides the relation table's relations
 APPARENT_RATIO = 1.1  # size cue: one object looks at least 10 % bigger in the image than the other
 HIDDEN, VISIBLE = 0.9, 0.99  # visible_fraction at most 0.9: partly hidden; at least 0.99: fully visible
 
 
 UNIT_CORNERS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+REFERENCE_WIDTH_PX = 1024  # the width `Margins.lateral_px` is given at; it scales with the image's
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Where the viewer's left/right and front/behind and the size comparisons are withheld, where the scene does not
+    store its own pairs: these defaults for a record read back, the random config's `relations` where the writer
+    decides what a record stores (`truth.geometry.scene_relations`)."""
+
+    lateral_m: float = LATERAL_M
+    lateral_px: float = LATERAL_PX
+    depth_m: float = DEPTH_M
+    size_ratio: float = SIZE_RATIO
+    distance_m: float = DISTANCE_MARGIN_M
+
+    @classmethod
+    def of(cls, margins: RelationMargins, reference_width_px: int) -> Margins:
+        """The random config's margins (`margin_px` given at `reference_width_px`)."""
+        px = margins.margin_px * REFERENCE_WIDTH_PX / reference_width_px
+        return cls(margins.margin_m, px, margins.margin_m, margins.size_ratio, margins.distance_margin_m)
 
 
 @dataclass(frozen=True)
@@ -121,6 +144,7 @@ class SceneGeometry:
         table: tuple[float, float] | None = None,
         slides: dict[tuple[str, str], float] | None = None,
         hidden_things: tuple[Thing, ...] = (),
+        margins: Margins = Margins(),
     ):
         self.things = things
         self.view = view
@@ -132,7 +156,8 @@ class SceneGeometry:
         self._slides = slides or {}  # the record's `slides_m`: how far one slides towards another until they touch
         self.table_top = table_top  # the table top's height: where the lowest object stands
         self.table = table  # the table top's width and depth, centred on the world's origin, where the record says
-        self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own viewer relations
+        self.margins = margins
+        self.stored: dict[str, set[tuple[str, str]]] | None = None  # a random record's own pairs, by relation
         self._order = order  # text records: names left to right
         self._seen: dict[int, tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]] = {}
 
@@ -174,11 +199,13 @@ class SceneGeometry:
         table = (float(look["width_m"]), float(look["depth_m"])) if "width_m" in look and "depth_m" in look else None
         slides = {(entry[0], entry[1]): float(entry[2]) for entry in record.get("slides_m") or ()}
         unseen = tuple(_thing(record, o, fronts.get(o.get("name"), NO_FRONT), frozenset()) for o in objects if _label(o) in hidden)
-        geometry = cls(things, view, None, _withheld(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top, table, slides, unseen)
+        geometry = cls(things, view, None, withheld_pairs(relations.get("ambiguous", [])), hidden_names, stacked, gaps, table_top, table, slides, unseen)
         unique = len({t.label for t in things}) == len(things)  # stored pairs name objects by label
         if "camera" in record and unique and "left_of" in relations and "in_front_of" in relations:
-            kept = [key for key in STORED if key in relations]
+            kept = [key for key in relations if key in BY_KEY or key in SIZES]
             geometry.stored = {key: {tuple(p[:2]) for p in relations[key]} for key in kept}
+            if "nearer" in relations:  # [a, b, c]: a is nearer to b than to c
+                geometry.stored["nearer"] = {tuple(p[:3]) for p in relations["nearer"]}
         return geometry
 
     def kinds(self) -> Counter:
@@ -189,9 +216,13 @@ class SceneGeometry:
     def has_geometry(self) -> bool:
         return self.view is not None
 
-    def _withheld(self, a: Thing, b: Thing, axis: str) -> bool:
+    def _withheld(self, a: Thing, b: Thing, key: str) -> bool:
+        """Whether the record withholds relation `key` of the pair (as its `ambiguous` names it, or all of the pair's)."""
         pair = frozenset((a.label, b.label))
-        return (pair, axis) in self._ambiguous or (pair, None) in self._ambiguous
+        return (pair, BY_KEY[key].withheld_as) in self._ambiguous or (pair, None) in self._ambiguous
+
+    def _stacked_pair(self, a: Thing, b: Thing) -> bool:
+        return frozenset((a.label, b.label)) in self._stacked
 
     def lateral_key(self, a: Thing) -> float:
         """Where a stands along the viewer's left-right axis (a text record: its place in the listing)."""
@@ -213,42 +244,48 @@ class SceneGeometry:
         if self.view is None:
             i, j = self._order.index(a.label), self._order.index(b.label)
             return "left" if i < j else "right"
-        if self._withheld(a, b, "lateral"):
+        if self._withheld(a, b, "left_of"):
             return None
-        if self.stored is not None and a.label not in self.hidden_names and b.label not in self.hidden_names:
+        if self.stored is not None and "left_of" in self.stored and a.label not in self.hidden_names and b.label not in self.hidden_names:
             return _stored(self.stored["left_of"], a, b, "left", "right")  # a hidden object is in no stored pair
+        if self._stacked_pair(a, b):
+            return None
         (ca, ua, _), (cb, ub, _) = self._sight(a), self._sight(b)
         dx, du = float(cb[0] - ca[0]), float(ub[0] - ua[0])
-        px = LATERAL_PX * self.view.width / 1024
-        if dx >= LATERAL_M and du >= px:
+        metres, px = self.margins.lateral_m, self.margins.lateral_px * self.view.width / REFERENCE_WIDTH_PX
+        if dx >= metres and du >= px:
             return "left"
-        if dx <= -LATERAL_M and du <= -px:
+        if dx <= -metres and du <= -px:
             return "right"
         return None
 
-    def between(self, m: Thing, a: Thing, b: Thing) -> bool | None:
-        """True if m stands between a and b: between them as the viewer sees them and near the line joining them on
-        the table; False if it is to the left or the right of both; None if that is not clear. `m` may be hidden
-        (`hidden_things`): where it stands is then read from the geometry."""
+    def viewer_between(self, m: Thing, a: Thing, b: Thing) -> bool | None:
+        """True if m stands between a and b as the viewer sees them (right of one, left of the other), False if it is
+        to the left or the right of both, None where either is withheld: what a record stores as `between`."""
         first, second = self.viewer_lateral(a, m), self.viewer_lateral(m, b)
-        if first is None or second is None:
-            return None
-        if first != second:
-            return False
-        if self.view is None:
-            return True
+        return None if first is None or second is None else first == second
+
+    def between(self, m: Thing, a: Thing, b: Thing) -> bool | None:
+        """What a question of "between" asks: `viewer_between`, and where that holds, m near the line joining them on
+        the table (None, not asked, off it). `m` may be hidden (`hidden_things`): where it stands is then read from
+        the geometry."""
+        held = self.viewer_between(m, a, b)
+        if not held or self.view is None:
+            return held
         ab, am = b.center[:2] - a.center[:2], m.center[:2] - a.center[:2]
         off = abs(float(ab[0] * am[1] - ab[1] * am[0])) / float(ab @ ab)  # distance from the line / |ab|
         return True if off <= BETWEEN_SHARE else None
 
     def viewer_depth(self, a: Thing, b: Thing) -> str | None:
         """`front` if a stands in front of b (nearer the camera along its view on the table), `behind`, or None."""
-        if self.view is None or self._withheld(a, b, "depth"):
+        if self.view is None or self._withheld(a, b, "in_front_of"):
             return None
-        if self.stored is not None:
+        if self.stored is not None and "in_front_of" in self.stored:
             return _stored(self.stored["in_front_of"], a, b, "front", "behind")
+        if self._stacked_pair(a, b):
+            return None
         gap = float((b.center[:2] - a.center[:2]) @ self.view.ground_forward)
-        return "front" if gap >= DEPTH_M else "behind" if gap <= -DEPTH_M else None
+        return "front" if gap >= self.margins.depth_m else "behind" if gap <= -self.margins.depth_m else None
 
     def off_plane(self, key: str, a: Thing, b: Thing) -> bool | None:
         """Whether the record says a is `key` b (on, inside, above, touching, next_to); None where it cannot say: a record
@@ -267,17 +304,27 @@ class SceneGeometry:
         da, db = self.viewer_distance(a), self.viewer_distance(b)
         return _compare(da, db, max(DISTANCE_M, DISTANCE_SHARE * min(da, db)), "nearer", "farther")
 
+    def nearer(self, a: Thing, b: Thing, c: Thing) -> bool:
+        """Whether a is nearer to b than to c: what a record stores as `nearer` [a, b, c] (its own triples where it
+        has them), its box centre's distance to c exceeding that to b by the margin."""
+        if self.stored is not None and "nearer" in self.stored:
+            return (a.label, b.label, c.label) in self.stored["nearer"]
+        return math.dist(a.center, c.center) - math.dist(a.center, b.center) > self.margins.distance_m
+
     def nearer_object(self, a: Thing, b: Thing, to: Thing) -> str | None:
         """`nearer` if a is nearer `to` than b is (distance between box centres on the table), `farther`, or None;
-        None too where the record's gaps between surfaces say otherwise (a long object's near end may be nearer
-        `to` than a small object whose centre is nearer: a careful person reads "nearer" either way)."""
+        None too where `nearer` (what a record stores) does not say so, or where the record's gaps between surfaces
+        say otherwise (a long object's near end may be nearer `to` than a small object whose centre is nearer: a
+        careful person reads "nearer" either way)."""
         if self.view is None:
             return None
         da = float(np.linalg.norm(a.center[:2] - to.center[:2]))
         db = float(np.linalg.norm(b.center[:2] - to.center[:2]))
         by_centres = _compare(da, db, max(DISTANCE_M, PAIR_SHARE * min(da, db)), "nearer", "farther")
+        if by_centres is None or not self.nearer(to, *((a, b) if by_centres == "nearer" else (b, a))):
+            return None
         ga, gb = self.gap(a, to), self.gap(b, to)
-        if by_centres is None or ga is None or gb is None:
+        if ga is None or gb is None:
             return by_centres
         return by_centres if _compare(ga, gb, 0.001, "nearer", "farther") == by_centres else None
 
@@ -418,7 +465,8 @@ class SceneGeometry:
             return None
         if self.stored is not None and more in self.stored:
             return _stored(self.stored[more], a, b, more, less)
-        return more if ea >= SIZE_RATIO * eb else less if eb >= SIZE_RATIO * ea else None
+        ratio = self.margins.size_ratio
+        return more if ea >= ratio * eb else less if eb >= ratio * ea else None
 
     def apparent(self, a: Thing) -> tuple[float, float]:
         """(area, height) in pixels of the image rectangle holding its projected box."""
@@ -517,12 +565,11 @@ def _label(obj: dict) -> str | None:
     return label_of(obj) if isinstance(obj, dict) and "name" in obj else None
 
 
-def _withheld(ambiguous: list) -> frozenset:
-    """(pair of names, axis) a record's `relations.ambiguous` withholds; entries `[a, b]`, `[a, b, relation]` or
-    `{"pair": [a, b], "relation": ...}`; the axis is `lateral` (left_of/right_of), `depth` (in_front_of/behind),
-    `touching` or `next_to`, or None (both lateral and depth) when no relation is named."""
-    axes = {"left_of": "lateral", "right_of": "lateral", "left_right": "lateral"}
-    axes |= {"in_front_of": "depth", "behind": "depth", "front_back": "depth", "touching": "touching", "next_to": "next_to"}
+def withheld_pairs(ambiguous: list) -> frozenset:
+    """(pair of names, name) a record's `relations.ambiguous` withholds; entries `[a, b]`, `[a, b, name]` or
+    `{"pair": [a, b], "relation": ...}`; the name is the relation table's `withheld_as` (`left_right`, `front_back`,
+    `touching`, `next_to`; a relation's own key is read as its), or None (every relation of the pair) when none is named."""
+    axes = {r.withheld_as: r.withheld_as for r in BY_KEY.values() if r.withheld_as} | {k: r.withheld_as for k, r in BY_KEY.items() if r.withheld_as}
     withheld = set()
     for entry in ambiguous:
         if isinstance(entry, dict):

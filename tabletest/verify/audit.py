@@ -24,7 +24,7 @@ from PIL import Image
 from tabletest.assets.footprint import Footprints
 from tabletest.config import Config, excerpt, load_catalog
 from tabletest.errors import UserError
-from tabletest.layout.camera import CameraView, PinholeCamera
+from tabletest.layout.camera import CameraView
 from tabletest.files.family import family_of, family_problem, index_problem
 from tabletest.verify.audit_looks import MIN_PIXELS as MIN_COLOUR_PX, colour_problem, look_problems
 from tabletest.layout.instances import label_of
@@ -43,6 +43,7 @@ from tabletest.truth.geometry import ground_depths
 from tabletest.verify.image_match import MIN_WIDTH_PX, ImageMatcher
 from tabletest.truth.described import described
 from tabletest.truth.nouns import Nouns
+from tabletest.truth.relation_table import STACKED, WITHHELD
 from tabletest.verify.rederive import Derivation, boxes_unchecked, differences, recorded_contact
 from tabletest.files.verdict import files_digest
 from tabletest.files.lock import reading_lock
@@ -359,13 +360,13 @@ def _audit_record(
         spans = [np.percentile(depth[p], (0, 50, 100)) / 1000 if s else None for p, s in zip(pixels, seen)]
         stands = None  # where each stands on the table along the view: what "in front of" compares
         if ground_rule and isinstance(record.get("camera"), dict):
-            stands = ground_depths(PinholeCamera.from_record(record["camera"]), [_standing(o) for o in objects]).tolist()
+            stands = ground_depths(CameraView.from_record(record["camera"]).pinhole(), [_standing(o) for o in objects]).tolist()
         _check_front_behind(result, scene_id, relations, terms, objects, spans, stands)
         for obj, p, s in zip(objects, pixels, small):
             if p.any() and not s:
                 _check_depth(result, scene_id, obj, p, depth, camera)
         check_free_table(partial(_checked, result, "free table", scene_id), record, mask, depth)
-        if camera is not None and any(relations.get(key) for key in ("on", "inside", "above")):
+        if camera is not None and any(relations.get(key) for key in STACKED):
             points = object_points(pixels, depth, camera.K, camera.world_to_camera)
             table_top = min(_placed(o).position_m[2] for o in objects)  # the lowest object stands on the table
             check_off_plane(lambda ok, what: result.check("off_plane", scene_id, ok, what), relations, terms, points, table_top)
@@ -437,7 +438,7 @@ def _check_named(result: Audit, scene_id: str, relations: dict, objects: list[di
             continue
         for item in items:
             terms = item if isinstance(item, list) else [item]
-            named = [t for t in terms if isinstance(t, str) and t not in ("left_right", "front_back", "touching", "next_to")]
+            named = [t for t in terms if isinstance(t, str) and t not in WITHHELD]
             wrong = [t for t in named if t not in names or t in hidden]
             result.check("named", scene_id, not wrong, f"{key} {excerpt(item)} names {wrong}: not a visible object of this scene")
 

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from tabletest.truth.relation_table import STACKED
+
 OFF_TABLE_M = 0.005  # a carried object's lowest visible point is at least this far above the table
 OVER_M = 0.01  # its middle (median of its points in plan) lies within the other's points grown by this
 LEVEL_M = 0.004  # heights compared within this (the depth pass is in whole millimetres)
@@ -30,7 +32,7 @@ def check_off_plane(
     check: Callable[[bool, str], None], relations: Mapping, terms: Mapping, points: Sequence[np.ndarray | None], table_top: float
 ) -> None:
     """`check(ok, what)` once for each on, inside and above pair whose objects both show enough pixels."""
-    for key in ("on", "inside", "above"):
+    for key in STACKED:
         for pair in relations.get(key) or []:
             a, b = (terms.get(t) for t in pair[:2]) if isinstance(pair, list) and len(pair) >= 2 else (None, None)
             if a is None or b is None or points[a] is None or points[b] is None:

@@ -24,7 +24,7 @@ from tabletest.config import Config, excerpt
 from tabletest.errors import UserError
 from tabletest.files.family import family_of
 from tabletest.layout.arrangements import Contact, Shape
-from tabletest.layout.camera import PinholeCamera
+from tabletest.layout.camera import CameraView, PinholeCamera
 from tabletest.layout.instances import label_of
 from tabletest.layout.placement import place
 from tabletest.layout.random_config import Arrangements, Looks, RandomConfig, RelationMargins
@@ -115,7 +115,7 @@ def differences(record: dict, derivation: Derivation) -> Iterator[str]:
 
 def _random_differences(record: dict, objects: list[dict], derivation: Derivation) -> Iterator[str]:
     yield from _table_differences(record, derivation.random_config)
-    camera = PinholeCamera.from_record(record["camera"])
+    camera = CameraView.from_record(record["camera"]).pinhole()
     yield from _compare("camera", {k: record["camera"][k] for k in ("K", "world_to_camera", "resolution")}, camera_record(camera))
     sensor_mm = derivation.config.camera.sensor_width_mm if derivation.config is not None else None
     yield from _pose_angles(record["camera"], camera, (record.get("scene") or {}).get("key_light"), sensor_mm)
@@ -191,7 +191,7 @@ def placed_relations_of(record: dict, derivation: Derivation, slack: float = 0.0
         return None
     objects = record["objects"]
     kinds = {o["name"]: derivation.kinds.get(o["name"], "") for o in objects}
-    camera = PinholeCamera.from_record(record["camera"])
+    camera = CameraView.from_record(record["camera"]).pinhole()
     return scene_relations(placed_objects(record), camera, _nudged(derivation.margins, slack), kinds, frozenset(), derivation.contact)
 
 

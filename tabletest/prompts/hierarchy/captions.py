@@ -19,10 +19,10 @@ import itertools
 
 from tabletest.truth.scene_facts import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream
-from tabletest.prompts.hierarchy.phrasings import Wording, drawn
+from tabletest.prompts.hierarchy.phrasings import CAPTION_SKILL, Wording, drawn
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.skills import FACT, OTHER, named
-from tabletest.truth.relation_table import BY_KEY, RELATIONS, Relation
+from tabletest.truth.relation_table import BY_KEY, RELATIONS, RESTING, Relation
 
 
 def _may_hold_in_its_own_frame(g: SceneGeometry, relatum: Thing, subject: Thing, word: str) -> bool:
@@ -67,12 +67,9 @@ def captions(ask: Asker, g: SceneGeometry) -> None:
                     )
 
 
-TOPOLOGICAL = ("on", "inside")
 SYMMETRIC = {"touching": "support", "next_to": "distance"}
-OWN_CAPTIONS = {"left_of", "right_of", "in_front_of", "behind", *TOPOLOGICAL, *SYMMETRIC}
+OWN_CAPTIONS = {"left_of", "right_of", "in_front_of", "behind", *RESTING, *SYMMETRIC}
 ALONE_AXES = ("vertical", "containment", "contact")  # off the table plane: a "yes" with no "no" in its scene is asked alone
-SKILL = {"lateral": "position", "depth": "position", "table": "position", "vertical": "support", "containment": "support",
-         "contact": "support", "proximity": "distance", "orientation": "orientation"}  # fmt: skip
 
 
 def _words(ask: Asker, key: str, pair: str) -> str:
@@ -84,7 +81,7 @@ def _words(ask: Asker, key: str, pair: str) -> str:
 def _off_plane(ask: Asker, g: SceneGeometry, things: list[Thing]) -> None:
     """On and in: each true caption beside a false one that reads like it (`negatives`); touching and next to:
     each beside a pair of the scene that is not and shares an object with it."""
-    for key in TOPOLOGICAL:
+    for key in RESTING:
         held = [(a, b) for a, b in itertools.permutations(things, 2) if g.off_plane(key, a, b)]
         unheld = [(x, y) for x, y in itertools.permutations(things, 2) if could(key, x, y) and apart(g, x, y)]
         for (a, b), negative in zip(held, matched(held, unheld, alike, stream(ask.scene_id, f"caption-{key}"))):
@@ -134,8 +131,8 @@ def _relation_captions(ask: Asker, relation: Relation, positive: tuple[Thing, ..
         said = f"The {names[0]} is {words} the {names[1] if len(names) > 1 else 'table'}."
         ask.ask(
             "-".join(["cap", relation.key, *names]),
-            Wording(f"caption-{SKILL[relation.axis]}", {"caption": said}),
-            skill=SKILL[relation.axis],
+            Wording(f"caption-{CAPTION_SKILL[relation.axis]}", {"caption": said}),
+            skill=CAPTION_SKILL[relation.axis],
             level="single",
             frame=relation.frame,
             relation=relation.key,

@@ -15,9 +15,9 @@ import random
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
+from tabletest.truth.relation_table import STACKED
 from tabletest.truth.scene_facts import SceneGeometry, Thing
 
-CARRIED = ("on", "inside", "above")  # the relations off the table plane one object has to another
 Pair = tuple[Thing, Thing]
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ def could(key: str, x: Thing, y: Thing) -> bool:
 def apart(g: SceneGeometry, x: Thing, y: Thing) -> bool:
     """Neither is on, inside or above the other, as the record says (a pair it withholds is not apart): a "no"
     to any of those holds, however it is asked."""
-    return all(g.off_plane(key, a, b) is False for key in CARRIED for a, b in ((x, y), (y, x)))
+    return all(g.off_plane(key, a, b) is False for key in STACKED for a, b in ((x, y), (y, x)))
 
 
 def alike(positive: Pair, candidate: Pair) -> int:
@@ -90,7 +90,7 @@ def under_its_load(g: SceneGeometry, t: Thing) -> bool:
     partly hidden?" would be answered yes by its name."""
     things = {u.label: u for u in g.things}
     covering = [things.get(label) for label in t.covered_by] if t.covered_by is not None else g.occluders(t) or []
-    return bool(covering) and all(u is not None and any(g.off_plane(key, u, t) for key in CARRIED) for u in covering)
+    return bool(covering) and all(u is not None and any(g.off_plane(key, u, t) for key in STACKED) for u in covering)
 
 
 def stream(scene_id: str, what: str) -> random.Random:

@@ -29,6 +29,9 @@ CAPTION = (
     'Does the image match this caption: "{caption}"',
     'Here is a caption: "{caption}" Is it true of the image?',
 )
+# the skill each axis of the relation table (`truth.relation_table`) is captioned under: template `caption-<skill>`
+CAPTION_SKILL = {"lateral": "position", "depth": "position", "table": "position", "vertical": "support", "containment": "support",
+                 "contact": "support", "proximity": "distance", "orientation": "orientation"}  # fmt: skip
 
 
 def _viewer(asked: str) -> tuple[str, ...]:
@@ -227,10 +230,6 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "Would you say the {x} and the {y} are facing {rel}?",
         "Judging by which way each faces, do the {x} and the {y} face {rel}?",
     ),
-    "caption-position": CAPTION,
-    "caption-orientation": CAPTION,
-    "caption-support": CAPTION,
-    "caption-distance": CAPTION,
     # how the viewpoint moved between two photos of one table ("the camera" could be an object on it); {a}, {b}:
     # the photo it moved from and to, "first" or "second"; the left and right of one facing the table from {a}
     "turn-way": (
@@ -447,6 +446,7 @@ STORY = (  # a question about a story, as the story's question puts it, or point
     "Based on these sentences, {asked_lower}",
 )
 PHRASINGS |= {f"story-{kind}": STORY for kind in ("yes/no", "choice", "both", "which")}
+PHRASINGS |= {f"caption-{skill}": CAPTION for skill in CAPTION_SKILL.values()}
 ONE = ("{text}",)  # a template worded one way (questions across two images): the text as made
 
 

@@ -25,7 +25,7 @@ from tabletest.truth.scene_facts import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream, under_its_load
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.truth.relation_table import BY_KEY
+from tabletest.truth.relation_table import BY_KEY, STACKED
 from tabletest.truth.relations import bigger_reads_both_ways
 
 FACT = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}  # each viewer's word's relation
@@ -436,7 +436,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
 
 # SPHERE's "on top of" and "below", VSR's and SpartQA's "inside" and "touching": the relation, the words
 # asking it, and the words of its converse (asked of the same pair the other way round)
-SUPPORT = {key: (BY_KEY[key].words[0], BY_KEY[BY_KEY[key].converse].words[0]) for key in ("on", "inside", "above")}
+SUPPORT = {key: (BY_KEY[key].words[0], BY_KEY[BY_KEY[key].converse].words[0]) for key in STACKED}
 
 
 def support(ask: Asker, g: SceneGeometry) -> None:
