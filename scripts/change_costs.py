@@ -150,6 +150,7 @@ from tabletest.truth.records import random_vignette_records
 catalog = load_catalog()
 config = load_random_config().model_dump(mode="json")
 config["arrangements"].update(stack=0, contain=0, touch=0)  # every object on the table: boxes suffice, no models needed
+config["looks"] = {"models": 1, "colours": False}  # each object in its catalog model: the sizes below are its
 config = RandomConfig.model_validate(config)
 chosen = make_random_set(catalog, config, 3, 4, None, None, None, None)
 sizes = {o.name: (o.size_m * 0.6, o.size_m * 0.4, o.size_m) for o in catalog.objects}
