@@ -419,14 +419,15 @@ POOL = ("mug", "bowl", "laptop", "apple", "lamp", "teddy bear")
 
 
 @pytest.fixture(scope="module")
-def render(tmp_path_factory) -> Path:
-    """Six random scenes at 160x120, one sample, with masks and depth."""
+def render(tmp_path_factory, one_look) -> Path:
+    """Six random scenes at 160x120, one sample, with masks and depth (each object in its catalog model: the scenes
+    these tests pin)."""
     root = tmp_path_factory.mktemp("grounding")
     build_assets(CATALOG, root / "assets", list(POOL), jobs=1)
     out = root / "out"
     made = run_cli(
         "render", "--scenes", "random", "--count", "6", "--seed", "3", "--only", ",".join(POOL), "--assets", str(root / "assets"),
-        "--resolution", "160x120", "--samples", "1", "--masks", "--quiet", "--out", str(out),
+        "--resolution", "160x120", "--samples", "1", "--masks", "--quiet", "--out", str(out), "--random-config", str(one_look),
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     return out

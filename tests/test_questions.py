@@ -673,13 +673,14 @@ SENTENCE = re.compile(r"The (.+?) (?:is|are) (to the left of|to the right of|in 
 STATES = {"to the left of": "left_of", "to the right of": "right_of", "in front of": "in_front_of", "behind": "behind"}
 
 
-def test_a_random_vignette_is_asked_only_what_its_sentences_entail():
+def test_a_random_vignette_is_asked_only_what_its_sentences_entail(builtin_assets, one_look):
     """`tabletest vignettes --scenes random` records: their order of mention is no fact, so text questions
     are counts and the story the vignette itself tells; every story fact is a sentence of it (one of several
     objects of a kind, called by its place among them, is never a story's object), every gold
     follows from those by at least one inference, and no pair the geometry withholds is asked about."""
     records = [json.loads(line) for line in run_cli(
-        "vignettes", "--scenes", "random", "--count", "60", "--seed", "5", "--only", ",".join(CATALOG.names[:24])
+        "vignettes", "--scenes", "random", "--count", "60", "--seed", "5", "--only", ",".join(CATALOG.names[:24]),
+        "--assets", str(builtin_assets), "--random-config", str(one_look),
     ).stdout.splitlines()]  # fmt: skip
     asked = 0
     for record in records:

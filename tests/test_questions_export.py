@@ -103,7 +103,7 @@ def test_variations_choose_how_many_wordings(render):
 
 @pytest.mark.parametrize("fmt", ["llava", "vlmevalkit", "lmms-eval"])
 def test_hierarchy_exports(render, tmp_path, fmt):
-    from tabletest.export import cli
+    from tabletest.commands import export as cli
 
     module, function = cli.HIERARCHY.get(fmt, cli.FORMATS[fmt][0]).split(":")
     exporter = getattr(__import__(f"tabletest.export.{module}", fromlist=[function]), function)
