@@ -127,13 +127,13 @@ def test_placed_scenes_are_physically_plausible_on_the_exact_meshes(entries, bui
 def test_scene_i_is_a_pure_function_of_config_seed_and_i(entries, builtin_assets, tmp_path):
     config = SHIPPED
     pool = ("book", "bowl", "mug", "apple", "egg", "lemon", "lamp", "teapot")
-    forwards, contact = scenes_of(config, entries, builtin_assets, pool, 24, seed=3)
-    random_set = make_random_set(CATALOG, config, 3, 24, pool, None, None, None)
+    forwards, contact = scenes_of(config, entries, builtin_assets, pool, 12, seed=3)
+    random_set = make_random_set(CATALOG, config, 3, 12, pool, None, None, None)
     sizes = {n: e.size_m for n, e in entries.items()}
-    backwards = [sample_scene(config, random_set.pool, sizes, 3, i, TOP, 36.0, RES, contact.shapes) for i in reversed(range(24))]
+    backwards = [sample_scene(config, random_set.pool, sizes, 3, i, TOP, 36.0, RES, contact.shapes) for i in reversed(range(12))]
     assert backwards[::-1] == forwards
     assert any(o.position_m[2] > TOP for s in forwards for o in s.objects)
-    args = ["vignettes", "--scenes", "random", "--count", "15", "--seed", "3", "--assets", str(builtin_assets)]
+    args = ["vignettes", "--scenes", "random", "--count", "6", "--seed", "3", "--assets", str(builtin_assets)]
     first = run_cli(*args, "--out", str(tmp_path / "a.jsonl"))
     second = run_cli(*args, "--out", str(tmp_path / "b.jsonl"))
     assert first.returncode == 0 and second.returncode == 0, first.stderr
