@@ -110,6 +110,9 @@ def table(renders: dict[str, tuple[dict[str, dict], dict[str, dict] | None]]) ->
         cells, known = [], False
         for after, before in renders.values():
             now, then = after.get(template), (before or {}).get(template)
+            if now is None and then is None:  # a template this render never asks (a kind of scene it lacks)
+                cells += ["0", "–", "–", "–"]
+                continue
             figures = [_percent(g and g["text_prior"]) for g in ((then, now) if before is not None else (now,))]
             cells += [str(now["n"]) if now else "0", _percent((now or then)["text_chance"]), " → ".join(figures)]
             cells.append(_percent(now and now["ordered"]) + (" (above guess)" if now and above(now) else ""))
