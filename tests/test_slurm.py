@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -65,14 +66,14 @@ def run(*command: str) -> str:
     return result.stdout
 
 
-def wait_for(what: str, probe, timeout: float = 300, every: float = 0.25):
-    """Poll `probe` until it returns something true; return that."""
+def wait_for(what: str, probe, timeout: float = 300, every: float = 0.25, state=lambda: ""):
+    """Poll `probe` until it returns something true; return that. On a timeout, say `state()`."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         if found := probe():
             return found
         time.sleep(every)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}; {state()}")
 
 
 @pytest.mark.slow
@@ -89,16 +90,23 @@ def statuses(out: Path) -> dict[int, dict]:
     return {task["task"]: task for task in map(json.loads, result.stdout.splitlines())}
 
 
-def running_with_images(out: Path, array: str, exclude: set[int]) -> int | None:
-    """A task of `array` that SLURM runs and that has finished one or two of its 5 images (read from
-    the part's own metadata, so the window is not missed): the three left give a signal time to land
-    before the task ends."""
-    running = run("squeue", "-h", "-r", "-t", "RUNNING", "-j", array, "-o", "%K").split()
-    for task in map(int, running):
+def mid_run(out: Path, tasks: set[int]) -> int | None:
+    """One of `tasks` that has finished one or two of its 5 images: a task no one has stopped is then
+    running, and the three left give a signal time to land before it ends. Read from the parts' own
+    metadata alone (flushed per image), with no call to the scheduler in the loop: a squeue answered
+    slowly on a busy machine would let a task pass its window between two looks."""
+    for task in sorted(tasks):
         metadata = out / "parts" / f"shard-{task:04d}-of-0004" / "metadata.jsonl"
-        if task not in exclude and metadata.is_file() and 1 <= len(metadata.read_text().splitlines()) <= 2:
+        if metadata.is_file() and 1 <= len(metadata.read_text().splitlines()) <= 2:
             return task
     return None
+
+
+def farm_state(out: Path, array: str) -> str:
+    """The queue and each part's images, to read when a wait on the farm times out."""
+    queue = subprocess.run(["squeue", "-h", "-r", "-t", "all", "-j", array, "-o", "%K %T %r"], capture_output=True, text=True)
+    parts = {p.name: len((p / "metadata.jsonl").read_text().splitlines()) for p in sorted((out / "parts").glob("shard-*")) if (p / "metadata.jsonl").is_file()}
+    return f"queue: {queue.stdout.strip() or queue.stderr.strip()!r}; images per part: {parts}"
 
 
 def farm_logs(out: Path) -> str:
@@ -127,15 +135,16 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
     # The preempted one is the last task: it runs under the array's own job id, which a script that
     # requeued "$SLURM_JOB_ID" would requeue whole, every task with it.
     preempted = 3
-    killed = wait_for("a task with some of its images", lambda: running_with_images(out, array, {preempted}), every=0.05)
+    explain = partial(farm_state, out, array)
+    killed = wait_for("a task with some of its images", lambda: mid_run(out, {0, 1, 2}), every=0.02, state=explain)
     run("scancel", f"{array}_{killed}")
-    wait_for("the last task with some of its images", lambda: running_with_images(out, array, {0, 1, 2}), every=0.05)
+    wait_for("the last task with some of its images", lambda: mid_run(out, {preempted}), every=0.02, state=explain)
     run("scancel", "--batch", "--signal=USR1", f"{array}_{preempted}")
     # SLURM holds a requeued job back 2 min (BeginTime): once it is pending again, let it start sooner,
     # but not within the second of its requeue: slurmd refuses a job whose credential is no newer than
     # the revocation of its last run ("Job credential revoked"), timed in whole seconds.
     state = ("squeue", "-h", "-j", f"{array}_{preempted}", "-o", "%T %r")
-    wait_for("the preempted task back in the queue", lambda: run(*state).split() == ["PENDING", "BeginTime"], 60)
+    wait_for("the preempted task back in the queue", lambda: run(*state).split() == ["PENDING", "BeginTime"], 60, state=explain)
     run("scontrol", "update", f"JobId={array}_{preempted}", "StartTime=now+3")
 
     # The other three finish (the preempted one after its restart); the killed one is failed, and
@@ -143,6 +152,7 @@ def test_array_killed_preempted_resubmitted_and_merged_equals_one_machine(tmp_pa
     final = wait_for(
         "the tasks to settle",
         lambda: (s := statuses(out)) and all(t["state"] in ("done", "failed") for t in s.values()) and s,
+        state=explain,
     )
     states = {t: s["state"] for t, s in final.items()}
     assert states == {t: "failed" if t == killed else "done" for t in range(4)}, (final, farm_logs(out))
