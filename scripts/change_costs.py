@@ -170,33 +170,23 @@ assert "wider than" in asked and "narrower than" in asked, "no caption asks it"
 
 # --- a question template: whether one object is bigger than another, yes or no ---------------------------------------
 
-SIZE_PHRASINGS = '''\
-    "size-yes/no": (
-        "Is the {x} {rel} than the {y}?",
-        "Is the {x} {rel} in real life than the {y}?",
-        "Compared with the {y}, is the {x} {rel}?",
+SIZE_ROW = '''\
+    Template(
+        "size-yes/no",
+        (
+            "Is the {x} bigger than the {y} in real life?",
+            "In reality, is the {x} bigger than the {y}?",
+            "Compared with the {y}, is the {x} bigger in real life?",
+        ),
+        "size", "size", "single", None, "yes/no", pairs, _measured("bigger"), both_ways, ("size", "yn"),
+        lambda h: _said(h, "bigger_than"), relation="bigger",
     ),
-'''
-SIZE_SKILL = '''
-
-def size_yes_no(ask: Asker, g: SceneGeometry) -> None:
-    """Whether one object is really bigger than another, asked of each pair the size rule decides, both ways round."""
-    for a, b in itertools.permutations(named(g), 2):
-        rel = g.bigger(a, b)
-        if rel is not None:
-            ask.ask(
-                _key("size-yn", a.name, b.name),
-                Wording("size-yes/no", {"rel": "bigger", "x": a.name, "y": b.name}),
-                skill="size", level="single", frame=None, relation="bigger", answer_type="yes/no",
-                answer=rel == "bigger", objects=[a.name, b.name], facts=[[a.name, f"{rel}_than", b.name]],
-            )
 '''
 TEMPLATE = Change(
     "a question template",
     (
-        Edit("tabletest/prompts/hierarchy/phrasings.py", SIZE_PHRASINGS, anchor="PHRASINGS: dict[str, tuple[str, ...]] = {\n"),
-        Edit("tabletest/prompts/hierarchy/skills.py", SIZE_SKILL, anchor="                    pair=_key(\"size\", measure, a.name, b.name),\n                )\n"),
-        Edit("tabletest/prompts/hierarchy/generate.py", "            skills.size_yes_no(ask, g)\n", anchor="            skills.size(ask, g)\n"),
+        # one row of the template table, of a kind generate.py asks (`size`): which is bigger, asked both ways round
+        Edit("tabletest/prompts/hierarchy/template_table.py", SIZE_ROW, anchor='    _size("taller", ("taller", "shorter")),\n'),
     ),
     """
 import json, subprocess, sys
@@ -205,6 +195,7 @@ asked = subprocess.run([sys.executable, "-m", "tabletest.cli", "questions", "--f
                        capture_output=True, text=True, check=True).stdout
 made = [json.loads(line) for line in asked.splitlines() if '"size-yes/no"' in line]
 assert made and {q["answer"] for q in made} == {True, False}, "the template asks nothing, or only one answer"
+assert all(q["text"].startswith(("Is the", "In reality", "Compared with")) for q in made), "not worded in its row's phrasings"
 """,
 )
 

@@ -25,3 +25,4 @@ def test_each_change_is_made_checked_and_costs_what_the_architecture_page_says()
     assert measured == stated(), result.stdout
     assert measured["a scene family"] == (2, 1)  # one module and its entry in the registry
     assert measured["a stored relation"][0] <= 3  # its entry in the relation table and at most two more
+    assert measured["a question template"] == (1, 0)  # one row of the template table

@@ -3,7 +3,7 @@ worded in their own words."""
 
 from __future__ import annotations
 
-from tabletest.prompts.hierarchy import captions, pairs, skills
+from tabletest.prompts.hierarchy import captions, naming, pairs, skills
 from tabletest.truth.relation_table import BY_KEY, RELATIONS, VSR_NAMES, vsr_asked
 
 
@@ -15,8 +15,8 @@ def test_every_relation_s_converse_is_one_whose_converse_it_is():
 
 
 def test_the_words_every_stage_says_are_their_relation_s_in_the_table():
-    for word, key in skills.FACT.items():
-        assert skills.PHRASE[word] in BY_KEY[key].words and BY_KEY[skills.FACT[skills.OTHER[word]]].converse == key
+    for word, key in naming.FACT.items():
+        assert naming.PHRASE[word] in BY_KEY[key].words and BY_KEY[naming.FACT[naming.OTHER[word]]].converse == key
     for key, (said, converse) in skills.SUPPORT.items():
         assert said in BY_KEY[key].words and converse in BY_KEY[BY_KEY[key].converse].words
     for key, (said, frame) in pairs.WORDED.items():

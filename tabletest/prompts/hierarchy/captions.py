@@ -21,7 +21,7 @@ from tabletest.truth.scene_facts import SceneGeometry, Thing
 from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream
 from tabletest.prompts.hierarchy.phrasings import CAPTION_SKILL, Wording, drawn
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import FACT, OTHER, named
+from tabletest.prompts.hierarchy.naming import FACT, OTHER, named
 from tabletest.truth.relation_table import BY_KEY, RELATIONS, RESTING, Relation
 
 

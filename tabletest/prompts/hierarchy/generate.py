@@ -21,6 +21,7 @@ from tabletest.prompts.hierarchy.orientation import orientation
 from tabletest.prompts.hierarchy.captions import captions, table_captions
 from tabletest.prompts.hierarchy.marks import mark_questions, marked_file
 from tabletest.prompts.hierarchy.metric import metric
+from tabletest.prompts.hierarchy.template_asker import ask_kind
 from tabletest.truth.marks import place_marks
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.truth.seen import seen_objects
@@ -104,15 +105,15 @@ def _scene_questions(
         coordinates = located.coordinates if located else "pixels"
         ask = Asker(scene_id, "image", scene_objects, image=record.get("file_name"), nouns=nouns, seed=seed, phrasings=phrasings, coordinates=coordinates)
         if "questions" in forms:
-            skills.position_pairs(ask, g, g.viewer_lateral, "lr")
-            skills.position_pairs(ask, g, g.viewer_depth, "fb")
-            skills.intrinsic(ask, g)
+            ask_kind(ask, g, "position-lr")
+            ask_kind(ask, g, "position-fb")
+            ask_kind(ask, g, "own-position")
             orientation(ask, g)
             observers.people(ask, g)
             observers.objects(ask, g)
-            skills.between(ask, g)
-            skills.distance(ask, g)
-            skills.size(ask, g)
+            ask_kind(ask, g, "between")
+            ask_kind(ask, g, "distance")
+            ask_kind(ask, g, "size")
             skills.counting(ask, g, pool, seed)
             skills.position_counting(ask, g)
             skills.distance_counting(ask, g)
@@ -140,8 +141,8 @@ def _scene_questions(
         context = nouns.agree(record["vignettes"][order])
         ask = Asker(scene_id, "text", scene_objects, context=context, nouns=nouns, seed=seed, phrasings=phrasings)
         if not random_text:  # a benchmark vignette names each object's side: the order follows from it
-            skills.position_pairs(ask, text, text.viewer_lateral, "lr")
-            skills.between(ask, text)
+            ask_kind(ask, text, "position-lr")
+            ask_kind(ask, text, "between")
             skills.position_counting(ask, text)
         skills.counting(ask, text, pool, seed)
         yield from ask.made

@@ -24,7 +24,7 @@ from tabletest.layout.instances import kind_of
 from tabletest.prompts.hierarchy.negatives import matched, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import FACT, PHRASE, named
+from tabletest.prompts.hierarchy.naming import FACT, PHRASE, named
 from tabletest.truth.free_space import MIN_CLEAR_SHARE, free_region, image_size, room_between
 from tabletest.truth.locations import in_region
 from tabletest.truth.scene_facts import SceneGeometry, Thing

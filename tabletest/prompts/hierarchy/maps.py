@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from tabletest.config import Catalog
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import named
+from tabletest.prompts.hierarchy.naming import named
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.truth.top_down import GRID, cell, scene_map
 

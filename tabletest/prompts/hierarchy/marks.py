@@ -9,7 +9,7 @@ import random
 
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import AXIS, FACT, OTHER, PHRASE, named
+from tabletest.prompts.hierarchy.naming import AXIS, FACT, OTHER, PHRASE, named
 from tabletest.truth.marks import Mark
 from tabletest.truth.scene_facts import SceneGeometry
 

@@ -18,7 +18,7 @@ import math
 
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker, Quantity
-from tabletest.prompts.hierarchy.skills import named
+from tabletest.prompts.hierarchy.naming import named
 from tabletest.truth.scene_facts import SceneGeometry, Thing
 
 # No length under this is asked: two significant figures of it are millimetres nobody reads off a picture;

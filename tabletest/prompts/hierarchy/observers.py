@@ -17,7 +17,7 @@ import itertools
 
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import named
+from tabletest.prompts.hierarchy.naming import named
 from tabletest.truth.scene_facts import SIDES, SceneGeometry, Thing
 
 OTHER = {"left": "right", "right": "left"}  # an observer's other hand

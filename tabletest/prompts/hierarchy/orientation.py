@@ -19,7 +19,7 @@ import itertools
 from tabletest.prompts.hierarchy.negatives import alike, matched, sharing, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
-from tabletest.prompts.hierarchy.skills import named
+from tabletest.prompts.hierarchy.naming import named
 from tabletest.truth.facing import OPTIONS
 from tabletest.truth.scene_facts import SceneGeometry, Thing
 

@@ -1,7 +1,8 @@
 """Several wordings of each question template, all meaning the same, so a model learns the relation and not the
 sentence (the study's point is that models should not care how a question is put).
 
-`PHRASINGS[template]` lists a template's phrasings, the first its plainest; each is a format string over the
+`PHRASINGS[template]` lists a template's phrasings, the first its plainest (a template of the template table,
+`template_table`, keeps its phrasings in its row); each is a format string over the
 same words (`x`, `y`: the objects' names, `rel`: the relation's words, ...). A question records its `template`
 and the number of the `phrasing` it was asked in, drawn from the seed and its id (`Asker`), so a user can hold
 phrasings out.
@@ -12,16 +13,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-VIEWER = "From the viewer's point of view"
-# The viewer is named so that it can never be an object of the scene (a scene may hold a camera).
-VIEWERS = (VIEWER, "As the viewer sees it", "Seen from the viewer's position", "From the viewer's perspective", "From where the viewer stands")
-OWN = (
-    "From the {of}'s own point of view (facing where its front faces)",
-    "Facing the way the {of}'s front faces",
-    "Relative to the {of}'s own front",
-    "From where the {of} stands, facing its own front",
-    "From the {of}'s point of view, looking where its front faces",
-)
+from tabletest.prompts.hierarchy.naming import OWN, viewer_phrasings
+from tabletest.prompts.hierarchy.template_table import TEMPLATES
+
 CAPTION = (
     'Is this caption true of the image: "{caption}"',
     'Does this caption describe the image correctly: "{caption}"',
@@ -33,47 +27,7 @@ CAPTION = (
 CAPTION_SKILL = {"lateral": "position", "depth": "position", "table": "position", "vertical": "support", "containment": "support",
                  "contact": "support", "proximity": "distance", "orientation": "orientation"}  # fmt: skip
 
-
-def _viewer(asked: str) -> tuple[str, ...]:
-    """`asked` after each way of naming the viewer's frame, and once with the frame named at its end."""
-    tail = asked[0].upper() + asked[1:-1] + ", as the viewer sees it?"
-    return (*(f"{v}, {asked}" for v in VIEWERS), tail)
-
-
-PHRASINGS: dict[str, tuple[str, ...]] = {
-    "position-yes/no": _viewer("is the {x} {rel} the {y}?"),
-    "position-choice": _viewer("is the {x} {rel} the {y}?"),
-    "own-position-yes/no": tuple(f"{own}, is the {{y}} {{rel}}?" for own in OWN),
-    "between-yes/no": _viewer("is the {x} between the {y} and the {z}?"),
-    "between-which": _viewer("which object is between the {x} and the {y}?"),
-    "distance-choice": (
-        "Which is {rel} the viewer, the {x} or the {y}?",
-        "Which is {rel} the person viewing the scene, the {x} or the {y}?",
-        "Of the {x} and the {y}, which is {rel} the viewer?",
-        "Which object is {rel} the viewer: the {x} or the {y}?",
-        "Between the {x} and the {y}, which one is {rel} the viewer's position?",
-    ),
-    "distance-yes/no": (
-        "Is the {x} nearer to the viewer than the {y}?",
-        "Is the {x} closer to the viewer than the {y}?",
-        "Is the {x} nearer to the viewer's position than the {y}?",
-        "Compared with the {y}, is the {x} nearer to the viewer?",
-        "Is the {x} at a shorter distance from the viewer than the {y}?",
-    ),
-    "distance-object-choice": (
-        "Which is {rel} the {z}, the {x} or the {y}?",
-        "Of the {x} and the {y}, which is {rel} the {z}?",
-        "Which object is {rel} the {z}: the {x} or the {y}?",
-        "Between the {x} and the {y}, which one is {rel} the {z}?",
-        "Which stands {rel} the {z}, the {x} or the {y}?",
-    ),
-    "size-choice": (
-        "Which is {rel} in real life, the {x} or the {y}?",
-        "In reality, which is {rel}, the {x} or the {y}?",
-        "Which object is {rel} in real life: the {x} or the {y}?",
-        "Of the {x} and the {y}, which is {rel} in real life?",
-        "However they look in the picture, which is {rel} in reality, the {x} or the {y}?",
-    ),
+PHRASINGS: dict[str, tuple[str, ...]] = {row.name: row.phrasings for row in TEMPLATES} | {
     # counts take in every object, on the table or on another: the words say "there", not "on the table"
     "count-all": (
         "How many objects are there?",
@@ -89,8 +43,8 @@ PHRASINGS: dict[str, tuple[str, ...]] = {
         "What is the number of {xs} in the scene?",
         "How many {xs} does the scene hold?",
     ),
-    "count-position": _viewer("how many objects are {rel} the {x}?"),
-    "count-kind-position": _viewer("how many {ys} are {rel} the {x}?"),
+    "count-position": viewer_phrasings("how many objects are {rel} the {x}?"),
+    "count-kind-position": viewer_phrasings("how many {ys} are {rel} the {x}?"),
     "count-own-position": tuple(f"{own}, how many objects are {{rel}} it?" for own in OWN),
     "count-distance": (
         "How many objects are {rel} the viewer than the {x}?",
@@ -436,7 +390,7 @@ PHRASINGS |= {  # where in the image: an object named by a relation, free table,
         "Which of the numbered objects is the {x}?",
         "The {x} carries a numbered mark. Which number?",
     ),
-    "mark-position-yes/no": _viewer("is object {a} {rel} object {b}?"),
+    "mark-position-yes/no": viewer_phrasings("is object {a} {rel} object {b}?"),
 }
 STORY = (  # a question about a story, as the story's question puts it, or pointing at the story first
     "{asked}",

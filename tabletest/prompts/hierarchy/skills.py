@@ -1,4 +1,5 @@
-"""The questions of each skill, in SPHERE's levels: single skills, their pairs, and reasoning.
+"""The questions of each skill, in SPHERE's levels, that the template table (`template_table`) does not hold:
+counts, occlusion and support, whose pairing or withholding is their own.
 
 Every yes/no and choice question comes with its pair (`pair`): the same relation asked the other
 way round, whose gold is the other answer, or off the table plane a "no" that reads like the "yes"
@@ -17,224 +18,14 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable
-from dataclasses import replace
 
 from tabletest.layout.instances import kind_of
 from tabletest.truth.scene_facts import SceneGeometry, Thing
+from tabletest.prompts.hierarchy.naming import AXIS, FACT, PHRASE, id_key, named, placed_by_side
 from tabletest.prompts.hierarchy.negatives import alike, apart, could, matched, sharing, similar_size, stream, under_its_load
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.truth.relation_table import BY_KEY, STACKED
-from tabletest.truth.relations import bigger_reads_both_ways
-
-FACT = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}  # each viewer's word's relation
-PHRASE = {word: BY_KEY[key].words[0] for word, key in FACT.items()}  # its plainest words
-OTHER = {word: next(w for w, k in FACT.items() if k == BY_KEY[key].converse) for word, key in FACT.items()}
-CHOICE = {
-    "left": ["left", "right"],
-    "right": ["left", "right"],
-    "front": ["in front", "behind"],
-    "behind": ["in front", "behind"],
-}
-WORD = {"left": "left", "right": "right", "front": "in front", "behind": "behind"}
-AXIS = {"lr": ("left", "right"), "fb": ("front", "behind")}
-OWN_WHERE = {"left": "on its left", "right": "on its right", "front": "in front of it", "behind": "behind it"}
-
-
-def named(geometry: SceneGeometry) -> list[Thing]:
-    """The objects a question may name: those whose name no other object in the scene shares."""
-    counts = geometry.kinds()
-    return [t for t in geometry.things if counts[t.name] == 1]
-
-
-def placed_by_side(geometry: SceneGeometry) -> list[Thing]:
-    """`named`, and of each kind the scene holds several of (none hidden): each by its colour where their looks'
-    colours tell them apart ("the red mug"), else the leftmost and the rightmost where the scene decides them,
-    named so ("leftmost apple"): left (right) of each other one of its kind, and clearly apart from it in the
-    image (`SceneGeometry.ordinal_lateral`)."""
-    counts, hidden = geometry.kinds(), {kind_of(h) for h in geometry.hidden_names}
-    extra = []
-    for kind in (k for k, n in counts.items() if n > 1 and k not in hidden):
-        same = [t for t in geometry.things if t.name == kind]
-        colours = [t.colour for t in same]
-        if None not in colours and len(set(colours)) == len(colours):
-            extra += [replace(t, name=f"{t.colour} {kind}") for t in same]
-            continue
-        for t in same:
-            others = [u for u in same if u is not t]
-            sides = {geometry.ordinal_lateral(t, u) for u in others}
-            if len(sides) == 1 and None not in sides:
-                extra.append(replace(t, name=f"{sides.pop()}most {kind}"))
-    return named(geometry) + extra
-
-
-def _key(*parts: object) -> str:
-    return "-".join(str(p) for p in parts)
-
-
-def position_pairs(ask: Asker, g: SceneGeometry, relate: Callable[[Thing, Thing], str | None], kind: str) -> None:
-    """Viewer left/right (`kind` lr) or front/behind (fb) of every decided pair: yes/no both ways, and a choice."""
-    things = placed_by_side(g)
-    for i, j in itertools.combinations(range(len(things)), 2):
-        a, b = things[i], things[j]
-        rel = relate(a, b)
-        if rel is None or (kind == "lr" and kind_of(a.label) == kind_of(b.label) and a.colour is None):  # the leftmost apple is left of the rightmost
-            continue
-        inv = OTHER[rel]
-        fact = [a.name, FACT[rel], b.name]
-        common = {"skill": "position", "level": "single", "frame": "viewer", "facts": [fact]}
-        for word in (rel, inv):
-            # "Is a <word> b?" and "Is b <word> a?": one true, the other its inverse
-            first = (a, b) if word == rel else (b, a)
-            for x, y in (first, first[::-1]):
-                truth = (x, y) == first
-                ask.ask(
-                    _key("pos", kind, "yn", word, x.name, y.name),
-                    Wording("position-yes/no", {"x": x.name, "rel": PHRASE[word], "y": y.name}),
-                    relation=word,
-                    answer_type="yes/no",
-                    answer=truth,
-                    objects=[x.name, y.name],
-                    rules=[] if word == rel and truth else ["inverse"] if truth else ["exclusion"],
-                    pair=_key("pos", kind, "yn", word, a.name, b.name),
-                    **common,
-                )
-        words = " or ".join(PHRASE[w] for w in AXIS[kind])
-        for x, y, gold in ((a, b, rel), (b, a, inv)):
-            ask.ask(
-                _key("pos", kind, "ch", x.name, y.name),
-                Wording("position-choice", {"x": x.name, "rel": words, "y": y.name}),
-                relation=gold,
-                answer_type="choice",
-                options=CHOICE[rel],
-                answer=WORD[gold],
-                objects=[x.name, y.name],
-                rules=[] if gold == rel else ["inverse"],
-                pair=_key("pos", kind, "ch", a.name, b.name),
-                **common,
-            )
-
-
-def intrinsic(ask: Asker, g: SceneGeometry) -> None:
-    """Where another object stands from an object's own front (only objects with a clear front)."""
-    for x in (t for t in named(g) if t.has_front):
-        for y in (t for t in named(g) if t is not x):
-            side, ahead = g.intrinsic(x, y)
-            for rel, kind in ((side, "lr"), (ahead, "fb")):
-                if rel is None:
-                    continue
-                for word in (rel, OTHER[rel]):
-                    ask.ask(
-                        _key("own", kind, word, x.name, y.name),
-                        Wording("own-position-yes/no", {"of": x.name, "y": y.name, "rel": OWN_WHERE[word]}),
-                        skill="position",
-                        level="single",
-                        frame="intrinsic",
-                        relation=word,
-                        answer_type="yes/no",
-                        answer=word == rel,
-                        objects=[x.name, y.name],
-                        facts=[[y.name, f"own_{FACT[rel]}", x.name]],
-                        rules=[] if word == rel else ["exclusion"],
-                        pair=_key("own", kind, x.name, y.name),
-                    )
-
-
-def distance(ask: Asker, g: SceneGeometry) -> None:
-    """Nearer/farther from the viewer, and from a third object."""
-    things = named(g)
-    for a, b in itertools.combinations(things, 2):
-        rel = g.nearer_viewer(a, b)
-        if rel is None:
-            continue
-        near, far = (a, b) if rel == "nearer" else (b, a)
-        common = {
-            "skill": "distance",
-            "level": "single",
-            "frame": "viewer",
-            "facts": [[near.name, "nearer_to_viewer_than", far.name]],
-        }
-        for word, gold in (("nearer to", near), ("farther from", far)):
-            ask.ask(
-                _key("dist", "ch", word.split()[0], a.name, b.name),
-                Wording("distance-choice", {"rel": word, "x": a.name, "y": b.name}),
-                relation=word.split()[0],
-                answer_type="choice",
-                options=[a.name, b.name],
-                answer=gold.name,
-                objects=[a.name, b.name],
-                pair=_key("dist", "ch", a.name, b.name),
-                **common,
-            )
-        for x, y in ((near, far), (far, near)):
-            ask.ask(
-                _key("dist", "yn", x.name, y.name),
-                Wording("distance-yes/no", {"x": x.name, "y": y.name}),
-                relation="nearer",
-                answer_type="yes/no",
-                answer=x is near,
-                objects=[x.name, y.name],
-                rules=[] if x is near else ["exclusion"],
-                pair=_key("dist", "yn", a.name, b.name),
-                **common,
-            )
-    for to in things:
-        for a, b in itertools.combinations([t for t in things if t is not to], 2):
-            rel = g.nearer_object(a, b, to)
-            if rel is None:
-                continue
-            near, far = (a, b) if rel == "nearer" else (b, a)
-            for word, gold in (("nearer to", near), ("farther from", far)):
-                ask.ask(
-                    _key("dist", "obj", word.split()[0], to.name, a.name, b.name),
-                    Wording("distance-object-choice", {"rel": word, "z": to.name, "x": a.name, "y": b.name}),
-                    skill="distance",
-                    level="single",
-                    frame=None,
-                    relation=word.split()[0],
-                    answer_type="choice",
-                    options=[a.name, b.name],
-                    answer=gold.name,
-                    objects=[a.name, b.name, to.name],
-                    facts=[[near.name, f"nearer_to_{to.name}_than", far.name]],
-                    pair=_key("dist", "obj", to.name, a.name, b.name),
-                )
-
-
-def size(ask: Asker, g: SceneGeometry) -> None:
-    """Real size and height; a pair whose really smaller object looks bigger (it is nearer) is distance+size."""
-    for a, b in itertools.combinations(named(g), 2):
-        for measure, compare, words in (
-            ("bigger", g.bigger, ("bigger", "smaller")),
-            ("taller", g.taller, ("taller", "shorter")),
-        ):
-            rel = compare(a, b)
-            if rel is None:
-                continue
-            big, small = (a, b) if rel == measure else (b, a)
-            if measure == "bigger" and bigger_reads_both_ways(big.size, small.size):
-                continue
-            seen = g.looks(big, small, measure)
-            if seen is None:
-                continue
-            constancy = seen == "reversed"
-            for word, gold in ((words[0], big), (words[1], small)):
-                ask.ask(
-                    _key("size", word, a.name, b.name),
-                    Wording("size-choice", {"rel": word, "x": a.name, "y": b.name}),
-                    skill="distance+size" if constancy else "size",
-                    level="multi" if constancy else "single",
-                    frame=None,
-                    relation=word,
-                    answer_type="choice",
-                    options=[a.name, b.name],
-                    answer=gold.name,
-                    objects=[a.name, b.name],
-                    facts=[[big.name, f"{measure}_than", small.name]],
-                    rules=["size constancy"] if constancy else [],
-                    pair=_key("size", measure, a.name, b.name),
-                )
 
 
 def counting(ask: Asker, g: SceneGeometry, pool: tuple[str, ...], seed: int) -> None:
@@ -268,7 +59,7 @@ def counting(ask: Asker, g: SceneGeometry, pool: tuple[str, ...], seed: int) -> 
     for kind, trick in zip(present, tricks):
         for name, relation in ((kind, "kind"), (trick, "absent")):
             ask.ask(
-                _key("count", relation, name),
+                id_key("count", relation, name),
                 Wording("count-kind", {"xs": ask.nouns.plural(name)}),
                 skill="counting",
                 level="single",
@@ -318,7 +109,7 @@ def _count_sides(
         chosen = [t.label for t, r in zip(counted, rels) if r == word]
         words = {"x": x.name, "of": x.name, "rel": phrase, "ys": what if what == "objects" else ask.nouns.plural(what)}
         ask.ask(
-            _key("poscount", frame[0], word, x.name) if what == "objects" else _key("poscount", frame[0], word, what, x.name),
+            id_key("poscount", frame[0], word, x.name) if what == "objects" else id_key("poscount", frame[0], word, what, x.name),
             Wording(template, words),
             skill="position+counting",
             level="multi",
@@ -344,7 +135,7 @@ def distance_counting(ask: Asker, g: SceneGeometry) -> None:
         for word, phrase in (("nearer", "nearer to"), ("farther", "farther from")):
             chosen = [t.label for t, r in zip(others, rels) if r == word]
             ask.ask(
-                _key("distcount", word, x.name),
+                id_key("distcount", word, x.name),
                 Wording("count-distance", {"rel": phrase, "x": x.name}),
                 skill="distance+counting",
                 level="multi",
@@ -355,39 +146,6 @@ def distance_counting(ask: Asker, g: SceneGeometry) -> None:
                 objects=[x.name],
                 facts=[[n, f"{word}_to_viewer_than", x.name] for n in chosen],
                 rules=["count"],
-            )
-
-
-def between(ask: Asker, g: SceneGeometry) -> None:
-    """Is an object between two others (paired with one that is not), and which object is."""
-    for a, m, b in itertools.permutations(named(g), 3):
-        if g.viewer_lateral(a, b) != "left" or not g.between(m, a, b) or g.between(a, m, b) is not False:
-            continue
-        facts = [[a.name, "left_of", m.name], [m.name, "left_of", b.name]]
-        common = {"skill": "position", "level": "single", "frame": "viewer", "relation": "between", "facts": facts}
-        for x, y, z in ((m, a, b), (a, m, b)):
-            ask.ask(
-                _key("between", x.name, y.name, z.name),
-                Wording("between-yes/no", {"x": x.name, "y": y.name, "z": z.name}),
-                answer_type="yes/no",
-                answer=x is m,
-                objects=[x.name, y.name, z.name],
-                **common,
-                rules=["combination"] if x is m else ["combination", "exclusion"],
-                pair=_key("between", a.name, m.name, b.name),
-            )
-        # every other object of the scene, hidden ones too: one more between the two, or one that may be, leaves the
-        # answer open (a sliver of it shows, or its name cannot be said)
-        verdicts = {t.label: g.between(t, a, b) for t in (*g.things, *g.hidden_things) if t is not a and t is not b}
-        if None not in verdicts.values() and [n for n, v in verdicts.items() if v] == [m.label]:
-            ask.ask(
-                _key("between", "which", a.name, b.name),
-                Wording("between-which", {"x": a.name, "y": b.name}),
-                answer_type="names",
-                answer=[m.name],
-                objects=[a.name, b.name],
-                **common,
-                rules=["combination"],
             )
 
 
@@ -404,7 +162,7 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
             continue
         for x in (h, c):
             ask.ask(
-                _key("occl", x.name),
+                id_key("occl", x.name),
                 Wording("occlusion-yes/no", {"x": x.name}),
                 skill="occlusion",
                 level="reasoning",
@@ -416,12 +174,12 @@ def occlusion(ask: Asker, g: SceneGeometry) -> None:
                 facts=[
                     [x.name, "visible_fraction", str(x.visible_fraction if x.visible_fraction is not None else 1.0)]
                 ],
-                pair=_key("occl", h.name, c.name),
+                pair=id_key("occl", h.name, c.name),
             )
     for h in hidden:
         if occluders := g.occluders(h):
             ask.ask(
-                _key("occl", "by", h.name),
+                id_key("occl", "by", h.name),
                 Wording("occlusion-which", {"x": h.name}),
                 skill="occlusion",
                 level="reasoning",
@@ -452,7 +210,7 @@ def support(ask: Asker, g: SceneGeometry) -> None:
         for (a, b), negative in zip(held, matched(held, unheld, alike, rng)):
             for x, y, gold in ((a, b, True), *([(*negative, False)] if negative else [])):
                 ask.ask(
-                    _key("sup", key, "yn", x.name, y.name),
+                    id_key("sup", key, "yn", x.name, y.name),
                     Wording("support-yes/no", {"x": x.name, "rel": word, "y": y.name}),
                     skill="support",
                     level="single",
@@ -462,7 +220,7 @@ def support(ask: Asker, g: SceneGeometry) -> None:
                     answer=gold,
                     objects=[x.name, y.name],
                     facts=[[x.name, key if gold else f"not_{key}", y.name]],
-                    pair=_key("sup", key, "yn", a.name, b.name),
+                    pair=id_key("sup", key, "yn", a.name, b.name),
                 )
         plain = {t.name for t in named(g)}  # a choice's options name objects the scene holds once
         for a, b in held:
@@ -475,7 +233,7 @@ def support(ask: Asker, g: SceneGeometry) -> None:
                 facts = [[a.name, key, b.name], [other.name, f"not_{key}", b.name] if of is b else [a.name, f"not_{key}", other.name]]
                 for first, second in ((gold, other), (other, gold)):
                     ask.ask(
-                        _key("sup", key, "ch", asked, of.name, first.name, second.name),
+                        id_key("sup", key, "ch", asked, of.name, first.name, second.name),
                         Wording("support-choice", {"rel": asked, "z": of.name, "x": first.name, "y": second.name}),
                         skill="support",
                         level="single",
@@ -486,14 +244,14 @@ def support(ask: Asker, g: SceneGeometry) -> None:
                         answer=gold.name,
                         objects=[first.name, second.name, of.name],
                         facts=facts,
-                        pair=_key("sup", key, "ch", asked, of.name, gold.name, other.name),
+                        pair=id_key("sup", key, "ch", asked, of.name, gold.name, other.name),
                     )
     touching = [(a, b) for a, b in itertools.combinations(things, 2) if g.off_plane("touching", a, b)]
     apart_ = [(a, b) for a, b in itertools.permutations(things, 2) if g.off_plane("touching", a, b) is False]
     for (a, b), negative in sharing(touching, apart_, stream(ask.scene_id, "touching")):
         for x, y, gold in ((a, b, True), (*negative, False)):
             ask.ask(
-                _key("sup", "touch", x.name, y.name),
+                id_key("sup", "touch", x.name, y.name),
                 Wording("touching-yes/no", {"x": x.name, "y": y.name}),
                 skill="support",
                 level="single",
@@ -503,5 +261,5 @@ def support(ask: Asker, g: SceneGeometry) -> None:
                 answer=gold,
                 objects=[x.name, y.name],
                 facts=[[x.name, "touching" if gold else "not_touching", y.name]],
-                pair=_key("sup", "touch", a.name, b.name),
+                pair=id_key("sup", "touch", a.name, b.name),
             )

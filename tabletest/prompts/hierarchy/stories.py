@@ -20,10 +20,10 @@ import random
 from tabletest.layout.instances import SEPARATOR
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.prompts.hierarchy.infer import CONVERSE, Fact, closure, derivation, holds
-from tabletest.prompts.hierarchy.phrasings import VIEWER, about_story
+from tabletest.prompts.hierarchy.phrasings import about_story
 from tabletest.prompts.hierarchy.record import Asker, Phrasings
-from tabletest.prompts.hierarchy.skills import CHOICE, FACT, PHRASE, named
-from tabletest.prompts.hierarchy.skills import WORD as CHOICE_WORD
+from tabletest.prompts.hierarchy.naming import CHOICE, FACT, PHRASE, VIEWER, named
+from tabletest.prompts.hierarchy.naming import WORD as CHOICE_WORD
 from tabletest.truth.nouns import Nouns
 from tabletest.truth.vignettes import neighbour_facts
 
