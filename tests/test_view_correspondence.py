@@ -2,19 +2,33 @@
 photo shows and the other hides or leaves out of frame, how many distinct objects the two show. Every gold is
 recomputed here from the two records (the cameras' positions round the point both look at, each object's
 `visible_fraction`) with this file's own bands; nothing is asked near a band's edge; each template is balanced,
-read as correct by the scorer, and a reader of the words alone does no better than chance."""
+read as correct by the scorer, and a reader of the words alone does no better than chance. Of three or more photos,
+which was taken from behind (in front of) an object, with its own bands; across two marked photos, which mark of
+the second is an object's; both on a real ring render and its marks export."""
 
 from __future__ import annotations
 
+import json
+import random
+import re
+import shutil
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
+import pytest
+from conftest import run_cli
 from test_camera_motion import LEXICON, TARGET, camera, motion, stands
 
+from tabletest.assets.builtin.build import build_assets
+from tabletest.config import load_catalog
+from tabletest.prompts.hierarchy.correspondence import taken_from_which
+from tabletest.prompts.hierarchy.marks import mark_match_questions
 from tabletest.prompts.hierarchy.pairs import view_questions
 from tabletest.prompts.hierarchy.record import gold_text
 from tabletest.prompts.hierarchy.text_only import TextReader
 from tabletest.score.questions import judge_question
+from tabletest.truth.marks import Mark
 
 TEMPLATES = ("camera-side", "taken-from", "hidden-in-other", "count-together")
 NAMES = ("mug", "lamp", "apple", "book")
@@ -125,3 +139,150 @@ def test_each_golds_recomputed_withheld_at_the_edges_balanced_and_unread_from_th
     for template, (n, right, _) in reader.scores().items():  # against the best constant (before the set's balancing)
         constant = max(count for (t, _), count in answers.items() if t == template) / sum(c for (t, _), c in answers.items() if t == template)
         assert right / n <= constant + 0.05, (template, right / n, constant)
+
+
+# --- several photos, and marks across two ------------------------------------------------------------------------
+
+
+def expected_from(first: dict, other: dict, center: list[float], side: str) -> bool | None:
+    """Whether a photo was taken from `side` of an object as the first photo sees it: within 45° of straight on (behind:
+    beyond it along the first camera's view; in front: back towards it), clearly not from 60°, else neither; None
+    too for a camera within 0.3 m of it."""
+    (_, forward), (position, _) = stands(first["camera"]), stands(other["camera"])
+    away = np.subtract(position[:2], center[:2])
+    if np.hypot(*away) < 0.3:
+        return None
+    off = np.degrees(np.arccos(np.clip(np.dot(forward[:2], away) / np.hypot(*forward[:2]) / np.hypot(*away), -1, 1)))
+    near = off if side == "behind" else 180 - off
+    return True if near <= 45 else False if near >= 60 else None
+
+
+def random_family(rng: np.random.Generator, k: int) -> list[dict]:
+    """A scene and two to four other views anywhere round its table (each object seen in every photo)."""
+    names = [*NAMES[: rng.integers(2, 5)], *(("cup#1", "cup#2") if k % 4 == 0 else ())]
+    cams = [camera(rng.uniform(-180, 180), rng.uniform(15, 50), rng.uniform(0.9, 2.0)) for _ in range(rng.integers(3, 6))]
+    scene = record(f"f{k}", cams[0], dict.fromkeys(names, 1.0))
+    return [scene, *({**record(f"f{k}-view{n}", cam, dict.fromkeys(names, 1.0), of=f"f{k}"), "view": {"of": f"f{k}", "number": n}}
+                     for n, cam in enumerate(cams[1:], start=2))]  # fmt: skip
+
+
+def test_which_photo_was_taken_from_a_side_has_one_answer_the_others_clearly_not_and_no_place_to_guess():
+    rng = np.random.default_rng(7)
+    made = []
+    for k in range(300):
+        photos = random_family(rng, k)
+        asked = taken_from_which(photos)
+        by_file = {p["file_name"]: p for p in photos}
+        for q in asked:
+            shown = [by_file[f] for f in q["images"]]
+            assert shown[0] is photos[0] and sorted(f["id"] for f in shown[1:]) == sorted(p["id"] for p in photos[1:])
+            side = "behind" if "from behind" in q["text"] or "standing behind" in q["text"] else "in front"
+            (name,) = q["objects"]
+            centre = next(o["box3d"]["center_m"] for o in photos[0]["objects"] if o["name"] == name)
+            verdicts = [expected_from(photos[0], p, centre, side) for p in shown[1:]]
+            assert verdicts.count(True) == 1 and verdicts.count(False) == len(verdicts) - 1, (q["qid"], verdicts)
+            assert q["options"] == ["second", "third", "fourth", "fifth"][: len(shown) - 1] and q["answer"] == q["options"][verdicts.index(True)]
+            assert "#" not in name and q["scene_of"] == photos[0]["id"] and q["scene_id"] == photos[-1]["id"]
+            assert judge_question(q, gold_text(q), LEXICON).status == "correct"
+            assert judge_question(q, f"Photo {verdicts.index(True) + 2}.", LEXICON).status == "correct"
+        askable = sum(
+            expected_count(photos, o["box3d"]["center_m"], side) for o in photos[0]["objects"] if "instance" not in o for side in ("behind", "in front")
+        )  # fmt: skip
+        assert len(asked) == askable, photos[0]["id"]
+        made += asked
+    answers = Counter((len(q["images"]), q["answer"]) for q in made)
+    assert len(made) > 150 and {a for _, a in answers} == {"second", "third", "fourth", "fifth"}
+    for n in (3, 4):  # the answer's place follows no view order: each place about as often
+        places = [answers[n, o] for o in ("second", "third", "fourth")[: n - 1]]
+        assert min(places) >= 0.5 * max(places), (n, places)
+    assert taken_from_which(photos[:2]) == [] and taken_from_which(photos[:1]) == []  # a scene with one other view: nothing
+
+
+def expected_count(photos: list[dict], centre: list[float], side: str) -> int:
+    """1 where exactly one other photo was taken from `side` of the object and every other clearly not."""
+    verdicts = [expected_from(photos[0], p, centre, side) for p in photos[1:]]
+    return int(verdicts.count(True) == 1 and verdicts.count(False) == len(verdicts) - 1)
+
+
+def marks_of(labels: list[str], rid: str) -> list[Mark]:
+    """Marks on `labels`, numbered in an order drawn here from the record's id."""
+    numbers = random.Random(rid).sample(range(1, len(labels) + 1), len(labels))
+    return [Mark(n, label, (10.0, 10.0), 7.0, True) for n, label in zip(numbers, labels)]
+
+
+def test_mark_match_answers_the_second_photos_mark_of_each_object_clearly_seen_and_marked_in_both():
+    rng = np.random.default_rng(11)
+    made, same = [], 0
+    for k in range(200):
+        names = [*NAMES[: rng.integers(2, 5)], *(("cup#1", "cup#2") if k % 3 == 0 else ())]
+        fractions = [{n: float(rng.choice((0.0, 0.3, 0.6, 1.0), p=(0.15, 0.15, 0.2, 0.5))) for n in names} for _ in range(2)]
+        scene = record(f"m{k}", camera(0, 30, 1.4), fractions[0])
+        view = record(f"m{k}-view2", camera(rng.uniform(-180, 180), 30, 1.4), fractions[1], of=f"m{k}")
+        marked = [[n for n in names if f[n] > 0 and rng.random() < 0.9] for f in fractions]
+        marks = marks_of(marked[0], scene["id"]), marks_of(marked[1], view["id"])
+        asked = mark_match_questions(scene, view, marks, "numbers")
+        number = [{m.label: m.number for m in ms} for ms in marks]
+        clear = {n for n in names if all(f[n] >= 0.5 for f in fractions) and n in number[0] and n in number[1]}
+        expected = {n for n in clear if all(t in clear for t in names if t.split("#")[0] == n.split("#")[0])} if len(marks[1]) >= 3 else set()
+        assert {q["derivation"]["facts"][0][0] for q in asked} == expected
+        for q in asked:
+            label = q["derivation"]["facts"][0][0]
+            assert q["answer"] == number[1][label] and re.search(rf"\b{number[0][label]}\b", q["text"])
+            assert q["images"] == [f"marked/{scene['id']}.png", f"marked/{view['id']}.png"] and q["marks"] == "numbers"
+            assert q["options"] == [str(n) for n in sorted(number[1].values())]
+            assert judge_question(q, gold_text(q), LEXICON).status == "correct"
+            same += number[0][label] == number[1][label]
+        made += asked
+    assert len(made) > 150 and any("#" in q["derivation"]["facts"][0][0] for q in made)
+    assert same < 0.4 * len(made)  # an object's two numbers agree by chance alone
+    assert len({q["answer"] for q in made}) >= 4
+
+
+# --- on a real render ------------------------------------------------------------------------------------------------
+
+POOL = ("mug", "bowl", "laptop", "apple", "lamp", "teddy bear")
+
+
+@pytest.fixture(scope="module")
+def ring(tmp_path_factory, one_look) -> Path:
+    """Two random scenes, each with views 2 to 4 on a ring round its table, at 64x48 with masks."""
+    root = tmp_path_factory.mktemp("ring")
+    build_assets(load_catalog(), root / "assets", list(POOL), jobs=1)
+    made = run_cli(
+        "render", "--scenes", "random", "--count", "2", "--seed", "5", "--views", "4", "--view-layout", "ring", "--only", ",".join(POOL),
+        "--assets", str(root / "assets"), "--resolution", "64x48", "--samples", "1", "--masks", "--quiet", "--out", str(root / "out"),
+        "--random-config", str(one_look),
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    return root / "out"
+
+
+@pytest.mark.render
+def test_a_ring_render_asks_both_of_its_photos_and_a_marks_export_shows_both_marked_copies(ring, tmp_path):
+    rows = [json.loads(line) for line in (ring / "metadata.jsonl").read_text().splitlines()]
+    by_file = {r["file_name"]: r for r in rows}
+    out = tmp_path / "llava"
+    made = run_cli("export", "--dataset", str(ring), "--format", "llava", "--questions", "hierarchy", "--marks", "numbers", "--out", str(out))
+    assert made.returncode == 0, made.stderr
+    samples = [s for name in ("train.json", "train_multi_image.json") if (out / name).exists() for s in json.loads((out / name).read_text())]
+    which = [s for s in samples if s["template"] == "taken-from-which"]
+    match = [s for s in samples if s["template"] == "mark-match"]
+    assert which and match
+    for s in which:
+        photos = [by_file[f] for f in s["image"]]
+        side = "behind" if re.search(r"(?:from|standing) behind", s["conversations"][0]["value"]) else "in front"
+        name = next(o for o in photos[0]["objects"] if f" {o['name']}?" in s["conversations"][0]["value"])
+        verdicts = [expected_from(photos[0], p, name["box3d"]["center_m"], side) for p in photos[1:]]
+        assert verdicts.count(True) == 1 and verdicts.count(False) == len(photos) - 2
+        assert s["conversations"][1]["value"] == f"{('second', 'third', 'fourth')[verdicts.index(True)].capitalize()}."
+    for s in match:
+        assert [Path(f).parent.name for f in s["image"]] == ["marked", "marked"] and all((out / f).is_file() for f in s["image"])
+        scene, view = (by_file[f"images/{Path(f).name}"] for f in s["image"])
+        assert "view" in view and view["view"]["of"] == scene["id"]
+    # a render of the scenes alone (their views left out): neither is asked, nothing fails
+    alone = Path(shutil.copytree(ring, tmp_path / "alone"))
+    (alone / "metadata.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows if "view" not in r))
+    path = tmp_path / "alone.jsonl"
+    asked = run_cli("questions", "--dataset", str(alone), "--out", str(path))
+    assert asked.returncode == 0, asked.stderr
+    assert not {"taken-from-which", "mark-match"} & {json.loads(line)["template"] for line in path.read_text().splitlines()}

@@ -222,13 +222,15 @@ class _ChatShard(_ParquetShard):
 def chat_rows(job: Job, record: RenderRecord, queries: list[dict]) -> list[dict]:
     """The questions of one image as conversations of at most TURNS questions each (ids `<image>-q0`, `-q1`, ...).
     Questions about the image and its scene together (a partner's or view's) are rows of their own, of the
-    two pictures (`<image>-with-<scene>-q0`, ...)."""
+    two pictures (`<image>-with-<scene>-q0`, ...), and so are those of all a scene's photos, after its last view
+    (`<image>-with-<scene>-views-q0`, ...)."""
     by_images: dict[tuple[str, ...], list[dict]] = {}
     for query in queries:
         by_images.setdefault(tuple(images_asked(query)), []).append(query)
     rows = []
     for files, questions in by_images.items():
         name = record.id if len(files) == 1 else f"{record.id}-with-{record.made_from}"
+        name += "-views" * (len(files) > 2 and record.raw.get("view") is not None)
         name += "-marked" * (files[0].startswith(f"{MARKED}/"))
         pictures = [_embedded(job.shown(record, f), picture_name(f)) for f in files]
         for start in range(0, len(questions), TURNS):

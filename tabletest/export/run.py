@@ -21,7 +21,7 @@ from tabletest import __version__
 from tabletest.config import Catalog
 from tabletest.errors import UserError
 from tabletest.export import card
-from tabletest.files.dataset import RenderDataset
+from tabletest.files.dataset import MASK, RenderDataset
 from tabletest.export.hierarchy_queries import hierarchy_queries
 from tabletest.export.queries import Variations, queries
 from tabletest.layout.split import BY_LABEL, TEST, TRAIN, VALIDATION, Split, SplitBy, labels, make_split
@@ -37,7 +37,7 @@ from tabletest.export.staging import Staging, check_out, place
 from tabletest.export.video import sequence_of, video_name, write_video
 from tabletest.files.reading import images_asked
 from tabletest.prompts.battery import PROMPT_TYPES
-from tabletest.prompts.hierarchy.generate import drawn_from
+from tabletest.prompts.hierarchy.generate import drawn_from, views_made
 from tabletest.prompts.hierarchy.of_render import Asking, RenderQuestions
 from tabletest.prompts.hierarchy.pairs import Companions
 from tabletest.prompts.sources import scene_input
@@ -102,11 +102,13 @@ class Job:
         self.scene_counts: Counter[str] = Counter()  # per split: the scenes of the set alone
         self.objaverse: dict[str, str] = {}
         self.hdris: set[str] = set()  # the HDRIs random scenes were lit by, to credit
-        self._companions = Companions()  # pairs views and partners with their scene, for questions about both
-        # the record last yielded, its scene's line (a view or partner) and its sequence's (the last frame of one)
-        self._made_from: tuple[str, dict | None, list[dict] | None] = ("", None, None)
+        # pairs views and partners with their scene, for questions about both, and a scene's views, for those about all
+        self._companions = Companions(views_made(dataset.root))
+        # the record last yielded, its scene's line (a view or partner), its sequence's (the last frame of one) and
+        # its scene's photos (the last view of one)
+        self._made_from: tuple[str, dict | None, list[dict] | None, list[dict] | None] = ("", None, None, None)
         self._videos: set[str] = set()  # the sequences' videos written so far
-        self._marked: tuple[str, bytes] = ("", b"")  # the record whose marked copy was drawn last, and its PNG
+        self._marked: dict[str, bytes] = {}  # the marked copies of the record last drawn and of its scene, as PNGs
 
     def _refuse_an_empty_split(self) -> None:
         """A split with no scene is a training or validation file of `[]`: say so before writing anything."""
@@ -149,7 +151,7 @@ class Job:
         for record in self.dataset.records():
             split = self._split_of(record)
             scene = self._companions.scene_of(record.raw)  # seen even when a resume skips it
-            self._made_from = (record.id, scene, self._companions.sequence_ending(record.raw))
+            self._made_from = (record.id, scene, self._companions.sequence_ending(record.raw), self._companions.views_ending(record.raw))
             self.image_counts[split] += 1
             self.scene_counts[split] += record.made_from is None
             if (appearance := getattr(record, "scene", None)) is not None:  # a record with its own table, lights and sky
@@ -173,13 +175,15 @@ class Job:
     def queries(self, record: RenderRecord) -> Iterator[dict]:
         """The questions of `record` with their gold text: with `--questions hierarchy`, after a view or
         partner also those asked of it and its scene together (`images`: both), after the last frame of a sequence
-        those asked of all its frames (`images`: each, in order)."""
+        those asked of all its frames (`images`: each, in order), after a scene's last view those asked of all its
+        photos (`images`: the scene's, then each view's)."""
         if self.options.questions == "hierarchy":
-            scene, frames = self._made_from[1:] if self._made_from[0] == record.id else (None, None)
+            scene, frames, photos = self._made_from[1:] if self._made_from[0] == record.id else (None, None, None)
             root = self.dataset.root
             frames = frames and [described(frame, root) for frame in frames]
+            photos = photos and [described(photo, root) for photo in photos]
             raw = described(record.raw, root)
-            asked = self._hierarchy.of(raw, scene and described(scene, root), frames)
+            asked = self._hierarchy.of(raw, scene and described(scene, root), frames, photos)
             made = hierarchy_queries(record.id, asked, self.options.variations, self.options.seed, self._hierarchy.nouns)
             return mapped_first(made, map_text(raw, self.catalog)) if self.options.map_first else made
         o = self.options
@@ -220,20 +224,26 @@ class Job:
         return folder + record.file_name
 
     def shown(self, record: RenderRecord, relative: str) -> bytes:
-        """The bytes of an image a question asks about: the render's own file, or (`marked/<id>.png`) its marked copy."""
-        if relative == marked_file(record.raw):
-            return self.marked_copy(record)
+        """The bytes of an image a question asks about: the render's own file, or (`marked/<id>.png`) its marked copy
+        or its scene's (a question about a view's marks and its scene's shows both)."""
+        scene = self._made_from[1] if self._made_from[0] == record.id else None
+        for raw in (record.raw, scene):
+            if raw is not None and relative == marked_file(raw):
+                return self.marked_copy(record, raw)
         return self.picture(record, self.dataset.file(relative))
 
-    def marked_copy(self, record: RenderRecord) -> bytes:
-        """The record's image with numbered marks on its objects, drawn from its mask (the last one drawn is kept:
-        a record's questions ask about it one after another)."""
-        if self._marked[0] != record.id:
-            image = self.picture(record, self.dataset.image(record))
-            mask = np.asarray(open_image(self.dataset.mask(record)))  # type: ignore[arg-type]
-            seen = seen_objects(record.raw, mask)
-            self._marked = (record.id, marked_png(image, mask, place_marks(record.id, mask, seen), seen, self.options.marks or ""))
-        return self._marked[1]
+    def marked_copy(self, record: RenderRecord, raw: dict | None = None) -> bytes:
+        """The image of `raw` (the record's own line, or its scene's) with numbered marks on its objects, drawn from
+        its mask (the record's and its scene's are kept: a record's questions ask about them one after another)."""
+        raw = raw or record.raw
+        if raw["id"] not in self._marked:
+            image = self.picture(record, self.dataset.file(raw["file_name"]))
+            mask = np.asarray(open_image(self.dataset.file(raw["mask_file_name"], MASK)))
+            seen = seen_objects(raw, mask)
+            drawn = marked_png(image, mask, place_marks(raw["id"], mask, seen), seen, self.options.marks or "")
+            kept = {key: png for key, png in self._marked.items() if key in (record.id, record.made_from)}
+            self._marked = {**kept, raw["id"]: drawn}
+        return self._marked[raw["id"]]
     def video(self, question: dict, record: RenderRecord) -> str | None:
         """With `--sequences video`, the video of the sequence a question shows (`export.video`), written once; its
         path in the export. None for a question of no sequence, or without that option."""

@@ -38,6 +38,7 @@ from tabletest.score.lexicon import Lexicon
 from tabletest.score.locations import read_boxes, read_cells, read_points
 from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, normalize
 from tabletest.prompts.hierarchy.closeness import closeness
+from tabletest.prompts.hierarchy.correspondence import ORDINALS
 from tabletest.score.quantities import UNITS, as_asked, read_numbers, read_quantities, worst
 from tabletest.truth.locations import COORDINATES, box_hits, point_hits, to_pixels
 from tabletest.truth.top_down import CELLS
@@ -59,9 +60,9 @@ OPTION = {  # each option's words, as a pattern
         "below": r"\bbelow\b|\bbeneath\b|\bunder(?:neath)?\b",
         # where a second camera stands: beside the first, or across the table from it
         "opposite": r"\bopposite\b|\bacross\b|\b(?:other|far)\s+side\b",
-        # which of two images
-        "first": r"\bfirst\b|\b1st\b|\bimage\s+(?:1|one)\b",
-        "second": r"\bsecond\b|\b2nd\b|\bimage\s+(?:2|two)\b",
+        # which of two images (of several photos: `ORDINAL_OPTIONS`)
+        "first": r"\bfirst\b|\b1st\b|\b(?:image|photo|picture)\s+(?:1|one)\b",
+        "second": r"\bsecond\b|\b2nd\b|\b(?:image|photo|picture)\s+(?:2|two)\b",
         # what changed between them
         "swapped": r"\bswap(?:ped|s)?\b|\btraded?\s+places\b",
         "moved": r"\bmove[ds]?\b",
@@ -77,6 +78,13 @@ OPTION = {  # each option's words, as a pattern
         "away from the viewer": r"\baway\b|\bfarther\b|\bfurther\b",
     }.items()
 }
+# which of several photos: the third, 3rd, photo 3 (image 3, picture 3), ...
+NUMBER_WORDS = ("three", "four", "five", "six", "seven", "eight", "nine", "ten")
+ORDINAL_OPTIONS = {
+    word: re.compile(rf"\b{word}\b|\b{n}{'rd' if n == 3 else 'th'}\b|\b(?:image|photo|picture)\s+(?:{n}|{said})\b")
+    for n, (word, said) in enumerate(zip(ORDINALS[2:], NUMBER_WORDS), start=3)
+}
+OPTION |= ORDINAL_OPTIONS
 # `not` governing an option: right before it, or before the verb of its clause ("it did not go to the left",
 # "isn't on the left"), never across a comma or a `but`
 NEGATED = re.compile(

@@ -22,7 +22,7 @@ from tabletest.prompts.hierarchy.captions import captions, table_captions
 from tabletest.prompts.hierarchy.marks import mark_questions, marked_file
 from tabletest.prompts.hierarchy.metric import metric
 from tabletest.prompts.hierarchy.template_asker import ask_kind
-from tabletest.truth.marks import place_marks
+from tabletest.truth.marks import Mark, place_marks
 from tabletest.truth.scene_facts import SceneGeometry
 from tabletest.truth.seen import seen_objects
 from tabletest.prompts.hierarchy.record import Asker, Coordinates, Phrasings
@@ -44,12 +44,19 @@ class Located:
     mask: np.ndarray | None = None
     marks: str | None = None
     _seen: dict | None = field(default=None, init=False, repr=False)
+    _marks: list[Mark] | None = field(default=None, init=False, repr=False)
 
     def seen(self, record: dict) -> dict:
         """What the record's mask shows of each object (read once: the points, boxes and marks all need it)."""
         if self._seen is None:
             self._seen = {} if self.mask is None else seen_objects(record, self.mask)
         return self._seen
+
+    def placed(self, record: dict) -> list[Mark]:
+        """The numbered marks of the record's marked copy (placed once: its own questions and another view's need them)."""
+        if self._marks is None:
+            self._marks = [] if self.mask is None else place_marks(record["id"], self.mask, self.seen(record))
+        return self._marks
 
     def ask(self, ask: Asker, g: SceneGeometry, record: dict) -> None:
         if self.mask is not None:
@@ -65,6 +72,14 @@ def drawn_from(render: Path | None) -> tuple[str, ...] | None:
     if not pools or not all(isinstance(pool, list) for pool in pools):
         return None
     return tuple(dict.fromkeys(name for pool in pools for name in pool))
+
+
+def views_made(render: Path | None) -> int | None:
+    """How many photos of each scene a render made (every run's `views` in its run.json, where all agree); None for
+    one photo, runs that differ, or records outside a render folder."""
+    made = {run.get("scenes", {}).get("views") for run in (read_runs(render) if render else [])}
+    views = made.pop() if len(made) == 1 else None
+    return views if isinstance(views, int) and not isinstance(views, bool) and views > 1 else None
 
 
 def scene_questions(
@@ -129,7 +144,7 @@ def _scene_questions(
         yield from ask.made
         if "questions" in forms and located is not None and located.marks and located.mask is not None:
             marked = Asker(scene_id, "image", scene_objects, image=marked_file(record), nouns=nouns, seed=seed, phrasings=phrasings)
-            mark_questions(marked, g, place_marks(scene_id, located.mask, located.seen(record)))
+            mark_questions(marked, g, located.placed(record))
             yield from ({**q, "marks": located.marks} for q in marked.made)
     # a text record (the vignette is all there is), or a scene in the benchmark's slots, whose vignette is the study's text condition
     family = family_of(record)

@@ -53,11 +53,14 @@ WHAT_CHANGED = (
 
 class Companions:
     """Pairs each view or counterfactual partner with its scene, which a render keeps right before it, and gathers the
-    frames of a scene's sequence, which follow it in order."""
+    frames of a scene's sequence, which follow it in order, and its photos (the scene's and its other views', in view
+    order) where the render made `views` of each scene."""
 
-    def __init__(self) -> None:
+    def __init__(self, views: int | None = None) -> None:
         self.scene: dict | None = None  # the last scene of the set seen
         self.frames: list[dict] = []  # its sequence's frames so far, frame 0 first
+        self.views = views
+        self.photos: list[dict] = []  # its photos so far, its own first
 
     def scene_of(self, record: dict) -> dict | None:
         """The scene a view or partner `record` was made from, if it came before; None for a scene of the set
@@ -65,8 +68,12 @@ class Companions:
         of = made_from(record)
         sequence = record.get("sequence")
         if of is None:
-            self.scene, self.frames = record, [record] if isinstance(sequence, dict) else []
+            self.scene, self.frames, self.photos = record, [record] if isinstance(sequence, dict) else [], [record]
             return None
+        view = record.get("view")
+        if isinstance(view, dict):
+            follows = self.photos and self.photos[0]["id"] == of and view.get("number") == len(self.photos) + 1
+            self.photos = [*self.photos, record] if follows else []
         if isinstance(sequence, dict):
             follows = self.frames and self.frames[0]["id"] == of and sequence.get("frame") == len(self.frames)
             self.frames = [*self.frames, record] if follows else []
@@ -78,6 +85,11 @@ class Companions:
         sequence = record.get("sequence")
         whole = isinstance(sequence, dict) and self.frames and self.frames[-1] is record and len(self.frames) == sequence.get("frames")
         return list(self.frames) if whole else None
+
+    def views_ending(self, record: dict) -> list[dict] | None:
+        """Every photo of a scene, its own first, where `record` (just seen by `scene_of`) is its last view; else None."""
+        whole = self.views is not None and self.views > 1 and self.photos and self.photos[-1] is record and len(self.photos) == self.views
+        return list(self.photos) if whole else None
 
 
 def two_image_questions(scene: dict, record: dict, nouns: Nouns = Nouns(), seed: int = 0, phrasings: Phrasings = "one") -> list[dict]:

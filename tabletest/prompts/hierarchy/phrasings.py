@@ -301,6 +301,14 @@ PHRASINGS: dict[str, tuple[str, ...]] = {row.name: row.phrasings for row in TEMP
         "Looking across the table as in the first photo, is the place the second photo was taken from behind the {x} or in front of it?",
         "From the first photo's point of view, did the second photo's camera stand behind the {x} or in front of the {x}?",
     ),
+    # {n} photos of one table, the first the frame: which other was taken from {side} ("behind", "in front of") the {x}
+    "taken-from-which": (
+        "These {n} photos show one table. As the first photo sees it, which of the other photos was taken from {side} the {x}?",
+        "Seen from where the first of these {n} photos was taken, which of the other photos has its camera standing {side} the {x}?",
+        "The {n} photos show the same table from different places. Looking across the table as in the first photo, which other photo was taken from {side} the {x}?",
+        "From the first photo's point of view, which of the other photos of these {n} was taken from {side} the {x}?",
+        "Of these {n} photos of one table, which one besides the first was taken from {side} the {x}, as the first photo sees the table?",
+    ),
     "hidden-in-other": (
         "The {x} can be seen in the {a} photo. Is it hidden or out of the frame in the {b} photo?",
         "The {a} photo shows the {x}. Is the {x} out of sight (hidden behind something or outside the picture) in the {b} photo?",
@@ -391,6 +399,14 @@ PHRASINGS |= {  # where in the image: an object named by a relation, free table,
         "The {x} carries a numbered mark. Which number?",
     ),
     "mark-position-yes/no": viewer_phrasings("is object {a} {rel} object {b}?"),
+    # two photos of one table, each with marks of its own numbering: {a} a mark of the first
+    "mark-match": (
+        "Object {a} is marked in the first photo. Which mark in the second photo is the same object?",
+        "Both photos show the same table, its objects numbered in each. Which number in the second photo marks the object numbered {a} in the first?",
+        "The object with mark {a} in the first photo: which mark does it carry in the second photo?",
+        "Find the object marked {a} in the first photo. What is the number of its mark in the second photo?",
+        "In the first photo one object carries the number {a}. Which number marks that same object in the second photo?",
+    ),
 }
 STORY = (  # a question about a story, as the story's question puts it, or pointing at the story first
     "{asked}",
