@@ -23,9 +23,7 @@ The rule, per template (one wording pattern, whatever objects it names and whate
    or a choice's exactly even (each answer at the rarest's count) per wording, with each name as its place and
    a choice's answer read as its option's place: no phrasing, no relation its words state ("to the left of"
    beside "in front of"), no order of its words ("from the first photo to the second") and no cell leans to an
-   answer, and a wording or a cell with one answer goes; a point's or a box's third of the image, whose words
-   state a relation ("a free spot just left of the mug"), keeps each relation exactly as often as the others,
-   so the relation's word does not say where in the picture to point;
+   answer, and a wording or a cell with one answer goes;
 5. a template then kept in fewer than MIN_FAMILIES scene families (a scene with its views and partners) is
    dropped: too few to even out against each other, where a reader fitted on some of them reads the others;
 6. of an answer over its cap, the c questions of smallest rank are kept (a second pass, a scene at a time).
@@ -52,7 +50,6 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 
 from tabletest.prompts.hierarchy.text_keys import (
-    LOCATED,
     KeyBalance,
     answer_label,
     answer_of,
@@ -177,7 +174,7 @@ class BalancePlan:
                     cells[template][cell_of(q)] += 1
                 answer = cell_of(q) if q["answer_type"] == "quantity" else answer_of(q)
                 group = group_of(q)
-                rows.append((template, answer, interned.setdefault(group, group), _read(q), len(units)))
+                rows.append((template, answer, interned.setdefault(group, group), read_as(q) if q["answer_type"] == "choice" else None, len(units)))
                 if q["answer_type"] == "choice":
                     places[template].add(read_as(q))
             units.append((members[0].get("scene_of") or members[0]["scene_id"], nets(members, interned)))
@@ -211,10 +208,8 @@ class BalancePlan:
         return answer_of(question)
 
     def read_in(self, question: dict) -> Hashable:
-        """The answer a question is balanced by in its `group_of`: a choice's by its option's place, as its words read
-        it; a place's by the relation its words state."""
-        read = _read(question)
-        return self.answer(question) if read is None else read
+        """The answer a question is balanced by in its wording: a choice's by its option's place, as its words read it."""
+        return read_as(question) if question["answer_type"] == "choice" else self.answer(question)
 
     def kept(self, questions: Iterable[dict]) -> Iterator[dict]:
         """The questions that stay, in their order (the second pass)."""
@@ -236,24 +231,9 @@ def group_of(question: dict) -> tuple:
     frame) of the template, and for a yes/no or a choice one wording (`wording`), so that neither its phrasing,
     nor the relation its words state, nor the order of its options gives its answer away, and no cell is left with
     one answer (a count's, a name's or a quantity's answers are many: evened per wording, each wording would keep
-    other answers, and the template would lean to those most wordings kept). A place in the picture whose words
-    state a relation ("a free spot just left of the mug") is grouped by its third of the image instead, where the
-    relations are evened out (`_read`): each relation then lands in each third as often as the others, and
-    "left" no longer says where to point."""
+    other answers, and the template would lean to those most wordings kept)."""
     kind = question["answer_type"]
-    if _read(question) is not None and kind in LOCATED:
-        return question["template"], question["skill"], kind, question["frame"], answer_of(question)
     return question["template"], question["skill"], kind, question["frame"], wording(question) if kind in ("yes/no", "choice") else None
-
-
-def _read(question: dict) -> str | None:
-    """What a question's `group_of` evens out when not its answer: a choice's option by its place, a place's
-    relation as its words state it; None for the rest."""
-    if question["answer_type"] == "choice":
-        return read_as(question)
-    if question["answer_type"] in LOCATED and question.get("relation"):
-        return question["relation"]
-    return None
 
 
 def capped(
