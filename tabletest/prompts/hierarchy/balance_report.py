@@ -207,8 +207,8 @@ def markdown(made: dict) -> str:
         "words and the objects it names, each with each word (a story's text left out), fitted on the other scene families "
         f"({split['folds']} folds by family, seed {split['seed']}; at most {split['sample_per_template']} questions "
         "of a template): what a model that reads only the question can reach;",
-        "- **guess**: what the reader would score without the words: 50% for yes/no, one over the options of a "
-        "choice, else the best constant;",
+        "- **guess**: what the reader would score without the words: 50% for yes/no, the better of one over the "
+        "options of a choice and always its most common option's place, else the best constant;",
         f"- **text reveals**: *above guess* where the text prior beats the guess by more than {SHORTCUT:.0%}; "
         "*world knowledge* where the objects' names tell the answer by design (which is bigger in real life, how "
         "tall, long or wide an object is);",

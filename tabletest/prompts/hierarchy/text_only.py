@@ -138,14 +138,16 @@ class TextReader:
 
 
 def _guess(reads: list[Read]) -> Callable[[Read], float]:
-    """What guessing scores on a question of the template: one over a choice's options, one half for yes/no, else
-    the share of the template's most common answer."""
-    if reads[0].options:
-        return lambda read: 1 / read.options
+    """What guessing scores on a question of the template: one half for yes/no; for a choice the better of one
+    over its options and always its most common option's place (where an option is never the answer, as
+    "opposite" of two views that never stand opposite, always naming another scores more than a random pick);
+    else the share of the template's most common answer."""
     labels = [read.label for read in reads]
+    share = max(labels.count(x) for x in set(labels)) / len(labels)
+    if reads[0].options:
+        return lambda read: max(1 / read.options, share)
     if set(labels) <= {"yes", "no"}:
         return lambda read: 0.5
-    share = max(labels.count(x) for x in set(labels)) / len(labels)
     return lambda read: share
 
 
