@@ -30,7 +30,8 @@ def hedges(question: dict) -> list[str]:
     if kind == "yes/no":
         return ["Yes and no.", "No. Or yes."]
     if kind == "number":
-        return [f"{answer} or {answer + 1}", f"{answer}, {answer + 2}, {answer + 3}", f"{answer}.5"] + [f"-{answer}"] * (answer > 0)
+        denied = [f"Not {answer}.", f"There aren't {answer}."]  # a denied number is no answer, as a denied option is none
+        return [f"{answer} or {answer + 1}", f"{answer}, {answer + 2}, {answer + 3}", f"{answer}.5", *denied] + [f"-{answer}"] * (answer > 0)
     if kind == "quantity":
         unit = {"cm": "cm", "m": "m", "deg": "degrees"}[question["unit"]]
         stated = question["answer"]
@@ -155,3 +156,14 @@ def test_a_record_no_judge_can_judge_is_refused_by_each_in_one_line(record, mess
         (tmp_path / "r.jsonl").write_text(json.dumps({"qid": record["qid"], "response": "23 cm"}) + "\n")
         result = cli("score", "--prompts", str(tmp_path / "q.jsonl"), "--responses", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "rep"))
         assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+
+
+def test_a_number_the_answer_denies_is_not_read_and_the_one_it_gives_is(answered):
+    """"Not 4, but 3" answers 3; "it is not 3" answers nothing."""
+    numbers = [q for q, response in answered if q["answer_type"] == "number" and response == gold_text(q)]
+    assert numbers
+    for question in numbers:
+        gold = question["answer"]
+        for response, right in ((f"Not {gold + 1}, but {gold}.", True), (f"It isn't {gold + 1}; it is {gold}.", True),
+                                (f"It is not {gold}.", False), (f"{gold + 1}, not {gold}.", False)):  # fmt: skip
+            assert judge_answer(question, response, LEXICON).correct is right, (question["qid"], response)

@@ -34,6 +34,11 @@ NEGATOR = (
     r"(?:\b(?:not|never|neither|nor)|n't)\s+(?:(?:at\s+all|really|actually|quite|exactly|necessarily|be|been)\s+)*"
 )
 NEGATED_VERDICT = re.compile(NEGATOR + "$")
+# `not` governing an option or a number: right before it, or before the verb of its clause ("it did not go to the
+# left", "isn't on the left", "there aren't 4"), never across a comma or a `but`
+NEGATED = re.compile(
+    NEGATOR + r"(?:(?!but\b|and\b|or\b)[a-z]+\s+){0,2}?(?:(?:to|on|at|in|towards?)\s+)?(?:(?:the|its|their)\s+)?$"
+)
 # `not` right before the relation phrase, or before a disjunction it is part of ("not to the right or inside")
 NEGATED_RELATION = re.compile(
     NEGATOR + r"(?:(?:located|positioned|placed|situated|standing|sitting|found)\s+)?"

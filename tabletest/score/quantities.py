@@ -27,6 +27,7 @@ from typing import Literal
 from text_to_num import alpha2digit
 
 from tabletest.prompts.hierarchy.closeness import Closeness, closeness
+from tabletest.score.parse import NEGATED
 
 Asked = Literal["cm", "m", "deg"]
 
@@ -110,9 +111,11 @@ def read_quantities(response: str, asked: Asked) -> tuple[float, ...]:
 
 def read_numbers(response: str) -> tuple[float, ...]:
     """Every number the answer names, in digits or words, signed and with decimals as written ("-5", "5.5"),
-    except ordinals ("1st") and the pronoun "one" ("the one on the left"): the values of a count or an hour."""
+    except ordinals ("1st"), the pronoun "one" ("the one on the left") and a number it denies ("not 4", "there
+    aren't 3"), as a denied option is no choice: the values of a count, a mark or an hour."""
     text = _digits(response)
-    return tuple(value for mention in _mentions(text, units=False) for value in mention.values)
+    said = (m for m in _mentions(text, units=False) if not NEGATED.search(text, max(0, m.start - 40), m.start))
+    return tuple(value for mention in said for value in mention.values)
 
 
 def worst(values: tuple[float, ...], truth: float, kind: str) -> tuple[float, Closeness]:

@@ -36,7 +36,7 @@ from tabletest.score.collect import read_responses
 from tabletest.score.directions import is_facing_choice, read_directions
 from tabletest.score.lexicon import Lexicon
 from tabletest.score.locations import read_boxes, read_cells, read_points
-from tabletest.score.parse import NEGATOR, SET_ASIDE, Reading, answer_part, normalize
+from tabletest.score.parse import NEGATED, SET_ASIDE, Reading, answer_part, normalize
 from tabletest.prompts.hierarchy.closeness import closeness
 from tabletest.prompts.hierarchy.correspondence import ORDINALS
 from tabletest.score.quantities import UNITS, as_asked, read_numbers, read_quantities, worst
@@ -85,11 +85,6 @@ ORDINAL_OPTIONS = {
     for n, (word, said) in enumerate(zip(ORDINALS[2:], NUMBER_WORDS), start=3)
 }
 OPTION |= ORDINAL_OPTIONS
-# `not` governing an option: right before it, or before the verb of its clause ("it did not go to the left",
-# "isn't on the left"), never across a comma or a `but`
-NEGATED = re.compile(
-    NEGATOR + r"(?:(?!but\b|and\b|or\b)[a-z]+\s+){0,2}?(?:(?:to|on|at|in|towards?)\s+)?(?:(?:the|its|their)\s+)?$"
-)
 
 
 @dataclass(frozen=True)
