@@ -18,6 +18,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tabletest.assets.manifest import AssetEntry
+from tabletest.config import load_catalog, load_config
+from tabletest.layout.selection import Selection, select_scenes
+from tabletest.layout.spec import scene_spec
 from tabletest.render.run_options import run_models
 from tabletest.render.supervisor import Finisher, Outcome
 from tabletest.truth.visibility import SUPERSAMPLE, visibility
@@ -28,15 +32,33 @@ from processes import alive, descendants
 pytestmark = pytest.mark.render  # every test here renders (or reads what a render made)
 
 
+def _entry(name: str, drawn_from: tuple[float, ...] | None = None) -> AssetEntry:
+    return AssetEntry(name=name, file=f"{name}.glb", source="builtin", sha256="0" * 64, bytes=1, triangles=1, materials=(),
+                      bbox_m=((0, 0, 0), (0.1, 0.1, 0.1)), drawn_from=drawn_from)  # fmt: skip
+
+
 def test_a_run_loads_all_its_models_at_once_only_when_it_will_place_as_many_objects():
-    entries = {name: SimpleNamespace(file=f"{name}.glb", drawn_from=None) for name in ("mug", "lamp", "banana", "tomato")}
+    entries = {name: _entry(name) for name in ("mug", "lamp", "banana", "tomato")}
     assets = Path("/models")
     assert run_models(entries, assets, objects_to_place=3) == []  # a short run imports what it meets
     assert run_models(entries, assets, objects_to_place=4) == [
         (name, f"/models/{name}.glb") for name in ("banana", "lamp", "mug", "tomato")
     ]
-    drawn = SimpleNamespace(file="mug-1.glb", drawn_from=(1.2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1.1, 0))  # shown with the mug's model
+    drawn = _entry("mug_1", (1.2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1.1, 0))  # shown with the mug's model
     assert run_models({**entries, "mug/1": drawn}, assets, objects_to_place=4) == run_models(entries, assets, 4)
+
+
+def test_the_run_names_its_models_as_its_scenes_do_whatever_the_form_of_the_assets_path(tmp_path, monkeypatch):
+    """A worker knows a model it holds by its path: with a relative `--assets` (the default, `assets`), the
+    run's models and its scenes' objects must name each file alike, or every scene loads its models again."""
+    monkeypatch.chdir(tmp_path)
+    config = load_config()
+    entries = {name: _entry(name) for name in ("mug", "bowl", "lamp")}
+    scene = next(iter(select_scenes(load_catalog(), Selection(3, only=tuple(entries)))))
+    for assets in (Path("assets"), Path("./assets/../assets"), tmp_path / "assets"):
+        spec = scene_spec(scene, config, entries, assets, (32, 24))
+        assert {o.asset for o in spec.objects} == {path for _, path in run_models(entries, assets, 3)}
+        assert {o.asset for o in spec.objects} == {str(tmp_path / "assets" / f"{name}.glb") for name in entries}
 
 
 WORKER_LOADS_AFTER_THE_FIRST_SCENE = """

@@ -55,6 +55,11 @@ class AssetEntry(BaseModel):
         lo, hi = self.bbox_m
         return tuple(round(h - l, 6) for l, h in zip(lo, hi))  # type: ignore[return-value]
 
+    def path_in(self, assets_dir: Path) -> str:
+        """The model file as scenes and workers name it (absolute): a worker knows a model it holds by this
+        string, so a relative `--assets` must not name it twice."""
+        return str((assets_dir / self.file).resolve())
+
 
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -39,22 +39,27 @@ def import_model(model: Path) -> list[bpy.types.Object]:
     from the cache when it holds this model, else imported from its glTF and then kept in the cache."""
     digest = model_digest(model)
     entry = entry_path(digest)
-    before = set(bpy.data.objects)
+    before = set(bpy.data.objects.keys())  # names: a set of the objects themselves costs a run's loads seconds
     if entry.is_file():
         try:
             with bpy.data.libraries.load(str(entry), link=False) as (source, target):
                 target.objects = source.objects
-            appended = [o for o in bpy.data.objects if o not in before]
+            appended = sorted((o for o in target.objects if o is not None), key=lambda o: bpy.data.objects.find(o.name))
             mark = _mark(digest, appended)  # once for them all: each object carries the same
             if appended and all(o.get(MARK) == mark for o in appended):
                 return appended
         except (OSError, RuntimeError):  # unreadable (cut short by a full disk): import the glTF instead
             pass
-        _remove(set(bpy.data.objects) - before)  # another model's entry, or an empty one: made again below
+        _remove(_new_since(before))  # another model's entry, or an empty one: made again below
     bpy.ops.import_scene.gltf(filepath=str(model))
-    imported = [o for o in bpy.data.objects if o not in before]
+    imported = _new_since(before)
     _keep(entry, imported, _mark(digest, imported))
     return imported
+
+
+def _new_since(before: set[str]) -> list[bpy.types.Object]:
+    """The objects named since `before`, in `bpy.data`'s order."""
+    return [o for o in bpy.data.objects if o.name not in before]
 
 
 def _mark(digest: str, objects: list[bpy.types.Object]) -> str:
@@ -72,7 +77,7 @@ def _mark(digest: str, objects: list[bpy.types.Object]) -> str:
     return f"{digest}:{hashlib.sha256(''.join(sorted(meshes)).encode()).hexdigest()}"
 
 
-def _remove(objects: set) -> None:
+def _remove(objects: list[bpy.types.Object]) -> None:
     for obj in objects:
         data = obj.data
         bpy.data.objects.remove(obj)

@@ -76,4 +76,4 @@ def run_models(entries: dict, assets: Path, objects_to_place: float) -> list[tup
     shown = {name: entry for name, entry in entries.items() if not entry.drawn_from}
     if objects_to_place < len(shown) or len(shown) > MAX_ASSETS:
         return []
-    return [(name, str(assets / entry.file)) for name, entry in sorted(shown.items())]
+    return [(name, entry.path_in(assets)) for name, entry in sorted(shown.items())]
