@@ -1,5 +1,5 @@
 """The user's cache folder, where TableTest keeps what any run may reuse (layers, model verdicts, rest poses,
-a model's columns, imported models).
+a model's columns and footprint, imported models).
 
 A file standing where the cache keeps a folder, or a folder where it keeps a file, is refused in one line
 naming it: nothing could be kept there, so every run would measure again without saying why, or stop
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tabletest.errors import UserError
 
-RUN_FOLDERS = ("verdicts", "rest-poses", "columns", "models")  # what a render or an assets command keeps
+RUN_FOLDERS = ("verdicts", "rest-poses", "columns", "models", "footprints")  # what a render or an assets command keeps
 MOVE = "move it aside, or set XDG_CACHE_HOME to another folder"
 # An entry of those folders: named by a sha256 (a model's bytes or triangles, a verdict's inputs), then what
 # else keys it, as a file of its kind (`<sha256>.json`, `<sha256>-<rule>.npz`, `<sha256>-blender5.0.1-v2.blend`).

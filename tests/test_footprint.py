@@ -14,7 +14,8 @@ import trimesh
 from scipy.spatial import ConvexHull
 
 from tabletest.assets.builtin.build import canonical_scene
-from tabletest.assets.footprint import Footprints, footprint_of
+from tabletest.assets.canonical import model_mesh
+from tabletest.assets.footprint import Footprints, footprint_of, model_footprint
 from tabletest.assets.manifest import load_manifest
 from tabletest.assets.variants import model_look
 from tabletest.config import load_catalog, load_config
@@ -104,6 +105,20 @@ def test_every_kind_and_look_is_measured_along_its_footprint(builtin_assets):
             assert abs((axis - turn + 90) % 180 - 90) < 0.01, label  # its long axis, not just its sides
             assert box["center_m"][:2] == pytest.approx(centre, abs=2e-6), label
     assert diagonal == set(DIAGONAL)
+
+
+def test_a_footprint_read_from_the_cache_is_the_one_measured(builtin_assets, tmp_path, monkeypatch):
+    """Every built-in model's footprint as a run reads it from the user's cache is exactly the one its mesh gives,
+    the diagonal ones included."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    measure = model_footprint.__wrapped__  # past the process's own memory, to the cache
+    for entry in load_manifest(builtin_assets).objects.values():
+        path = str(builtin_assets / entry.file)
+        measured = footprint_of(model_mesh(path, entry.sha256)[0])
+        assert measure(path, entry.sha256) == measured and measure(path, entry.sha256) == measured, entry.name
+    kept = list((tmp_path / "cache" / "tabletest" / "footprints").iterdir())
+    assert len(kept) == len(load_manifest(builtin_assets).objects)
+    assert sum(k.read_text() != "null\n" for k in kept) == len(DIAGONAL)
 
 
 def test_the_diagonal_kinds_are_asked_their_width_and_length_along_their_footprint(builtin_assets):

@@ -1,7 +1,7 @@
 """The user's cache (`$XDG_CACHE_HOME/tabletest`) when it is not what TableTest left there: a file where a
 folder goes (XDG_CACHE_HOME itself, `tabletest/`, or one of its folders) or a folder where an entry goes is
 one line naming it and the fix, before any work, with nothing running after; an entry of another shape
-(a rest pose or a model's columns: other JSON, other arrays, other types or sizes, bytes cut short) is
+(a rest pose, a model's columns or its footprint: other JSON, other arrays, other types or sizes, bytes cut short) is
 measured again and written anew, never trusted. Real commands on four built-in models."""
 
 from __future__ import annotations
@@ -60,6 +60,7 @@ def clean(tmp_path_factory) -> SimpleNamespace:
     return SimpleNamespace(
         cache=cache, assets=assets, vignettes=(tmp / "vignettes.jsonl").read_bytes(), models=models, poses=poses,
         columns=sorted((kept / "columns").iterdir()), verdicts=sorted((kept / "verdicts").iterdir()),
+        footprints=sorted((kept / "footprints").iterdir()),
     )  # fmt: skip
 
 
@@ -101,6 +102,8 @@ IN_THE_WAY = {
     "a-rest-pose-is-a-folder": (lambda c, cache: a_folder_at(cache / "tabletest" / "rest-poses" / c.poses[0].name), build),
     "a-columns-entry-is-a-folder": (lambda c, cache: a_folder_at(cache / "tabletest" / "columns" / c.columns[0].name), vignettes),
     "a-verdict-is-a-folder": (lambda c, cache: a_folder_at(cache / "tabletest" / "verdicts" / c.verdicts[0].name), vignettes),
+    "footprints-is-a-file": (lambda c, cache: a_file_at(cache / "tabletest" / "footprints"), vignettes),
+    "a-footprint-is-a-folder": (lambda c, cache: a_folder_at(cache / "tabletest" / "footprints" / c.footprints[0].name), vignettes),
 }
 
 
@@ -184,6 +187,11 @@ REST_POSES = {  # a rest pose kept as anything but null or [tilt, azimuth] in ra
     "an object": '{"tilt": 10}\n', "one number": "[12.5]\n", "strings": '["12.5", "90"]\n', "NaN": "[NaN, 90.0]\n",
     "a boolean": "true\n", "cut short": "[12.5, 9", "past a float": "[1e400, 0]\n", "past a turn": "[500.0, 0.0]\n",
 }  # fmt: skip
+FOOTPRINTS = {  # a footprint kept as anything but null or [turn, x, y, along, across], finite, sized, turned at most 45°
+    "an object": '{"turn": 10}\n', "four numbers": "[1, 0, 0, 0.1]\n", "strings": '["1", "0", "0", "0.1", "0.1"]\n',
+    "NaN": "[NaN, 0, 0, 0.1, 0.1]\n", "no size": "[10, 0, 0, 0, 0.1]\n", "past a turn": "[90, 0, 0, 0.1, 0.1]\n",
+    "cut short": "[10, 0, ", "a boolean": "true\n",
+}  # fmt: skip
 COLUMNS = {  # a model's columns kept as anything but two float grids of one shape and three finite numbers
     "x0 an array": npz(x0=np.array([1.0, 2.0]), y0=0.0, cell=0.002, bottom=GRID, top=GRID),
     "strings": npz(x0=0.0, y0=0.0, cell=0.002, bottom=GRID.astype(str), top=GRID.astype(str)),
@@ -205,6 +213,21 @@ def test_rest_poses_of_another_shape_are_found_again_never_trusted(clean, tmp_pa
         assert {p.name: p.read_bytes() for p in out.glob("*.glb")} == clean.models  # posed as if never kept
         for kept in clean.poses:  # and kept whole again
             assert (cache / "tabletest" / "rest-poses" / kept.name).read_bytes() == kept.read_bytes()
+
+
+def test_footprints_of_another_shape_are_measured_again_never_trusted(clean, tmp_path):
+    assert len(clean.footprints) >= 4, clean.footprints
+    cache = spoiled_copy(clean, tmp_path)
+    spoils = list(FOOTPRINTS.values())
+    for round_ in range(0, len(spoils), len(clean.footprints)):
+        for kept, spoil in zip(clean.footprints, spoils[round_:]):
+            (cache / "tabletest" / "footprints" / kept.name).write_text(spoil)
+        out = tmp_path / f"vignettes-{round_}.jsonl"
+        made = vignettes(cache, clean.assets, out)
+        assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
+        assert out.read_bytes() == clean.vignettes  # measured as if never kept
+        for kept in clean.footprints:  # and kept whole again
+            assert (cache / "tabletest" / "footprints" / kept.name).read_bytes() == kept.read_bytes()
 
 
 def same_columns(a: Path, b: Path) -> bool:

@@ -12,10 +12,15 @@ A model lies diagonally when that rectangle is clearly elongated (`ELONGATED`), 
 off the model's axes, and clearly narrower than its own box (`NARROWER`). A round model's least-area rectangle
 may sit at any angle, and a curved one's (a banana's crescent) a few degrees off its chord: their own box is
 their box. Every built-in model and look lies well clear of these bounds (`tests/test_footprint.py`).
+
+A model's footprint is kept in the user's cache (`footprints/`) by its file's sha256 and these bounds: a run
+reads it there rather than load the model (and trimesh) again, about a second of a short run's start.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -31,6 +36,7 @@ if TYPE_CHECKING:
 ELONGATED = 2.0  # the rectangle's long side at least this many times its short one
 MIN_TURN_DEG = 10.0  # turned at least this far off the model's axes
 NARROWER = 1.05  # the own box's short side at least this many times the rectangle's
+RULE = hashlib.sha256(f"{ELONGATED}:{MIN_TURN_DEG}:{NARROWER}".encode()).hexdigest()[:12]  # names cached footprints
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,34 @@ class Footprints:
 
 @lru_cache(maxsize=512)
 def model_footprint(path: str, sha256: str) -> Footprint | None:
-    """The footprint box of a model file (GLB, canonical frame); `sha256` names its bytes."""
+    """The footprint box of a model file (GLB, canonical frame); `sha256` names its bytes. Kept in the user's
+    cache; an entry that does not read as a footprint is measured again."""
+    from tabletest.cache import cache_entry, cache_folder
+    from tabletest.files.jsonl import atomic_output
+
+    entry = cache_entry(cache_folder("footprints") / f"{sha256}-{RULE}.json")
+    try:
+        return _kept(json.loads(entry.read_text(encoding="utf-8")))
+    except (OSError, ValueError, RecursionError):  # not measured yet, cut short, or something else
+        pass
     from tabletest.assets.canonical import model_mesh
 
-    return footprint_of(model_mesh(path, sha256)[0])
+    found = footprint_of(model_mesh(path, sha256)[0])
+    try:
+        with atomic_output(entry) as fh:
+            fh.write(json.dumps(None if found is None else [found.turn_deg, *found.center, *found.size]) + "\n")
+    except OSError:  # a read-only or full cache: measured again next time
+        pass
+    return found
+
+
+def _kept(kept: object) -> Footprint | None:
+    """A footprint as the cache keeps it (`null`, or turn, centre and size); a ValueError for anything else."""
+    if kept is None:
+        return None
+    if not (isinstance(kept, list) and len(kept) == 5 and all(type(x) in (int, float) and math.isfinite(x) for x in kept)):
+        raise ValueError("not a footprint")
+    turn, cx, cy, along, across = (float(x) for x in kept)
+    if abs(turn) > 45 or along <= 0 or across <= 0:
+        raise ValueError("not a footprint")
+    return Footprint(turn, (cx, cy), (along, across))
