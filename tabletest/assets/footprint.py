@@ -85,17 +85,19 @@ def _extents(points: np.ndarray, turn_deg: float) -> tuple[float, float, tuple[f
 
 
 class Footprints:
-    """The footprint boxes of a run's models by model key (`mug`, `mug/2`), each measured when first asked for."""
+    """The footprint boxes of a run's models by model key (`mug`, `mug/2`), each found when first asked for: read
+    from the user's cache, or, with `kept=False` (what `verify` derives again), measured on the model itself."""
 
-    def __init__(self, files: Mapping[str, tuple[str, str]]) -> None:
+    def __init__(self, files: Mapping[str, tuple[str, str]], kept: bool = True) -> None:
         self.files = dict(files)  # model key -> (GLB path, sha256)
+        self.find = model_footprint if kept else measured_footprint
 
     @classmethod
     def of_entries(cls, entries: Mapping[str, AssetEntry], assets_dir: Path) -> Footprints:
         return cls({key: (str(Path(assets_dir) / entry.file), entry.sha256) for key, entry in entries.items()})
 
     def of(self, key: str) -> Footprint | None:
-        return model_footprint(*self.files[key])
+        return self.find(*self.files[key])
 
 
 @lru_cache(maxsize=512)
@@ -110,15 +112,21 @@ def model_footprint(path: str, sha256: str) -> Footprint | None:
         return _kept(json.loads(entry.read_text(encoding="utf-8")))
     except (OSError, ValueError, RecursionError):  # not measured yet, cut short, or something else
         pass
-    from tabletest.assets.canonical import model_mesh
-
-    found = footprint_of(model_mesh(path, sha256)[0])
+    found = measured_footprint(path, sha256)
     try:
         with atomic_output(entry) as fh:
             fh.write(json.dumps(None if found is None else [found.turn_deg, *found.center, *found.size]) + "\n")
     except OSError:  # a read-only or full cache: measured again next time
         pass
     return found
+
+
+@lru_cache(maxsize=512)
+def measured_footprint(path: str, sha256: str) -> Footprint | None:
+    """The footprint box of a model file measured on its mesh, never read from the cache."""
+    from tabletest.assets.canonical import model_mesh
+
+    return footprint_of(model_mesh(path, sha256)[0])
 
 
 def _kept(kept: object) -> Footprint | None:

@@ -124,7 +124,7 @@ def _audit(root: Path, assets: Path | None) -> Audit:
     pinned = read_settings(root)
     folder = _assets_folder(root, assets)
     models = model_files(pinned or {}, folder)
-    derivation = replace(_run_facts(root, pinned, folder), footprints=None if models is None else Footprints(models))
+    derivation = replace(_run_facts(root, pinned, folder), footprints=None if models is None else Footprints(models, kept=False))
     if derivation.unmeasured:
         result.partial.append(derivation.unmeasured)
     if derivation.contact is not None:
