@@ -10,6 +10,7 @@ With --peer it also runs, on the same scenes and settings and in the same run, t
 place, render, for every image: how CLEVR and Objaverse-XL render), alternating them --repeat times,
 and prints each one's wall time, its start-up (time to the first image less one steady image), the
 ratio, and whether the peer's images are TableTest's, pixel for pixel.
+The real command is given `--assets` as a path relative to where it runs, as the default `assets` is.
 The runs share a model cache of their own (`$XDG_CACHE_HOME` set to a temporary folder), filled by the
 first run as a user's earlier runs would fill theirs; with --cold-cache it is emptied before each
 `tabletest render`, as on a machine's very first run.
@@ -116,9 +117,9 @@ def peer_comparison(args, specs, assets: Path, tmp: Path, resolution: tuple[int,
         }  # fmt: skip
         (tmp / "jobs.json").write_text(json.dumps(jobs))
         command = [
-            sys.executable, "-m", "tabletest.cli", "render", "--objects", str(args.objects), "--sample",
-            str(args.images), "--seed", "1", "--assets", str(assets), "--resolution", args.resolution, "--samples",
-            str(args.samples), "--engine", args.engine, "--device", "cpu", "--quiet", "--out", str(out),
+            sys.executable, "-m", "tabletest.cli", "render", "--objects", str(args.objects), "--sample", str(args.images),
+            "--seed", "1", "--assets", os.path.relpath(assets, REPO), "--resolution", args.resolution,
+            "--samples", str(args.samples), "--engine", args.engine, "--device", "cpu", "--quiet", "--out", str(out),
         ]  # fmt: skip
         if args.cold_cache:
             shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"]) / "tabletest" / "models", ignore_errors=True)
@@ -153,7 +154,7 @@ def workers_sweep(args, assets: Path, tmp: Path, count: int) -> None:
             out = tmp / f"workers-{workers}-{repeat}"
             command = [
                 sys.executable, "-m", "tabletest.cli", "render", "--objects", str(args.objects), "--sample", str(args.images),
-                "--seed", "1", "--assets", str(assets), "--resolution", args.resolution, "--samples", str(args.samples),
+                "--seed", "1", "--assets", os.path.relpath(assets, REPO), "--resolution", args.resolution, "--samples", str(args.samples),
                 "--engine", args.engine, "--device", args.device, "--workers", str(workers), "--quiet", "--out", str(out),
             ]  # fmt: skip
             runs.append(timed(command, out / "images", count))
