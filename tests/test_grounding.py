@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -258,6 +259,21 @@ def free_by_ray(record: dict, q: dict, u: float, v: float) -> bool:
     return 0.04 <= way <= 0.39 and abs(other) <= 0.15 and beside
 
 
+SIDE_WORDS = ("left", "right", "front", "behind", "between", "facing", "viewer")  # words a point-free question never holds
+
+
+def seen_side(record: dict, y: str, z: str) -> tuple[str, float]:
+    """The side of y that z stands on, from the camera's numbers (its x across the table, its view along it),
+    and how many degrees its direction from y lies off that side's axis."""
+    ray = Ray(record)
+    centres = {o["name"]: np.array(o["box3d"]["center_m"][:2]) for o in record["objects"]}
+    offset = centres[z] - centres[y]
+    across = float(offset @ ray.R[0, :2]) / np.linalg.norm(ray.R[0, :2])
+    along = float(offset @ ray.R[2, :2]) / np.linalg.norm(ray.R[2, :2])
+    side = ("right" if across > 0 else "left") if abs(across) >= abs(along) else ("behind" if along > 0 else "front")
+    return side, math.degrees(math.atan2(min(abs(across), abs(along)), max(abs(across), abs(along))))
+
+
 def test_every_free_spot_and_its_region_are_recomputed_by_casting_rays(asked):
     from tabletest.truth.locations import in_region
 
@@ -265,12 +281,52 @@ def test_every_free_spot_and_its_region_are_recomputed_by_casting_rays(asked):
     assert len(free) >= 40 and {q["relation"] for _, q in free} == {"left", "right", "front", "behind"}
     rng = random.Random(0)
     for record, q in free:
-        assert free_by_ray(record, q, *q["answer"]), q["qid"]
+        y, z = q["objects"]
+        words = q["text"].split(" Answer with")[0].lower().replace("right next to", "next to")  # "right": close, no side
+        assert f"the {y}" in words and f"the {z}" in words, q["text"]
+        assert not any(re.search(rf"\b{w}\b", words) for w in SIDE_WORDS), q["text"]  # the side is the other object's alone
+        side, off_axis = seen_side(record, y, z)
+        assert side == q["relation"] and off_axis <= 30, (q["qid"], side, off_axis)  # z stands clearly on the side asked
+        fact = {"left": "left_of", "right": "right_of", "front": "in_front_of", "behind": "behind"}[side]
+        assert q["derivation"]["facts"] == [["free table", fact, y], [z, fact, y]] and q["frame"] is None
+        assert free_by_ray(record, q, *q["answer"]), q["qid"]  # the spot (and below, the region) on z's side of y
         assert judge_answer(q, gold_text(q), LEXICON).correct
         width, height = q["image_size"]
         for _ in range(60):  # the region the judge holds is the free spots' region, pixel by pixel
             u, v = rng.uniform(0, width), rng.uniform(0, height)
             assert in_region(q["region"], (u, v)) == free_by_ray(record, q, u, v) or near_edge(record, q, u, v), (q["qid"], u, v)
+
+
+def test_a_free_spot_is_named_by_an_object_within_30_degrees_of_a_side_and_never_by_a_diagonal_one():
+    from hierarchy_scenes import obj, scene
+
+    from tabletest.prompts.hierarchy.locate import free_spots
+    from tabletest.prompts.hierarchy.record import Asker
+    from tabletest.truth.free_space import SIDE_CONE_DEG, side_towards
+    from tabletest.truth.scene_facts import SceneGeometry
+
+    assert SIDE_CONE_DEG == 30
+    small = (0.08, 0.08, 0.1)
+    straight = scene("s", [obj("mug", 0.0, 0.0, small)])  # the camera looks along +y: x across, y along
+    g = SceneGeometry.from_record(tabled(straight), CATALOG)
+    mug = g.things[0]
+    for degrees, expected in ((0, "right"), (29, "right"), (31, None), (45, None), (59, None), (61, "behind"), (90, "behind"),
+                              (151, "left"), (209, "left"), (239, None), (241, "front"), (331, "right")):  # fmt: skip
+        turn = math.radians(degrees)
+        other = obj("apple", 0.3 * math.cos(turn), 0.3 * math.sin(turn), small)
+        apple = SceneGeometry.from_record(tabled(scene("s", [other])), CATALOG).things[0]
+        assert side_towards(g.view, mug, apple) == expected, degrees
+    turn = math.radians(31)
+    placed = [obj("mug", 0.0, 0.0, small), obj("lamp", -0.5, 0.0, small), obj("apple", -0.25, 0.25, small), obj("banana", 0.3 * math.cos(turn), 0.3 * math.sin(turn), small)]
+    diagonal = {("mug", "apple"), ("lamp", "apple"), ("mug", "banana")}  # 45° from the mug and the lamp; 31° from the mug
+    for n in range(30):  # whatever the scene's stream draws, a diagonal object never names a side
+        record = tabled(scene(f"rnd0-{n:07d}", placed))
+        g = SceneGeometry.from_record(record, CATALOG)
+        ask = Asker(record["id"], "image", [t.name for t in g.things], image=record["file_name"])
+        free_spots(ask, g, record)
+        asked = [tuple(q["objects"]) for q in ask.made]
+        assert not diagonal & ({*asked} | {(z, y) for y, z in asked}), asked
+        assert ("mug", "lamp") in asked, asked  # the mug's left: the lamp alone names it
 
 
 def near_edge(record: dict, q: dict, u: float, v: float) -> bool:

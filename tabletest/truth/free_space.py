@@ -1,13 +1,15 @@
 """Free table in the image, and room on the table, decided from a record's own geometry (its camera, the table
 top it names, each object's 3D box), never from pixels.
 
-- **Free space** ("a free spot on the table just right of the laptop", RoboSpatial's spatial context): the pixels
-  of the table top that no object's box covers in the image (each box projected: its outline, the convex hull
-  of its eight corners, holds every pixel the object can show) and whose point on the table stands next to the
-  object on the side asked: beyond the records' margin that way (`SIDE_M`, and for left and right `SIDE_PX`
-  columns in the image, as the records decide `left_of`), at most `NEAR_M` beyond it, and within `ACROSS_M` of
-  the object's centre across that direction (so the spot is beside the object, not anywhere on that half of
-  the table, and no constant point is a good answer). Each bound is a line on the table, and the table maps to
+- **Free space** ("a free spot on the table right next to the laptop, on its side towards the mug", RoboSpatial's
+  spatial context): the pixels of the table top that no object's box covers in the image (each box projected:
+  its outline, the convex hull of its eight corners, holds every pixel the object can show) and whose point on
+  the table stands next to the object on the side asked (the side the other object stands on, within
+  `SIDE_CONE_DEG` of its axis, `side_towards`: left, right, in front or behind as the viewer sees them):
+  beyond the records' margin that way (`SIDE_M`, and for left and right `SIDE_PX` columns in the image, as
+  the records decide `left_of`), at most `NEAR_M` beyond it, and within `ACROSS_M` of the object's centre
+  across that direction (so the spot is beside the object, not anywhere on that half of the table, and no
+  constant point is a good answer). Each bound is a line on the table, and the table maps to
   the image by a homography, so it is a line in the image too: the region is a convex polygon (the table top,
   clipped to the image), some half-planes and the outlines to stay out of, which a judge tests exactly
   (`truth.locations.in_region`). Asked only where the region holds a disc of `MIN_CLEAR_SHARE` of the image's
@@ -40,6 +42,12 @@ MIN_CLEAR_SHARE = 0.02  # a free-space question is asked where its region holds 
 RASTER_PX = 128  # the deepest point is searched on a grid of at most this many cells across
 FIT_MARGIN_M = 0.02  # fit: yes with this much to spare on every side, no where this much less still collides
 AHEAD_M = 0.01  # points in front of the camera: at least this far along its axis
+# A free-space question names a side of an object by another object ("on its side towards the bowl"): the
+# bowl's direction from it on the table must lie within this angle of the side's axis, so that the words
+# name that one side only. Two neighbouring sides' cones then stay 30° apart and never share an object, and
+# one in a cone stands at least twice as far along its axis as across it (tan 60° > 1.7), where an object at
+# 45° would stand as much to the side as in front and name neither side.
+SIDE_CONE_DEG = 30.0
 
 
 @dataclass(frozen=True)
@@ -161,6 +169,23 @@ def side_planes(view: CameraView, top: float, of: Thing, word: str) -> list[tupl
         u_of = float(view.project(of.center)[0])
         lines.append(np.array([sign, 0.0, -sign * u_of - SIDE_PX_AT_512 * view.width / 512]))
     return [tuple(float(v) for v in line / math.hypot(line[0], line[1])) for line in lines]  # type: ignore[misc]
+
+
+def side_towards(view: CameraView, of: Thing, towards: Thing) -> str | None:
+    """The side of `of` (left, right, front, behind, as `side_planes` bounds it) that `towards` stands on: the
+    one whose axis on the table (the camera's x across it, `ground_forward` along it) its direction from `of`
+    lies within SIDE_CONE_DEG of; None where it lies nearer a diagonal, or stands where `of` does."""
+    across = view.rotation[0, :2] / np.linalg.norm(view.rotation[0, :2])
+    offset = towards.center[:2] - of.center[:2]
+    x, y = float(offset @ across), float(offset @ view.ground_forward)
+    if math.hypot(x, y) < 1e-9:
+        return None
+    off_axis = math.degrees(math.atan2(min(abs(x), abs(y)), max(abs(x), abs(y))))
+    if off_axis > SIDE_CONE_DEG:
+        return None
+    if abs(x) >= abs(y):
+        return "right" if x > 0 else "left"
+    return "behind" if y > 0 else "front"
 
 
 def room_between(g: SceneGeometry, record: dict, x: Thing, a: Thing, b: Thing) -> bool | None:

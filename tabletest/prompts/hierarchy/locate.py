@@ -6,8 +6,9 @@ compatibility, RefCOCO's referring expressions):
   not to stand so), so the words pick out one object. Each object is asked once, by a relation drawn for it
   among those that pick it out. A point is judged by the object's visible mask, a box by its visible extent
   (IoU >= 0.5); a box is asked only of an object nothing hides.
-- `point-free`: point to a free spot on the table left of (right of, in front of, behind) an object, judged by
-  the free region (`truth.free_space`).
+- `point-free`: point to a free spot on the table right next to an object, on its side towards another ("on
+  its side towards the bowl": the bowl stands clearly on one side of it, within `truth.free_space.SIDE_CONE_DEG`
+  of that side's axis), judged by the free region (`truth.free_space`). The words name no side of the picture.
 - `fit-yes/no`: is there room for an object between two others, decided from the footprints
   (`truth.free_space.room_between`); each yes beside a no of the same object (else of the same two), as the
   support questions' negatives are drawn, so that neither the object's size nor the gap gives the answer away;
@@ -19,13 +20,14 @@ Points and boxes need the render's masks (`truth.seen`); free space and fit need
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 from tabletest.layout.instances import kind_of
 from tabletest.prompts.hierarchy.negatives import matched, stream
 from tabletest.prompts.hierarchy.phrasings import Wording
 from tabletest.prompts.hierarchy.record import Asker
 from tabletest.prompts.hierarchy.naming import FACT, PHRASE, named
-from tabletest.truth.free_space import MIN_CLEAR_SHARE, free_region, image_size, room_between
+from tabletest.truth.free_space import MIN_CLEAR_SHARE, free_region, image_size, room_between, side_towards
 from tabletest.truth.locations import in_region
 from tabletest.truth.scene_facts import SceneGeometry, Thing
 from tabletest.truth.seen import Seen
@@ -79,37 +81,65 @@ def objects(ask: Asker, g: SceneGeometry, record: dict, seen: dict[str, Seen]) -
 
 
 def free_spots(ask: Asker, g: SceneGeometry, record: dict) -> None:
-    """A free spot on the table beside each object a question may name, where there is one: on one of its sides
-    (left or right, drawn by the scene's own stream) and before or behind it (drawn), each where the other has
-    none."""
+    """A free spot on the table right next to each object a question may name, on its side towards another
+    named object: for each object, one such side across the view (left or right) and one along it (in front
+    or behind), where one can be asked.
+
+    For an axis, the other objects that name a side are those the record decides stand that way of it and
+    whose direction from it on the table lies within `SIDE_CONE_DEG` of the axis (`side_towards`); their order
+    is drawn by the scene's own stream, and the first whose side holds a spot is asked. The words name no side
+    of the picture, only the other object, so a reader of the words alone cannot tell which third of the image
+    to point at; the region stays the one `free_region` bounds on the viewer's axes, and `relation` holds its
+    side as stored, `facts` the free table there and the other object's side of the first.
+
+    `frame` is None: "its side towards the bowl" is the same side from anywhere, as a size or a distance is.
+    Balance evens the point questions' image cells per template and cell (skill, answer type, frame) with
+    `relation` in no text key (a point has none), so point-free is evened alone either way; the report and
+    the scores per frame would count it among the viewer's questions, whose words name the viewer's sides."""
     size = image_size(record)
-    if size is None:
+    if size is None or g.view is None:
         return
-    for y in named(g):
+    names = named(g)
+    for y in names:
         rng = stream(ask.scene_id, f"free:{y.label}")
-        for sides in (("left", "right"), ("front", "behind")):
-            found = _free(g, record, y, rng.sample(sides, 2), size)
+        for decide in (g.viewer_lateral, g.viewer_depth):
+            towards = [(z, word) for z in names if z is not y and (word := _side(g, decide, y, z)) is not None]
+            found = _free(g, record, y, rng.sample(towards, len(towards)), size)
             if found is None:
                 continue
-            word, spot, stored = found
+            z, word, spot, stored = found
             ask.ask(
-                _key("free", word, y.label), Wording("point-free", {"rel": PHRASE[word], "y": y.name}),
-                skill="free space", level="multi", frame="viewer", relation=word, answer_type="point",
-                answer=[round(v, 2) for v in spot], objects=[y.name], facts=[["free table", FACT[word], y.name]],
+                _key("free", word, y.label), Wording("point-free", {"y": y.name, "z": z.name}),
+                skill="free space", level="multi", frame=None, relation=word, answer_type="point",
+                answer=[round(v, 2) for v in spot], objects=[y.name, z.name],
+                facts=[["free table", FACT[word], y.name], [z.name, FACT[word], y.name]],
                 located={"image_size": list(size), "region": stored},
             )  # fmt: skip
 
 
-def _free(g: SceneGeometry, record: dict, y: Thing, words: list[str], size: tuple[int, int]) -> tuple[str, tuple[float, float], dict] | None:
-    """The first of `words` on whose side of y the table is free enough, its spot and its region as stored."""
-    for word in words:
-        region = free_region(g, record, y, word)
-        if region is None:
-            return None
-        spot, clearance = region.spot(size)
-        stored = region.as_record()
-        if clearance >= MIN_CLEAR_SHARE * size[0] and in_region(stored, spot):
-            return word, spot, stored
+def _side(g: SceneGeometry, decide: Callable[[Thing, Thing], str | None], y: Thing, z: Thing) -> str | None:
+    """The side of y that z names on the axis `decide` decides (`viewer_lateral` or `viewer_depth`): the side
+    the record decides z stands on, where its direction from y lies within the cone of that side's axis."""
+    word = decide(z, y)
+    return word if word is not None and g.view is not None and side_towards(g.view, y, z) == word else None
+
+
+def _free(
+    g: SceneGeometry, record: dict, y: Thing, towards: list[tuple[Thing, str]], size: tuple[int, int]
+) -> tuple[Thing, str, tuple[float, float], dict] | None:
+    """The first (z, side) of `towards` on whose side of y the table is free enough, with its spot and its region
+    as stored; None where none is, or the record names no table."""
+    tried: dict[str, tuple[tuple[float, float], dict] | None] = {}  # a side's spot, whichever object names it
+    for z, word in towards:
+        if word not in tried:
+            region = free_region(g, record, y, word)
+            if region is None:
+                return None
+            spot, clearance = region.spot(size)
+            stored = region.as_record()
+            tried[word] = (spot, stored) if clearance >= MIN_CLEAR_SHARE * size[0] and in_region(stored, spot) else None
+        if tried[word] is not None:
+            return z, word, *tried[word]
     return None
 
 

@@ -370,12 +370,14 @@ PHRASINGS |= {  # where in the image: an object named by a relation, free table,
         "Seen from the viewer's position, where is the {x} {rel} the {y}? Give its 2D box.",
         "Locate the {x} {rel} the {y}, from the viewer's point of view, with a bounding box.",
     ),
+    # the side of {y} named by another object {z} standing on it (the same side from anywhere): no side of the
+    # picture, and no "between" (the free table may reach beyond a near {z})
     "point-free": (
-        "From the viewer's point of view, point to a free spot on the table just {rel} the {y}.",
-        "As the viewer sees it, where is there free space on the table just {rel} the {y}? Point to it.",
-        "Point to an empty spot on the table right next to the {y}, {rel} it, as the viewer sees it.",
-        "Seen from the viewer's position, mark a point on the table just {rel} the {y} where nothing stands.",
-        "Where could something be put down on the table just {rel} the {y}, from the viewer's point of view? Point to the spot.",
+        "Point to a free spot on the table right next to the {y}, on its side towards the {z}.",
+        "Where is there free space on the table just beside the {y}, on the side towards the {z}? Point to it.",
+        "Mark a point on the table right next to the {y}, on its side towards the {z}, where nothing stands.",
+        "Where could something be put down on the table just beside the {y}, on the side of it towards the {z}? Point to the spot.",
+        "Point to an empty spot on the table next to the {y}, on the {z}'s side of it.",
     ),
     "fit-yes/no": (
         "Is there room for the {x} on the table between the {y} and the {z}?",
