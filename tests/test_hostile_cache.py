@@ -215,34 +215,29 @@ def test_rest_poses_of_another_shape_are_found_again_never_trusted(clean, tmp_pa
             assert (cache / "tabletest" / "rest-poses" / kept.name).read_bytes() == kept.read_bytes()
 
 
-def test_footprints_of_another_shape_are_measured_again_never_trusted(clean, tmp_path):
-    assert len(clean.footprints) >= 4, clean.footprints
-    cache = spoiled_copy(clean, tmp_path)
-    spoils = list(FOOTPRINTS.values())
-    for round_ in range(0, len(spoils), len(clean.footprints)):
-        for kept, spoil in zip(clean.footprints, spoils[round_:]):
-            (cache / "tabletest" / "footprints" / kept.name).write_text(spoil)
-        out = tmp_path / f"vignettes-{round_}.jsonl"
-        made = vignettes(cache, clean.assets, out)
-        assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
-        assert out.read_bytes() == clean.vignettes  # measured as if never kept
-        for kept in clean.footprints:  # and kept whole again
-            assert (cache / "tabletest" / "footprints" / kept.name).read_bytes() == kept.read_bytes()
-
-
 def same_columns(a: Path, b: Path) -> bool:
     with np.load(a) as x, np.load(b) as y:
         return x.files == y.files and all(np.array_equal(x[k], y[k], equal_nan=True) for k in x.files)
 
 
-def test_columns_of_another_shape_are_measured_again_never_trusted(clean, tmp_path):
+def same_bytes(a: Path, b: Path) -> bool:
+    return a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize(("folder", "spoils", "same"), [("columns", COLUMNS, same_columns), ("footprints", FOOTPRINTS, same_bytes)])
+def test_measures_of_another_shape_are_measured_again_never_trusted(clean, tmp_path, folder, spoils, same):
+    """A model's columns or footprint kept spoiled: the vignettes are placed and measured as if never kept, and
+    each entry is written whole again."""
+    entries = getattr(clean, folder)
+    assert len(entries) >= 4, entries
     cache = spoiled_copy(clean, tmp_path)
-    spoils = list(COLUMNS.values())
-    for round_ in range(0, len(spoils), len(clean.columns)):
-        for kept, spoil in zip(clean.columns, spoils[round_:]):
-            (cache / "tabletest" / "columns" / kept.name).write_bytes(kept.read_bytes()[:100] if spoil is None else spoil)
+    spoiled = list(spoils.values())
+    for round_ in range(0, len(spoiled), len(entries)):
+        for kept, spoil in zip(entries, spoiled[round_:]):
+            spoil = kept.read_bytes()[:100] if spoil is None else spoil
+            (cache / "tabletest" / folder / kept.name).write_bytes(spoil if isinstance(spoil, bytes) else spoil.encode())
         out = tmp_path / f"vignettes-{round_}.jsonl"
         made = vignettes(cache, clean.assets, out)
         assert made.returncode == 0 and "Traceback" not in made.stderr, made.stderr
-        assert out.read_bytes() == clean.vignettes  # placed as if never kept
-        assert all(same_columns(cache / "tabletest" / "columns" / kept.name, kept) for kept in clean.columns)
+        assert out.read_bytes() == clean.vignettes
+        assert all(same(cache / "tabletest" / folder / kept.name, kept) for kept in entries)
