@@ -199,19 +199,24 @@ def test_verify_derives_the_footprint_box_again_from_the_models(builtin_assets, 
 
 
 def test_verify_measures_the_footprint_itself_never_trusting_the_cache(builtin_assets, tmp_path, monkeypatch):
-    """A footprint cache entry of the right shape but wrong (turned 5° more): the render trusts its cache and writes
-    that box, and `verify`, which measures the model itself, disagrees."""
+    """A footprint cache entry of the right shape but wrong (turned 5° more, its centre 3 cm aside): the render trusts
+    its cache and writes that box and the slides it decides, and `verify`, which measures the model itself,
+    disagrees with both."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     render = (
-        "render", "--objects", "1", "--only", "flashlight", "--resolution", "64x48", "--samples", "1", "--masks",
-        "--assets", str(builtin_assets), "--quiet",
+        "render", "--scenes", "random", "--count", "1", "--only", "flashlight,mug", "--resolution", "64x48",
+        "--samples", "1", "--masks", "--assets", str(builtin_assets), "--quiet",
     )  # fmt: skip
     assert run_cli(*render, "--out", str(tmp_path / "first")).returncode == 0
     (entry,) = (e for e in (tmp_path / "cache" / "tabletest" / "footprints").iterdir() if e.read_text() != "null\n")
-    turn, *rest = json.loads(entry.read_text())
-    entry.write_text(json.dumps([turn + 5.0, *rest]) + "\n")
+    turn, x, *rest = json.loads(entry.read_text())
+    entry.write_text(json.dumps([turn + 5.0, x + 0.03, *rest]) + "\n")
     assert run_cli(*render, "--out", str(tmp_path / "second")).returncode == 0
     first, second = (json.loads((tmp_path / run / "metadata.jsonl").read_text()) for run in ("first", "second"))
-    assert second["objects"][0]["box3d"]["yaw_deg"] == pytest.approx(first["objects"][0]["box3d"]["yaw_deg"] + 5.0)
+    boxes = [{o["name"]: o["box3d"]["yaw_deg"] for o in record["objects"]}["flashlight"] for record in (first, second)]
+    assert boxes[1] == pytest.approx(boxes[0] + 5.0) and first["slides_m"] and second["slides_m"] != first["slides_m"]
+    assert run_cli("verify", str(tmp_path / "first")).returncode == 0
     spoiled = run_cli("verify", str(tmp_path / "second"))
-    assert spoiled.returncode == 1 and f"DISAGREES {second['id']} [derived] flashlight.box3d" in spoiled.stdout, spoiled.stdout
+    assert spoiled.returncode == 1, spoiled.stdout
+    for what in ("flashlight.box3d", "slides_m"):
+        assert f"DISAGREES {second['id']} [derived] {what}" in spoiled.stdout, spoiled.stdout

@@ -242,21 +242,30 @@ def cast(record: dict) -> tuple[Ray, list[Outline]]:
 def free_by_ray(record: dict, q: dict, u: float, v: float) -> bool:
     """Whether pixel (u, v) is a free spot just `relation` of the object: its ray meets the table top, no object's
     projected box covers it, and its point on the table stands beyond 4 cm (and 4 px at 512 wide) that way, within
-    35 cm more, and within 15 cm of the object across."""
+    35 cm more and short of every footprint corner of the object named towards, and within 15 cm of the object
+    across."""
     ray, outlines = cast(record)
     point = ray.table_point(u, v)
     if point is None or abs(point[0]) > TABLE["width_m"] / 2 or abs(point[1]) > TABLE["depth_m"] / 2:
         return False
     if any(outline.contains_point((u, v), radius=1e-9) for outline in outlines):
         return False
-    of = next(np.array(o["box3d"]["center_m"]) for o in record["objects"] if o["name"] == q["objects"][0])
+    of, towards = (next(o["box3d"] for o in record["objects"] if o["name"] == name) for name in q["objects"])
+    way, other = side_offsets(ray, record, np.array(of["center_m"]), q["relation"], point)
+    corners = box_corners(towards["center_m"], towards["size_m"], math.radians(towards["yaw_deg"]))
+    short_of = min(side_offsets(ray, record, np.array(of["center_m"]), q["relation"], np.array([*c[:2], point[2]]))[0] for c in corners)
+    columns = (u - ray.pixel(np.array(of["center_m"]))[0]) * (1 if q["relation"] == "right" else -1)
+    beside = q["relation"] not in ("left", "right") or columns >= 4 * ray.width / 512
+    return 0.04 <= way <= min(0.39, short_of) and abs(other) <= 0.15 and beside
+
+
+def side_offsets(ray: Ray, record: dict, of: np.ndarray, side: str, point: np.ndarray) -> tuple[float, float]:
+    """A table point's offset from `of`'s centre `side`-wards and across that side, in metres: across the view by
+    the camera's x, along it by the view's heading on the table."""
     forward = ray.R[2, :2] / np.linalg.norm(ray.R[2, :2])
     across = (ray.R @ point + ray.t)[0] - (ray.R @ of + ray.t)[0]
     along = float((point[:2] - of[:2]) @ forward)
-    way, other = {"left": (-across, along), "right": (across, along), "front": (-along, across), "behind": (along, across)}[q["relation"]]
-    columns = (u - ray.pixel(of)[0]) * (1 if q["relation"] == "right" else -1)
-    beside = q["relation"] not in ("left", "right") or columns >= 4 * ray.width / 512
-    return 0.04 <= way <= 0.39 and abs(other) <= 0.15 and beside
+    return {"left": (-across, along), "right": (across, along), "front": (-along, across), "behind": (along, across)}[side]
 
 
 SIDE_WORDS = ("left", "right", "front", "behind", "between", "facing", "viewer")  # words a point-free question never holds
@@ -327,6 +336,30 @@ def test_a_free_spot_is_named_by_an_object_within_30_degrees_of_a_side_and_never
         asked = [tuple(q["objects"]) for q in ask.made]
         assert not diagonal & ({*asked} | {(z, y) for y, z in asked}), asked
         assert ("mug", "lamp") in asked, asked  # the mug's left: the lamp alone names it
+
+
+def test_a_free_spot_towards_a_near_object_never_lies_past_it():
+    """A mug and an apple side by side, the apple ever nearer: the spot right next to the mug, on its side towards
+    the apple, stands between the two along their line (and none is asked where no room is left before the apple)."""
+    from hierarchy_scenes import obj, scene
+
+    from tabletest.prompts.hierarchy.locate import free_spots
+    from tabletest.prompts.hierarchy.record import Asker
+    from tabletest.truth.scene_facts import SceneGeometry
+
+    small = (0.08, 0.08, 0.1)
+    asked = 0
+    for gap in (0.12, 0.16, 0.2, 0.25, 0.3):
+        record = tabled(scene("rnd0-0000001", [obj("mug", 0.0, 0.0, small), obj("apple", gap, 0.0, small)]))
+        ask = Asker(record["id"], "image", ["mug", "apple"], image=record["file_name"])
+        free_spots(ask, SceneGeometry.from_record(record, CATALOG), record)
+        for q in (q for q in ask.made if q["relation"] in ("left", "right")):
+            point = Ray(record).table_point(*q["answer"])
+            x = {"mug": 0.0, "apple": gap}
+            y, z = q["objects"]
+            assert min(x[y], x[z]) + 0.04 - 1e-3 <= point[0] <= max(x[y], x[z]) - 0.04 + 1e-3, (gap, q["text"], point)
+            asked += 1
+    assert asked >= 4
 
 
 def near_edge(record: dict, q: dict, u: float, v: float) -> bool:

@@ -13,8 +13,9 @@ off the model's axes, and clearly narrower than its own box (`NARROWER`). A roun
 may sit at any angle, and a curved one's (a banana's crescent) a few degrees off its chord: their own box is
 their box. Every built-in model and look lies well clear of these bounds (`tests/test_footprint.py`).
 
-A model's footprint is kept in the user's cache (`footprints/`) by its file's sha256 and these bounds: a run
-reads it there rather than load the model (and trimesh) again, about a second of a short run's start.
+A model's footprint is kept in the user's cache (`footprints/`) by its file's sha256, these bounds and the way
+it is found (`FOOTPRINT`): a run reads it there rather than load the model (and trimesh) again, about a second
+of a short run's start. `verify` measures it on the model itself.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 ELONGATED = 2.0  # the rectangle's long side at least this many times its short one
 MIN_TURN_DEG = 10.0  # turned at least this far off the model's axes
 NARROWER = 1.05  # the own box's short side at least this many times the rectangle's
-RULE = hashlib.sha256(f"{ELONGATED}:{MIN_TURN_DEG}:{NARROWER}".encode()).hexdigest()[:12]  # names cached footprints
+FOOTPRINT = 1  # how a footprint is found from a model file: raise it when `footprint_of` or the mesh it reads changes
+RULE = hashlib.sha256(f"{FOOTPRINT}:{ELONGATED}:{MIN_TURN_DEG}:{NARROWER}".encode()).hexdigest()[:12]  # names cached ones
 
 
 @dataclass(frozen=True)

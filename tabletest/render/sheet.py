@@ -77,7 +77,7 @@ def render_sheet(
         columns = columns or looks
     with tempfile.TemporaryDirectory(prefix="tabletest-sheet-") as tmp:
         items = [
-            {"glb": str((Path(assets_dir) / entry.file).resolve()), "png": str(Path(tmp) / f"{i:03d}.png"), "tint": tint,
+            {"glb": entry.path_in(Path(assets_dir)), "png": str(Path(tmp) / f"{i:03d}.png"), "tint": tint,
              "front": _front(catalog, kind) if fronts else None}
             for i, ((_, entry, tint), kind) in enumerate(zip(shown, kinds))
         ]  # fmt: skip

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 from scipy.spatial import ConvexHull
 
-from tabletest.assets.footprint import model_footprint
+from tabletest.assets.footprint import Footprint, model_footprint
 from tabletest.layout.arrangements import Pose, Shape, near, region_m, to_own, vertical_gap, within
 from tabletest.layout.meshes import SLIDE_CONTACT_M, mesh_distance, slide_until
 from tabletest.layout.random_config import Arrangements
@@ -73,19 +73,23 @@ def gaps(objs: Sequence[PlacedObject], shapes: Mapping[str, Shape]) -> list[list
     ]
 
 
-def slides(placed: Sequence[PlacedObject], shown: Sequence[str], shapes: Mapping[str, Shape], contact_m: float, table_top: float) -> list[list]:
+def slides(
+    placed: Sequence[PlacedObject], shown: Sequence[str], shapes: Mapping[str, Shape], contact_m: float, table_top: float,
+    footprint: Callable[[str, str], Footprint | None] = model_footprint,
+) -> list[list]:
     """[a, b, metres] for each ordered pair of the `shown` objects where a, slid along the table straight towards
     b's middle (its box's centre, `truth.geometry.box3d`), meets b: how far it moves until their meshes touch
     (`layout.meshes.slide_until`), what "how far would a move to touch b" answers. None is kept where the slide is no slide
     or never ends at b: a and b on different surfaces (one raised on another object, or in a container), a
     carrying something, a line that misses b (a padlock on a book slid towards a stapler on the table passes over
-    it), or another object (hidden ones too: `placed` is the whole scene) met first. Rounded as `gaps`."""
+    it), or another object (hidden ones too: `placed` is the whole scene) met first. Rounded as `gaps`. A model's
+    `footprint` (path, sha256) is read from the user's cache unless another way is given (`verify` measures it)."""
     poses = [Pose(*o.position_m, o.yaw_deg) for o in placed]
     shape = [shapes[o.model] for o in placed]
     carried = _carried(placed, shape, poses, contact_m, table_top)
     held = {i: {(j, how) for k, j, how in carried if k == i} for i in range(len(placed))}  # what each rests on or in
     loaded = {j for _, j, _ in carried}
-    middles = [_middle(o, s) for o, s in zip(placed, shape)]
+    middles = [_middle(o, footprint(s.path, s.sha256)) for o, s in zip(placed, shape)]
     reach = [math.hypot(*o.size_m[:2]) / 2 for o in placed]
     feet = [o.footprint() for o in placed]
     index = {o.name: k for k, o in enumerate(placed)}
@@ -136,10 +140,9 @@ def _carried(objs: Sequence[PlacedObject], shape: Sequence[Shape], poses: Sequen
     return carried
 
 
-def _middle(obj: PlacedObject, shape: Shape) -> np.ndarray:
-    """Where an object's middle stands on the table: its box's centre (along its footprint where its model lies
-    diagonally in its own box)."""
-    footprint = model_footprint(shape.path, shape.sha256)
+def _middle(obj: PlacedObject, footprint: Footprint | None) -> np.ndarray:
+    """Where an object's middle stands on the table: its box's centre (along its model's footprint where the model
+    lies diagonally in its own box)."""
     if footprint is None:
         return np.asarray(obj.position_m[:2], dtype=float)
     return np.asarray(footprint.box(obj.position_m, obj.yaw_deg, obj.size_m[2])[0][:2], dtype=float)

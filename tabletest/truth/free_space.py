@@ -7,7 +7,8 @@ top it names, each object's 3D box), never from pixels.
   the table stands next to the object on the side asked (the side the other object stands on, within
   `SIDE_CONE_DEG` of its axis, `side_towards`: left, right, in front or behind as the viewer sees them):
   beyond the records' margin that way (`SIDE_M`, and for left and right `SIDE_PX` columns in the image, as
-  the records decide `left_of`), at most `NEAR_M` beyond it, and within `ACROSS_M` of the object's centre
+  the records decide `left_of`), at most `NEAR_M` beyond it and never past the other object's footprint that
+  way (`reach_towards`), and within `ACROSS_M` of the object's centre
   across that direction (so the spot is beside the object, not anywhere on that half of the table, and no
   constant point is a good answer). Each bound is a line on the table, and the table maps to
   the image by a homography, so it is a line in the image too: the region is a convex polygon (the table top,
@@ -45,7 +46,7 @@ AHEAD_M = 0.01  # points in front of the camera: at least this far along its axi
 # A free-space question names a side of an object by another object ("on its side towards the bowl"): the
 # bowl's direction from it on the table must lie within this angle of the side's axis, so that the words
 # name that one side only. Two neighbouring sides' cones then stay 30° apart and never share an object, and
-# one in a cone stands at least twice as far along its axis as across it (tan 60° > 1.7), where an object at
+# one in a cone stands at least 1.7 times as far along its axis as across it (tan 60°), where an object at
 # 45° would stand as much to the side as in front and name neither side.
 SIDE_CONE_DEG = 30.0
 
@@ -89,9 +90,9 @@ class FreeRegion:
         return (float(xs[col]), float(ys[row])), max(0.0, float(depth[row, col]) * step - step)
 
 
-def free_region(g: SceneGeometry, record: dict, of: Thing, word: str) -> FreeRegion | None:
-    """The free table `word` (left, right, front, behind) of `of`, as the viewer sees it; None where the record
-    names no table or a box reaches behind the camera."""
+def free_region(g: SceneGeometry, record: dict, of: Thing, word: str, towards: Thing | None = None) -> FreeRegion | None:
+    """The free table `word` (left, right, front, behind) of `of`, as the viewer sees it, up to `towards` where
+    it names that side; None where the record names no table or a box reaches behind the camera."""
     view, size = g.view, image_size(record)
     if view is None or g.table is None or g.table_top is None or size is None:
         return None
@@ -99,7 +100,8 @@ def free_region(g: SceneGeometry, record: dict, of: Thing, word: str) -> FreeReg
     outlines = [box_outline(view, box) for box in boxes(record)]
     if table is None or any(o is None for o in outlines):
         return None
-    return FreeRegion(table, tuple(side_planes(view, g.table_top, of, word)), tuple(outlines))  # type: ignore[arg-type]
+    reach = SIDE_M + NEAR_M if towards is None else reach_towards(view, g.table_top, of, word, towards)
+    return FreeRegion(table, tuple(side_planes(view, g.table_top, of, word, reach)), tuple(outlines))  # type: ignore[arg-type]
 
 
 def image_size(record: dict) -> tuple[int, int] | None:
@@ -149,26 +151,40 @@ def table_outline(view: CameraView, table: tuple[float, float], top: float, size
     return polygon if len(polygon) >= 3 else None
 
 
-def side_planes(view: CameraView, top: float, of: Thing, word: str) -> list[tuple[float, float, float]]:
+def side_planes(view: CameraView, top: float, of: Thing, word: str, reach: float = SIDE_M + NEAR_M) -> list[tuple[float, float, float]]:
     """The image half-planes of the table points just `word` of `of`: left or right beyond SIDE_M in the camera's
     x and beyond SIDE_PX columns in the image (as the records decide `left_of`), in front or behind beyond SIDE_M
-    along the view on the table (as they decide `in_front_of`); at most NEAR_M beyond that, and within ACROSS_M
-    of `of` across."""
+    along the view on the table (as they decide `in_front_of`); at most `reach` from `of` that way (NEAR_M
+    beyond SIDE_M, or less: `reach_towards`), and within ACROSS_M of `of` across."""
     rotation, translation = view.world_to_camera[:3, :3], view.world_to_camera[:3, 3]
     homography = view.K @ np.column_stack([rotation[:, 0], rotation[:, 1], top * rotation[:, 2] + translation])
     to_image = np.linalg.inv(homography).T  # a line on the table (l . (X, Y, 1) >= 0) as a line in the image
-    forward = view.ground_forward
-    # offsets of a table point (X, Y) from `of` as affine functions l . (X, Y, 1): across (the camera's x) and along the view
-    across = np.array([rotation[0, 0], rotation[0, 1], rotation[0, 2] * top + translation[0] - float((rotation @ of.center + translation)[0])])
-    along = np.array([forward[0], forward[1], -float(of.center[:2] @ forward)])
-    sign = 1.0 if word in ("right", "behind") else -1.0
-    way, other = (across, along) if word in ("left", "right") else (along, across)
-    bounds = [sign * way - [0, 0, SIDE_M], -sign * way + [0, 0, SIDE_M + NEAR_M], other + [0, 0, ACROSS_M], -other + [0, 0, ACROSS_M]]
+    sign, way, other = _side_axes(view, top, of, word)
+    bounds = [sign * way - [0, 0, SIDE_M], -sign * way + [0, 0, reach], other + [0, 0, ACROSS_M], -other + [0, 0, ACROSS_M]]
     lines = [to_image @ bound for bound in bounds]
     if word in ("left", "right"):
         u_of = float(view.project(of.center)[0])
         lines.append(np.array([sign, 0.0, -sign * u_of - SIDE_PX_AT_512 * view.width / 512]))
     return [tuple(float(v) for v in line / math.hypot(line[0], line[1])) for line in lines]  # type: ignore[misc]
+
+
+def reach_towards(view: CameraView, top: float, of: Thing, word: str, towards: Thing) -> float:
+    """How far `word` of `of` the free table named by `towards` reaches: NEAR_M beyond SIDE_M, cut at the nearest
+    corner of `towards`'s footprint that way, so that a spot "on its side towards the bowl" never lies past the bowl."""
+    sign, way, _ = _side_axes(view, top, of, word)
+    footprint = np.c_[towards.corners()[:, :2], np.ones(8)]
+    return min(SIDE_M + NEAR_M, float(np.min(footprint @ (sign * way))))
+
+
+def _side_axes(view: CameraView, top: float, of: Thing, word: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """The sign of `word` and the offsets of a table point (X, Y) from `of` as affine functions l . (X, Y, 1), in
+    metres: along `word`'s axis (the camera's x across the table, or the view along it) and across that axis."""
+    rotation, translation = view.world_to_camera[:3, :3], view.world_to_camera[:3, 3]
+    forward = view.ground_forward
+    across = np.array([rotation[0, 0], rotation[0, 1], rotation[0, 2] * top + translation[0] - float((rotation @ of.center + translation)[0])])
+    along = np.array([forward[0], forward[1], -float(of.center[:2] @ forward)])
+    sign = 1.0 if word in ("right", "behind") else -1.0
+    return (sign, across, along) if word in ("left", "right") else (sign, along, across)
 
 
 def side_towards(view: CameraView, of: Thing, towards: Thing) -> str | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabletest.assets.footprint import Footprints
+from tabletest.assets.footprint import Footprints, measured_footprint
 from tabletest.assets.manifest import load_manifest
 from tabletest.assets.variants import model_of_key
 from tabletest.config import Config, excerpt
@@ -149,7 +149,9 @@ def _random_differences(record: dict, objects: list[dict], derivation: Derivatio
         yield from _compare("gaps_m", record["gaps_m"], gaps(shown, derivation.contact.shapes))
     if derivation.contact is not None and "slides_m" in record:  # each slide until two meet, measured again on the models
         table_top = min(p.position_m[2] for p in placed)
-        yield from _compare("slides_m", record["slides_m"], slides(placed, seen, derivation.contact.shapes, derivation.contact.arrangements.contact_m, table_top))
+        contact = derivation.contact
+        again = slides(placed, seen, contact.shapes, contact.arrangements.contact_m, table_top, measured_footprint)
+        yield from _compare("slides_m", record["slides_m"], again)
 
 
 def _table_differences(record: dict, config: RandomConfig | None) -> Iterator[str]:

@@ -89,7 +89,8 @@ def free_spots(ask: Asker, g: SceneGeometry, record: dict) -> None:
     whose direction from it on the table lies within `SIDE_CONE_DEG` of the axis (`side_towards`); their order
     is drawn by the scene's own stream, and the first whose side holds a spot is asked. The words name no side
     of the picture, only the other object, so a reader of the words alone cannot tell which third of the image
-    to point at; the region stays the one `free_region` bounds on the viewer's axes, and `relation` holds its
+    to point at; the region is the one `free_region` bounds on the viewer's axes, cut where the other object's
+    footprint begins (a spot towards the bowl never lies past it), and `relation` holds its
     side as stored, `facts` the free table there and the other object's side of the first.
 
     `frame` is None: "its side towards the bowl" is the same side from anywhere, as a size or a distance is.
@@ -127,19 +128,16 @@ def _side(g: SceneGeometry, decide: Callable[[Thing, Thing], str | None], y: Thi
 def _free(
     g: SceneGeometry, record: dict, y: Thing, towards: list[tuple[Thing, str]], size: tuple[int, int]
 ) -> tuple[Thing, str, tuple[float, float], dict] | None:
-    """The first (z, side) of `towards` on whose side of y the table is free enough, with its spot and its region
-    as stored; None where none is, or the record names no table."""
-    tried: dict[str, tuple[tuple[float, float], dict] | None] = {}  # a side's spot, whichever object names it
+    """The first (z, side) of `towards` on whose side of y the table is free enough up to z, with its spot and its
+    region as stored; None where none is, or the record names no table."""
     for z, word in towards:
-        if word not in tried:
-            region = free_region(g, record, y, word)
-            if region is None:
-                return None
-            spot, clearance = region.spot(size)
-            stored = region.as_record()
-            tried[word] = (spot, stored) if clearance >= MIN_CLEAR_SHARE * size[0] and in_region(stored, spot) else None
-        if tried[word] is not None:
-            return z, word, *tried[word]
+        region = free_region(g, record, y, word, z)
+        if region is None:
+            return None
+        spot, clearance = region.spot(size)
+        stored = region.as_record()
+        if clearance >= MIN_CLEAR_SHARE * size[0] and in_region(stored, spot):
+            return z, word, spot, stored
     return None
 
 

@@ -371,7 +371,7 @@ PHRASINGS |= {  # where in the image: an object named by a relation, free table,
         "Locate the {x} {rel} the {y}, from the viewer's point of view, with a bounding box.",
     ),
     # the side of {y} named by another object {z} standing on it (the same side from anywhere): no side of the
-    # picture, and no "between" (the free table may reach beyond a near {z})
+    # picture, and no "between" (the free table reaches up to {z} along one axis, but spreads across it)
     "point-free": (
         "Point to a free spot on the table right next to the {y}, on its side towards the {z}.",
         "Where is there free space on the table just beside the {y}, on the side towards the {z}? Point to it.",
