@@ -324,7 +324,7 @@ def test_a_free_spot_is_named_by_an_object_within_30_degrees_of_a_side_and_never
         turn = math.radians(degrees)
         other = obj("apple", 0.3 * math.cos(turn), 0.3 * math.sin(turn), small)
         apple = SceneGeometry.from_record(tabled(scene("s", [other])), CATALOG).things[0]
-        assert side_towards(g.view, mug, apple) == expected, degrees
+        assert side_towards(g.view, g.table_top, mug, apple) == expected, degrees
     turn = math.radians(31)
     placed = [obj("mug", 0.0, 0.0, small), obj("lamp", -0.5, 0.0, small), obj("apple", -0.25, 0.25, small), obj("banana", 0.3 * math.cos(turn), 0.3 * math.sin(turn), small)]
     diagonal = {("mug", "apple"), ("lamp", "apple"), ("mug", "banana")}  # 45° from the mug and the lamp; 31° from the mug

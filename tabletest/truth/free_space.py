@@ -187,13 +187,12 @@ def _side_axes(view: CameraView, top: float, of: Thing, word: str) -> tuple[floa
     return (sign, across, along) if word in ("left", "right") else (sign, along, across)
 
 
-def side_towards(view: CameraView, of: Thing, towards: Thing) -> str | None:
+def side_towards(view: CameraView, top: float, of: Thing, towards: Thing) -> str | None:
     """The side of `of` (left, right, front, behind, as `side_planes` bounds it) that `towards` stands on: the
     one whose axis on the table (the camera's x across it, `ground_forward` along it) its direction from `of`
     lies within SIDE_CONE_DEG of; None where it lies nearer a diagonal, or stands where `of` does."""
-    across = view.rotation[0, :2] / np.linalg.norm(view.rotation[0, :2])
-    offset = towards.center[:2] - of.center[:2]
-    x, y = float(offset @ across), float(offset @ view.ground_forward)
+    _, across, along = _side_axes(view, top, of, "right")
+    x, y = (float(np.array([*towards.center[:2], 1.0]) @ axis) for axis in (across, along))
     if math.hypot(x, y) < 1e-9:
         return None
     off_axis = math.degrees(math.atan2(min(abs(x), abs(y)), max(abs(x), abs(y))))

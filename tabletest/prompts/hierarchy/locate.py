@@ -98,7 +98,7 @@ def free_spots(ask: Asker, g: SceneGeometry, record: dict) -> None:
     `relation` in no text key (a point has none), so point-free is evened alone either way; the report and
     the scores per frame would count it among the viewer's questions, whose words name the viewer's sides."""
     size = image_size(record)
-    if size is None or g.view is None:
+    if size is None or g.view is None or g.table_top is None:
         return
     names = named(g)
     for y in names:
@@ -122,7 +122,7 @@ def _side(g: SceneGeometry, decide: Callable[[Thing, Thing], str | None], y: Thi
     """The side of y that z names on the axis `decide` decides (`viewer_lateral` or `viewer_depth`): the side
     the record decides z stands on, where its direction from y lies within the cone of that side's axis."""
     word = decide(z, y)
-    return word if word is not None and g.view is not None and side_towards(g.view, y, z) == word else None
+    return word if word is not None and side_towards(g.view, g.table_top, y, z) == word else None
 
 
 def _free(
